@@ -1,0 +1,108 @@
+/**
+ * One timer per request, re-armed for whichever limit comes next: the request deadline, the
+ * attempt's header / first-token / idle / whole-attempt limit. Pushing a limit later (every
+ * chunk pushes the idle limit) costs an assignment; the timer re-arms itself lazily when it
+ * fires early.
+ */
+import type { Clock, TimerHandle } from './clock.js';
+import { SwitchyardError, type ErrorKind } from './errors.js';
+
+export type AttemptPhase = 'headers' | 'first-token' | 'idle' | 'attempt' | 'none';
+
+const PHASE_KIND: Record<Exclude<AttemptPhase, 'none'>, ErrorKind> = {
+  headers: 'timeout',
+  'first-token': 'ttft-timeout',
+  idle: 'idle-timeout',
+  attempt: 'timeout',
+};
+
+export class RequestTimer {
+  private handle: TimerHandle | undefined;
+  private armedFor = Number.POSITIVE_INFINITY;
+  private phase: AttemptPhase = 'none';
+  private phaseDeadline = Number.POSITIVE_INFINITY;
+  private phaseLimitMs = 0;
+  private attemptController: AbortController | undefined;
+  private requestDeadlineActive = true;
+
+  constructor(
+    private readonly clock: Clock,
+    readonly deadlineAt: number,
+    private readonly onDeadline: (error: SwitchyardError) => void,
+  ) {
+    this.arm();
+  }
+
+  /** Starts (or moves) the limit of the running attempt. */
+  setPhase(phase: AttemptPhase, limitMs: number, controller?: AbortController): void {
+    if (controller) this.attemptController = controller;
+    this.phase = phase;
+    this.phaseLimitMs = limitMs;
+    this.phaseDeadline = phase === 'none' ? Number.POSITIVE_INFINITY : this.clock.now() + limitMs;
+    this.arm();
+  }
+
+  /** Pushes the idle limit back after a chunk. */
+  touch(): void {
+    if (this.phase === 'idle') this.phaseDeadline = this.clock.now() + this.phaseLimitMs;
+  }
+
+  /** After a stream commits, the request deadline no longer cuts a flowing answer; the idle limit guards it. */
+  releaseRequestDeadline(): void {
+    this.requestDeadlineActive = false;
+  }
+
+  clearAttempt(): void {
+    this.phase = 'none';
+    this.phaseDeadline = Number.POSITIVE_INFINITY;
+    this.attemptController = undefined;
+  }
+
+  remainingMs(): number {
+    return this.deadlineAt - this.clock.now();
+  }
+
+  dispose(): void {
+    if (this.handle !== undefined) this.clock.clearTimeout(this.handle);
+    this.handle = undefined;
+    this.armedFor = Number.POSITIVE_INFINITY;
+    this.phase = 'none';
+    this.requestDeadlineActive = false;
+  }
+
+  private nextDue(): number {
+    return Math.min(this.requestDeadlineActive ? this.deadlineAt : Number.POSITIVE_INFINITY, this.phaseDeadline);
+  }
+
+  private arm(): void {
+    const due = this.nextDue();
+    if (due === this.armedFor) return;
+    // Only re-schedule when the limit moved earlier (or nothing is armed): later limits are
+    // picked up when the armed timer fires.
+    if (this.handle !== undefined && due > this.armedFor) return;
+    if (this.handle !== undefined) this.clock.clearTimeout(this.handle);
+    this.handle = undefined;
+    this.armedFor = due;
+    if (!Number.isFinite(due)) return;
+    this.handle = this.clock.setTimeout(() => this.fire(), due - this.clock.now());
+  }
+
+  private fire(): void {
+    this.handle = undefined;
+    this.armedFor = Number.POSITIVE_INFINITY;
+    const now = this.clock.now();
+    if (this.requestDeadlineActive && now >= this.deadlineAt) {
+      this.requestDeadlineActive = false;
+      this.onDeadline(new SwitchyardError('timeout', 'request deadline exceeded', { code: 'SWITCHYARD_ERR_DEADLINE', retryable: false }));
+      return;
+    }
+    if (this.phase !== 'none' && now >= this.phaseDeadline) {
+      const phase = this.phase;
+      const controller = this.attemptController;
+      const kind = PHASE_KIND[phase];
+      this.clearAttempt();
+      controller?.abort(new SwitchyardError(kind, `no ${phase === 'headers' ? 'response headers' : phase === 'first-token' ? 'first token' : phase === 'idle' ? 'data' : 'answer'} within ${this.phaseLimitMs} ms`));
+    }
+    this.arm();
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * zod schemas for the configuration, shared by the YAML loader and createPipeline(), so a bad
+ * config fails the same way from a file or from code: one coded error naming the path.
+ */
+import { z } from 'zod';
+import { SwitchyardError } from './errors.js';
+import type { DeploymentConfig, EndpointConfig, ModelsConfig } from './types.js';
+
+const timeoutsSchema = z
+  .object({
+    headersMs: z.number().positive(),
+    firstTokenMs: z.number().positive(),
+    idleMs: z.number().positive(),
+    attemptMs: z.number().positive(),
+  })
+  .partial()
+  .strict();
+
+const url = z.string().refine((s) => {
+  try {
+    const u = new URL(s);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}, 'expected an http(s) URL');
+
+export const endpointSchema = z
+  .object({
+    name: z.string().min(1).regex(/^[A-Za-z0-9._:-]+$/, 'expected letters, digits, ".", "_", ":" or "-"'),
+    provider: z.string().min(1),
+    baseUrl: url.optional(),
+    apiKey: z.string().optional(),
+    apiKeys: z.array(z.string()).optional(),
+    keyIds: z.array(z.string()).optional(),
+    apiVersion: z.string().optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    enabled: z.boolean().optional(),
+    timeouts: timeoutsSchema.optional(),
+    options: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+export const priceSchema = z
+  .object({
+    input: z.number().nonnegative('prices cannot be negative'),
+    output: z.number().nonnegative('prices cannot be negative'),
+    cachedInput: z.number().nonnegative('prices cannot be negative').optional(),
+  })
+  .strict();
+
+export const deploymentSchema = z
+  .object({
+    endpoint: z.string().min(1),
+    model: z.string().min(1),
+    priority: z.number().int().optional(),
+    weight: z.number().positive().optional(),
+    contextWindow: z.number().int().positive().optional(),
+    capabilities: z.array(z.string()).optional(),
+    price: priceSchema.optional(),
+    timeouts: timeoutsSchema.optional(),
+  })
+  .strict();
+
+export const modelsSchema = z.record(z.string().min(1), z.array(deploymentSchema).min(1, 'a model needs at least one deployment'));
+
+export const pluginEntrySchema = z.union([
+  z.string().min(1),
+  z.object({ use: z.string().min(1), options: z.unknown().optional() }).strict(),
+]);
+
+export const serverSchema = z
+  .object({
+    host: z.string().default('127.0.0.1'),
+    port: z.number().int().min(0).max(65535).default(8787),
+    apiKeys: z.array(z.string()).default([]),
+    maxBodyBytes: z.number().int().positive().default(4 * 1024 * 1024),
+    maxInFlight: z.number().int().positive().default(1024),
+    heartbeatMs: z.number().int().positive().default(5000),
+    requestTimeoutMs: z.number().int().positive().optional(),
+    shutdownGraceMs: z.number().int().positive().default(30_000),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    server: serverSchema.optional(),
+    endpoints: z.array(endpointSchema).min(1, 'at least one endpoint is needed'),
+    models: modelsSchema,
+    plugins: z.array(pluginEntrySchema).default([]),
+    deadlineMs: z.number().int().positive().optional(),
+    upstream: z
+      .object({ ca: z.string().optional(), connectTimeoutMs: z.number().int().positive().optional(), connections: z.number().int().positive().optional() })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export type SwitchyardConfig = z.output<typeof configSchema>;
+export type ServerConfig = z.output<typeof serverSchema>;
+export type PluginEntry = z.output<typeof pluginEntrySchema>;
+
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out ? `.${String(key)}` : String(key);
+  }
+  return out || '(root)';
+}
+
+/** Turns zod issues into one coded config error that names every bad path. */
+export function configError(error: z.ZodError, prefix = ''): SwitchyardError {
+  const lines = error.issues.map((issue) => {
+    const path = formatPath([...(prefix ? [prefix] : []), ...issue.path]);
+    let message = issue.message;
+    if (issue.code === 'unrecognized_keys') message = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+    return `${path}: ${message}`;
+  });
+  const first = error.issues[0];
+  return new SwitchyardError('config', lines.join('\n'), { code: 'SWITCHYARD_ERR_CONFIG', path: first ? formatPath([...(prefix ? [prefix] : []), ...first.path]) : undefined });
+}
+
+/** Cross-references zod cannot express: unique names, deployments pointing at real endpoints. */
+export function checkReferences(endpoints: readonly EndpointConfig[], models: ModelsConfig): void {
+  const names = new Set<string>();
+  endpoints.forEach((e, i) => {
+    if (names.has(e.name)) throw new SwitchyardError('config', `endpoints[${i}].name: duplicate endpoint name "${e.name}"`, { code: 'SWITCHYARD_ERR_CONFIG', path: `endpoints[${i}].name` });
+    names.add(e.name);
+  });
+  for (const [model, deployments] of Object.entries(models)) {
+    deployments.forEach((d: DeploymentConfig, i) => {
+      if (!names.has(d.endpoint)) {
+        const path = `models.${model}[${i}].endpoint`;
+        throw new SwitchyardError('config', `${path}: unknown endpoint "${d.endpoint}" (known: ${[...names].join(', ')})`, { code: 'SWITCHYARD_ERR_CONFIG', path });
+      }
+    });
+  }
+}
+
+export function validateEndpointsAndModels(endpoints: unknown, models: unknown): { endpoints: EndpointConfig[]; models: ModelsConfig } {
+  const e = z.array(endpointSchema).safeParse(endpoints);
+  if (!e.success) throw configError(e.error, 'endpoints');
+  const m = modelsSchema.safeParse(models);
+  if (!m.success) throw configError(m.error, 'models');
+  checkReferences(e.data as EndpointConfig[], m.data as ModelsConfig);
+  return { endpoints: e.data as EndpointConfig[], models: m.data as ModelsConfig };
+}

@@ -1,0 +1,206 @@
+/**
+ * One error family for everything Switchyard reports. Errors are recognised across copies of
+ * this package by a `Symbol.for` marker, never by `instanceof`.
+ */
+
+export const ERROR_MARKER = Symbol.for('switchyard.error');
+
+export type ErrorKind =
+  | 'network'
+  | 'timeout'
+  | 'ttft-timeout'
+  | 'idle-timeout'
+  | 'rate-limit'
+  | 'overloaded'
+  | 'server'
+  | 'auth'
+  | 'payment'
+  | 'budget-exhausted'
+  | 'bad-request'
+  | 'context-length'
+  | 'content-filter'
+  | 'not-found'
+  | 'cancelled'
+  | 'stream-cut'
+  | 'all-candidates-failed'
+  /* raised by Switchyard itself before any attempt */
+  | 'invalid-request'
+  | 'unknown-model'
+  | 'no-candidate'
+  | 'config'
+  | 'plugin';
+
+/** What each policy counts (DESIGN.md, outcome classes). */
+export type OutcomeClass =
+  | 'success'
+  | 'endpoint-failure'
+  | 'rate-limited'
+  | 'key-failure'
+  | 'request-failure'
+  | 'misconfigured'
+  | 'ignored';
+
+const KIND_CODES: Record<ErrorKind, string> = {
+  network: 'SWITCHYARD_ERR_NETWORK',
+  timeout: 'SWITCHYARD_ERR_TIMEOUT',
+  'ttft-timeout': 'SWITCHYARD_ERR_TTFT_TIMEOUT',
+  'idle-timeout': 'SWITCHYARD_ERR_IDLE_TIMEOUT',
+  'rate-limit': 'SWITCHYARD_ERR_RATE_LIMIT',
+  overloaded: 'SWITCHYARD_ERR_OVERLOADED',
+  server: 'SWITCHYARD_ERR_SERVER',
+  auth: 'SWITCHYARD_ERR_AUTH',
+  payment: 'SWITCHYARD_ERR_PAYMENT',
+  'budget-exhausted': 'SWITCHYARD_ERR_BUDGET_EXHAUSTED',
+  'bad-request': 'SWITCHYARD_ERR_BAD_REQUEST',
+  'context-length': 'SWITCHYARD_ERR_CONTEXT_LENGTH',
+  'content-filter': 'SWITCHYARD_ERR_CONTENT_FILTER',
+  'not-found': 'SWITCHYARD_ERR_NOT_FOUND',
+  cancelled: 'SWITCHYARD_ERR_CANCELLED',
+  'stream-cut': 'SWITCHYARD_ERR_STREAM_CUT',
+  'all-candidates-failed': 'SWITCHYARD_ERR_ALL_CANDIDATES_FAILED',
+  'invalid-request': 'SWITCHYARD_ERR_INVALID_REQUEST',
+  'unknown-model': 'SWITCHYARD_ERR_UNKNOWN_MODEL',
+  'no-candidate': 'SWITCHYARD_ERR_NO_CANDIDATE',
+  config: 'SWITCHYARD_ERR_CONFIG',
+  plugin: 'SWITCHYARD_ERR_PLUGIN',
+};
+
+/** Kinds a policy may retry or fail over by default. */
+const RETRYABLE_KINDS = new Set<ErrorKind>(['network', 'timeout', 'ttft-timeout', 'idle-timeout', 'rate-limit', 'overloaded', 'server', 'stream-cut']);
+
+export interface SwitchyardErrorOptions {
+  code?: string;
+  status?: number;
+  retryable?: boolean;
+  retryAfterMs?: number;
+  endpoint?: string;
+  deployment?: string;
+  provider?: string;
+  keyId?: string;
+  /** The vendor's own error type/code (`insufficient_quota`, `overloaded_error`…). */
+  vendorCode?: string;
+  /** Response headers that policies need (rate-limit and retry headers only). */
+  headers?: Record<string, string>;
+  cause?: unknown;
+  attempts?: SwitchyardError[];
+  /** Where in the request or config the problem is (`messages`, `endpoints[2].baseUrl`). */
+  path?: string;
+}
+
+export class SwitchyardError extends Error {
+  readonly [ERROR_MARKER] = true;
+  readonly kind: ErrorKind;
+  readonly code: string;
+  readonly status?: number;
+  readonly retryable: boolean;
+  readonly retryAfterMs?: number;
+  endpoint?: string;
+  deployment?: string;
+  provider?: string;
+  keyId?: string;
+  readonly vendorCode?: string;
+  readonly headers?: Record<string, string>;
+  readonly attempts?: SwitchyardError[];
+  readonly path?: string;
+
+  constructor(kind: ErrorKind, message: string, options: SwitchyardErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'SwitchyardError';
+    this.kind = kind;
+    this.code = options.code ?? KIND_CODES[kind];
+    this.status = options.status;
+    this.retryable = options.retryable ?? RETRYABLE_KINDS.has(kind);
+    this.retryAfterMs = options.retryAfterMs;
+    this.endpoint = options.endpoint;
+    this.deployment = options.deployment;
+    this.provider = options.provider;
+    this.keyId = options.keyId;
+    this.vendorCode = options.vendorCode;
+    this.headers = options.headers;
+    this.attempts = options.attempts;
+    this.path = options.path;
+  }
+
+  static isInstance(value: unknown): value is SwitchyardError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[ERROR_MARKER] === true;
+  }
+
+  get outcome(): OutcomeClass {
+    return outcomeOf(this);
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      kind: this.kind,
+      code: this.code,
+      message: this.message,
+      status: this.status,
+      retryable: this.retryable,
+      retryAfterMs: this.retryAfterMs,
+      endpoint: this.endpoint,
+      deployment: this.deployment,
+      provider: this.provider,
+      keyId: this.keyId,
+      vendorCode: this.vendorCode,
+      path: this.path,
+      attempts: this.attempts?.map((a) => a.toJSON()),
+    };
+  }
+}
+
+export const isSwitchyardError = SwitchyardError.isInstance;
+
+export function errorCode(kind: ErrorKind): string {
+  return KIND_CODES[kind];
+}
+
+/** The outcome class that breakers, health, quota and retry count an error under. */
+export function outcomeOf(error: unknown): OutcomeClass {
+  if (!isSwitchyardError(error)) return 'endpoint-failure';
+  switch (error.kind) {
+    case 'cancelled':
+      return 'ignored';
+    case 'rate-limit':
+      return 'rate-limited';
+    case 'auth':
+    case 'payment':
+      return 'key-failure';
+    case 'budget-exhausted':
+      return 'ignored';
+    case 'bad-request':
+    case 'context-length':
+    case 'content-filter':
+    case 'invalid-request':
+      return 'request-failure';
+    case 'not-found':
+      return 'misconfigured';
+    case 'unknown-model':
+    case 'no-candidate':
+    case 'config':
+    case 'plugin':
+    case 'all-candidates-failed':
+      return 'ignored';
+    default:
+      return 'endpoint-failure';
+  }
+}
+
+/** Turns anything thrown into a SwitchyardError without losing the original. */
+export function toSwitchyardError(error: unknown, fallbackKind: ErrorKind = 'network'): SwitchyardError {
+  if (isSwitchyardError(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new SwitchyardError(fallbackKind, message, { cause: error });
+}
+
+/** Keys and bearer tokens never leave the process in a message. */
+export function redactSecrets(text: string, secrets: readonly (string | undefined)[] = []): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret && secret.length >= 4) out = out.split(secret).join('[redacted]');
+  }
+  return out
+    .replace(/\b(sk-[A-Za-z0-9_-]{6})[A-Za-z0-9_-]{8,}/g, '$1…[redacted]')
+    .replace(/\b(AIza[0-9A-Za-z_-]{4})[0-9A-Za-z_-]{20,}/g, '$1…[redacted]')
+    .replace(/(Bearer\s+)[^\s"']+/gi, '$1[redacted]');
+}

@@ -1,0 +1,719 @@
+/**
+ * createPipeline(): the request lifecycle (docs/lifecycle.md). The core decides nothing on its
+ * own beyond safe defaults: candidates in priority order, the next candidate on a failure that
+ * is not the request's fault. Policy plugins replace those defaults through the hooks.
+ */
+import { systemClock, sleep, type Clock, type RandomSource } from './clock.js';
+import { RequestTimer } from './attempt-timer.js';
+import { buildCandidates, DEFAULT_DEADLINE_MS } from './candidates.js';
+import type { RequestContext, RequestState, RunAttemptOptions } from './context.js';
+import { isSwitchyardError, outcomeOf, SwitchyardError, toSwitchyardError } from './errors.js';
+import { SwitchyardEventBus } from './events.js';
+import { createPipelineHooks, STAGE, type Attempt, type AttemptOutcome, type AttemptResult, type Classification, type PipelineHooks, type RequestOutcome, type RetryDecision } from './hooks.js';
+import { checkPluginCompatibility, isPlugin, type Plugin } from './plugin.js';
+import { isProvider, type ProviderV1 } from './provider.js';
+import { attributeError, callProvider, type CallEnv } from './provider-call.js';
+import { MemoryStateStore, type StateStore } from './state-store.js';
+import { createUndiciTransport, type Transport } from './transport.js';
+import { ResponseAccumulator, responseToParts } from './aggregate.js';
+import { ChatStream, type StreamInfo } from './chat-stream.js';
+import { validateChatRequest, validateEmbeddingRequest } from './validate-request.js';
+import { validateEndpointsAndModels } from './config-schema.js';
+import type { Candidate, ChatRequest, ChatResponse, EmbeddingRequest, EmbeddingResponse, EndpointConfig, ModelsConfig, StreamPart } from './types.js';
+import type { Dispatcher } from 'undici';
+
+export const PIPELINE_MARKER = Symbol.for('switchyard.pipeline');
+
+export interface PipelineOptions {
+  endpoints: EndpointConfig[];
+  models: ModelsConfig;
+  /** Policy plugins and providers, applied in order. */
+  plugins?: (Plugin | ProviderV1)[];
+  providers?: ProviderV1[];
+  clock?: Clock;
+  random?: RandomSource;
+  store?: StateStore;
+  transport?: Transport;
+  /** Shorthand for `transport: createUndiciTransport({ dispatcher })`. */
+  dispatcher?: Dispatcher;
+  /** Default request deadline (ms). */
+  deadlineMs?: number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Total time for the request, across every attempt and wait (default 120 s). */
+  deadlineMs?: number;
+  requestId?: string;
+  traceparent?: string;
+}
+
+export interface Pipeline {
+  readonly [PIPELINE_MARKER]: true;
+  readonly hooks: PipelineHooks;
+  readonly events: SwitchyardEventBus;
+  readonly clock: Clock;
+  readonly random: RandomSource;
+  readonly store: StateStore;
+  readonly endpoints: readonly EndpointConfig[];
+  readonly models: ModelsConfig;
+  readonly providers: ReadonlyMap<string, ProviderV1>;
+  readonly plugins: readonly Plugin[];
+  readonly transport: Transport;
+  /** Resolves when every plugin's asynchronous setup is done. */
+  readonly ready: Promise<void>;
+  chat(request: ChatRequest, options?: CallOptions): Promise<ChatResponse>;
+  /** Resolves at the stream's commit point (or rejects if every candidate failed before it). */
+  stream(request: ChatRequest, options?: CallOptions): Promise<ChatStream>;
+  embeddings(request: EmbeddingRequest, options?: CallOptions): Promise<EmbeddingResponse>;
+  /** The logical models this pipeline serves. */
+  modelNames(): string[];
+  /** The configured candidates of a logical model, in priority order. */
+  candidatesFor(model: string): readonly Candidate[];
+  registerProvider(provider: ProviderV1): void;
+  close(): Promise<void>;
+}
+
+export function isPipeline(value: unknown): value is Pipeline {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[PIPELINE_MARKER] === true;
+}
+
+let requestCounter = 0;
+function newRequestId(): string {
+  requestCounter = (requestCounter + 1) % 0x7fffffff;
+  return `req_${Date.now().toString(36)}${requestCounter.toString(36).padStart(5, '0')}`;
+}
+
+const TIMEOUT_KINDS = new Set(['timeout', 'ttft-timeout', 'idle-timeout']);
+
+/** What happens after a failure when no retry plugin decides (DESIGN.md, outcome classes). */
+export function defaultRetryDecision(outcome: AttemptOutcome): RetryDecision {
+  switch (outcome.outcome) {
+    case 'request-failure':
+      return { action: 'fail', reason: 'the request itself was rejected' };
+    case 'ignored':
+      return { action: 'fail', reason: 'cancelled' };
+    default:
+      return { action: 'next', reason: outcome.error?.kind ?? 'failure' };
+  }
+}
+
+export function createPipeline(options: PipelineOptions): Pipeline {
+  const { endpoints, models } = validateEndpointsAndModels(options.endpoints, options.models);
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? Math.random;
+  const store = options.store ?? new MemoryStateStore(clock);
+  const transport = options.transport ?? createUndiciTransport({ dispatcher: options.dispatcher });
+  const hooks = createPipelineHooks();
+  const events = new SwitchyardEventBus();
+  const providers = new Map<string, ProviderV1>();
+  const plugins: Plugin[] = [];
+  const env: CallEnv = { transport, events };
+  const defaultDeadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  let candidateCache: Map<string, Candidate[]> | undefined;
+
+  // Observers never fail a request: every record tap is contained and reported.
+  for (const [stage, hook] of [['recordAttempt', hooks.recordAttempt], ['recordRequest', hooks.recordRequest]] as const) {
+    hook.intercept({
+      register: (tap) => {
+        const fn = tap.fn as (...args: unknown[]) => Promise<void>;
+        return {
+          ...tap,
+          fn: async (...args: unknown[]) => {
+            try {
+              await fn(...args);
+            } catch (error) {
+              events.emit('plugin-error', { plugin: tap.name, stage, error });
+            }
+          },
+        };
+      },
+    });
+  }
+
+  const pipeline: Pipeline = {
+    [PIPELINE_MARKER]: true,
+    hooks,
+    events,
+    clock,
+    random,
+    store,
+    endpoints,
+    models,
+    providers,
+    plugins,
+    transport,
+    ready: Promise.resolve(),
+    chat: (request, callOptions) => execute('chat', request, callOptions) as Promise<ChatResponse>,
+    stream: (request, callOptions) => execute('stream', request, callOptions) as Promise<ChatStream>,
+    embeddings: (request, callOptions) => execute('embeddings', request, callOptions) as Promise<EmbeddingResponse>,
+    modelNames: () => Object.keys(models),
+    candidatesFor: (model) => candidates().get(model) ?? [],
+    registerProvider(provider) {
+      if (provider.specificationVersion !== 'v1') {
+        throw new SwitchyardError('plugin', `provider ${provider.id} implements specification ${String(provider.specificationVersion)}; this core speaks v1`, { code: 'SWITCHYARD_ERR_PROVIDER_VERSION' });
+      }
+      if (providers.has(provider.id)) return;
+      providers.set(provider.id, provider);
+      candidateCache = undefined;
+      hooks.call.for(provider.id).tapPromise({ name: `switchyard:provider:${provider.id}`, stage: STAGE.DEFAULT }, (attempt, ctx) => callProvider(env, provider, attempt, ctx));
+    },
+    async close() {
+      await transport.close?.();
+      await store.close?.();
+    },
+  };
+
+  const candidates = () => (candidateCache ??= buildCandidates(models, endpoints, providers));
+
+  for (const provider of options.providers ?? []) pipeline.registerProvider(provider);
+  const pending: Promise<void>[] = [];
+  const applied = new Set<string>();
+  for (const item of options.plugins ?? []) {
+    if (isProvider(item)) {
+      pipeline.registerProvider(item);
+      continue;
+    }
+    if (!isPlugin(item)) {
+      throw new SwitchyardError('plugin', `plugins[${(options.plugins ?? []).indexOf(item)}] is neither a plugin nor a provider (make it with definePlugin() or defineProvider())`, { code: 'SWITCHYARD_ERR_PLUGIN_INVALID' });
+    }
+    checkPluginCompatibility(item, applied);
+    const result = item.apply(pipeline);
+    if (result && typeof (result as Promise<void>).then === 'function') pending.push(result as Promise<void>);
+    plugins.push(item);
+    applied.add(item.name);
+  }
+  for (const endpoint of endpoints) {
+    if (endpoint.enabled !== false && !providers.has(endpoint.provider)) {
+      throw new SwitchyardError('config', `endpoints.${endpoint.name}.provider: no provider "${endpoint.provider}" is registered (add its package to plugins)`, { code: 'SWITCHYARD_ERR_CONFIG', path: `endpoints.${endpoint.name}.provider` });
+    }
+  }
+  (pipeline as { ready: Promise<void> }).ready = Promise.all(pending).then(() => undefined);
+  Object.freeze(pipeline);
+
+  async function execute(mode: 'chat' | 'stream' | 'embeddings', request: unknown, callOptions: CallOptions = {}): Promise<ChatResponse | ChatStream | EmbeddingResponse> {
+    if (mode === 'embeddings') validateEmbeddingRequest(request);
+    else validateChatRequest(request);
+    const model = (request as ChatRequest).model;
+    const configured = candidates().get(model);
+    if (!configured) {
+      throw new SwitchyardError('unknown-model', `unknown model "${model}"; this pipeline serves: ${Object.keys(models).join(', ') || '(none)'}`, { status: 404, path: 'model' });
+    }
+    if (pending.length) await pipeline.ready;
+    const run = new RequestRun(pipeline, env, mode, request as ChatRequest, configured, callOptions, defaultDeadlineMs);
+    return run.execute();
+  }
+
+  return pipeline;
+}
+
+/** One request's journey through the stages. */
+class RequestRun {
+  readonly ctx: RequestContext;
+  private readonly controller = new AbortController();
+  private readonly timer: RequestTimer;
+  private readonly hooks: PipelineHooks;
+  private readonly clock: Clock;
+  private early: ChatResponse | undefined;
+  private attemptNumber = 0;
+  private timerBusy = false;
+  private degradedLevel: string | undefined;
+  private readonly removeCallerAbort: () => void;
+
+  constructor(
+    private readonly pipeline: Pipeline,
+    private readonly env: CallEnv,
+    private readonly mode: 'chat' | 'stream' | 'embeddings',
+    request: ChatRequest,
+    private readonly configured: readonly Candidate[],
+    options: CallOptions,
+    defaultDeadlineMs: number,
+  ) {
+    this.hooks = pipeline.hooks;
+    this.clock = pipeline.clock;
+    const startedAt = this.clock.now();
+    const deadlineAt = startedAt + (options.deadlineMs ?? defaultDeadlineMs);
+    this.timer = new RequestTimer(this.clock, deadlineAt, (error) => this.controller.abort(error));
+    const caller = options.signal;
+    const onCallerAbort = () => this.controller.abort(new SwitchyardError('cancelled', 'request was cancelled by the caller', { cause: caller?.reason }));
+    if (caller?.aborted) onCallerAbort();
+    else caller?.addEventListener('abort', onCallerAbort, { once: true });
+    this.removeCallerAbort = () => caller?.removeEventListener('abort', onCallerAbort);
+    const stream = this.mode === 'stream';
+    const attempts: AttemptOutcome[] = [];
+    const state: RequestState = {};
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const run = this;
+    this.ctx = {
+      id: options.requestId ?? newRequestId(),
+      kind: mode === 'embeddings' ? 'embeddings' : 'chat',
+      request,
+      model: request.model,
+      stream,
+      startedAt,
+      deadlineAt,
+      signal: this.controller.signal,
+      clock: this.clock,
+      random: pipeline.random,
+      pipeline,
+      traceparent: options.traceparent,
+      classification: defaultClassification(request, stream),
+      candidates: [],
+      remaining: [],
+      attempts,
+      state,
+      respond(response) {
+        run.early = response;
+      },
+      runAttempt: (candidate, opts) => this.runAttempt(candidate, opts),
+      timeLeft: () => this.timer.remainingMs(),
+      errors: () => attempts.filter((a) => a.error).map((a) => a.error!),
+    };
+  }
+
+  async execute(): Promise<ChatResponse | ChatStream | EmbeddingResponse> {
+    const { ctx } = this;
+    this.pipeline.events.emit('request:start', { requestId: ctx.id, model: ctx.model, stream: ctx.stream });
+    let handedOver = false;
+    try {
+      ctx.classification = await this.hooks.classify.promise(ctx.classification, ctx);
+      if (!this.early) {
+        ctx.candidates = await this.hooks.route.promise([...this.configured], ctx.classification, ctx);
+        ctx.remaining = [...ctx.candidates];
+      }
+      if (this.early) return this.finishEarly(this.early);
+      const result = await this.tryCandidates();
+      if (result.type === 'stream') {
+        handedOver = true;
+        return this.commitStream(result.candidate, result.result, result.outcomeBase);
+      }
+      return this.finishResponse(result.result, result.candidate);
+    } catch (error) {
+      const err = this.finalError(error);
+      await this.recordRequest({ ok: false, error: err });
+      throw err;
+    } finally {
+      if (!handedOver) this.dispose();
+    }
+  }
+
+  private dispose(): void {
+    this.timer.dispose();
+    this.removeCallerAbort();
+  }
+
+  private finalError(error: unknown): SwitchyardError {
+    const err = toSwitchyardError(error);
+    if (this.controller.signal.aborted && isSwitchyardError(this.controller.signal.reason) && err.kind !== this.controller.signal.reason.kind && err.kind === 'all-candidates-failed') {
+      return err;
+    }
+    return err;
+  }
+
+  private info(candidate: Candidate | undefined, startedAt = this.ctx.startedAt) {
+    return {
+      endpoint: candidate?.endpoint.name ?? 'none',
+      deployment: candidate?.deploymentId ?? 'none',
+      provider: candidate?.provider ?? 'none',
+      attempts: this.ctx.attempts.length,
+      latencyMs: this.clock.now() - startedAt,
+      ...(this.degradedLevel ? { degraded: this.degradedLevel } : {}),
+    };
+  }
+
+  private async finishEarly(response: ChatResponse): Promise<ChatResponse | ChatStream> {
+    const labelled: ChatResponse = { ...response, switchyard: { ...this.info(undefined), ...response.switchyard, attempts: 0 } };
+    await this.recordRequest({ ok: true, response: labelled });
+    if (this.mode !== 'stream') return labelled;
+    const parts = responseToParts(labelled);
+    return new ChatStream(toIterator(parts), [], streamInfo(labelled), () => undefined);
+  }
+
+  private async finishResponse(result: AttemptResult, candidate: Candidate): Promise<ChatResponse | EmbeddingResponse | ChatStream> {
+    if (result.type === 'stream') throw new Error('unreachable');
+    const response = { ...result.response, switchyard: { ...this.info(candidate), ...(result.response as ChatResponse).switchyard } };
+    await this.recordRequest({ ok: true, response: response as ChatResponse });
+    if (this.mode === 'stream') {
+      // A degrade-stage answer (stale cache, canned text) for a stream request.
+      return new ChatStream(toIterator(responseToParts(response as ChatResponse)), [], streamInfo(response as ChatResponse), () => undefined);
+    }
+    return response;
+  }
+
+  private async recordRequest(partial: Pick<RequestOutcome, 'ok' | 'response' | 'error'>): Promise<void> {
+    const outcome: RequestOutcome = {
+      ...partial,
+      model: this.ctx.model,
+      stream: this.ctx.stream,
+      attempts: this.ctx.attempts,
+      latencyMs: this.clock.now() - this.ctx.startedAt,
+      degraded: this.degradedLevel,
+    };
+    await this.hooks.recordRequest.promise(outcome, this.ctx);
+    this.pipeline.events.emit('request:end', { ...outcome, requestId: this.ctx.id });
+  }
+
+  /** The retry / failover loop, then the degrade stage. */
+  private async tryCandidates(): Promise<{ type: 'response' | 'stream'; result: AttemptResult; candidate: Candidate; outcomeBase: AttemptBase }> {
+    const { ctx } = this;
+    let current = ctx.remaining.shift();
+    let stopError: SwitchyardError | undefined;
+    while (current) {
+      if (this.controller.signal.aborted) break;
+      ctx.current = current;
+      const base = this.startAttempt(current, { initiator: 'core' });
+      const settled = await this.settleAttempt(base);
+      if (settled.ok) return { type: settled.result.type === 'stream' ? 'stream' : 'response', result: settled.result, candidate: current, outcomeBase: base };
+      const outcome = settled.outcome;
+      if (outcome.outcome === 'ignored' && this.controller.signal.aborted) break;
+      let decision = (await this.hooks.retry.promise(outcome, ctx)) ?? defaultRetryDecision(outcome);
+      const error = outcome.error!;
+      if (decision.action === 'retry') {
+        const target = decision.candidate ?? current;
+        // A silent endpoint is never retried on the same route.
+        if (target.id === current.id && TIMEOUT_KINDS.has(error.kind)) decision = { action: 'next', reason: 'silent endpoint' };
+        // A retry that cannot finish before the deadline is not started.
+        else if (decision.delayMs >= this.timer.remainingMs()) decision = { action: 'next', reason: 'retry would pass the deadline' };
+      }
+      if (decision.action === 'retry') {
+        const target = decision.candidate ?? current;
+        this.pipeline.events.emit('retry', { requestId: ctx.id, attempt: outcome.attempt, candidate: target, delayMs: decision.delayMs, reason: decision.reason ?? error.kind });
+        try {
+          await sleep(this.clock, decision.delayMs, this.controller.signal);
+        } catch {
+          break;
+        }
+        current = target;
+        continue;
+      }
+      if (decision.action === 'fail') {
+        stopError = error;
+        break;
+      }
+      const next = ctx.remaining.shift();
+      if (next) this.pipeline.events.emit('failover', { requestId: ctx.id, from: current, to: next, error });
+      current = next;
+    }
+    const failure = this.failureError(stopError);
+    if (this.controller.signal.aborted && (failure.kind === 'cancelled' || this.controller.signal.reason?.kind === 'cancelled')) throw failure;
+    return this.degrade(failure);
+  }
+
+  private failureError(stopError?: SwitchyardError): SwitchyardError {
+    const errors = this.ctx.errors();
+    const reason = this.controller.signal.aborted ? toSwitchyardError(this.controller.signal.reason) : undefined;
+    if (reason?.kind === 'cancelled') return attach(reason, errors);
+    // A request failure reaches the caller as the vendor said it (status and reason).
+    if (stopError && outcomeOf(stopError) === 'request-failure') return attach(stopError, errors);
+    if (errors.length === 0) {
+      if (reason) return reason;
+      return new SwitchyardError('no-candidate', `no candidate can serve model "${this.ctx.model}" right now (all filtered out by policies)`, { status: 503 });
+    }
+    const last = errors[errors.length - 1];
+    const summary = errors.map((e) => `${e.deployment ?? e.endpoint ?? '?'}: ${e.kind}${e.status ? ` ${e.status}` : ''}`).join('; ');
+    const prefix = reason ? `${reason.message} after ${errors.length} attempt(s)` : `all ${errors.length} attempt(s) failed`;
+    return new SwitchyardError('all-candidates-failed', `${prefix} for model "${this.ctx.model}": ${summary}`, {
+      status: reason ? 504 : last.status && last.status >= 500 ? 503 : last.kind === 'rate-limit' ? 429 : 502,
+      retryAfterMs: last.retryAfterMs,
+      attempts: errors,
+      retryable: true,
+      cause: last,
+    });
+  }
+
+  private async degrade(error: SwitchyardError): Promise<{ type: 'response' | 'stream'; result: AttemptResult; candidate: Candidate; outcomeBase: AttemptBase }> {
+    const degraded = await this.hooks.degrade.promise(error, this.ctx);
+    if (!degraded) throw error;
+    this.degradedLevel = degraded.level;
+    this.pipeline.events.emit('degraded', { requestId: this.ctx.id, level: degraded.level });
+    if ('response' in degraded) {
+      const response: ChatResponse = { ...degraded.response, switchyard: { ...this.info(undefined), ...degraded.response.switchyard, degraded: degraded.level } };
+      return { type: 'response', result: { type: 'response', response }, candidate: syntheticCandidate(degraded.level), outcomeBase: undefined as never };
+    }
+    for (const candidate of degraded.candidates) {
+      if (this.controller.signal.aborted) break;
+      const base = this.startAttempt({ ...candidate, degradeLevel: degraded.level }, { initiator: 'degrade' });
+      const settled = await this.settleAttempt(base);
+      if (settled.ok) return { type: settled.result.type === 'stream' ? 'stream' : 'response', result: settled.result, candidate: base.candidate, outcomeBase: base };
+    }
+    throw this.failureError();
+  }
+
+  /* ------------------------------------------------------------------ attempts */
+
+  runAttempt(candidate: Candidate, options: RunAttemptOptions = {}): Promise<AttemptResult> {
+    const base = this.startAttempt(candidate, { initiator: options.initiator ?? 'plugin', signal: options.signal });
+    return this.settleAttempt(base).then((settled) => {
+      if (settled.ok) {
+        // Plugin-run streams are recorded when the pipeline commits to one of them.
+        return settled.result;
+      }
+      throw settled.outcome.error;
+    });
+  }
+
+  private startAttempt(candidate: Candidate, opts: { initiator: string; signal?: AbortSignal }): AttemptBase {
+    const number = ++this.attemptNumber;
+    const controller = new AbortController();
+    const requestSignal = this.controller.signal;
+    const forward = (signal: AbortSignal) => () => controller.abort(signal.reason);
+    const cleanups: (() => void)[] = [];
+    for (const signal of [requestSignal, opts.signal]) {
+      if (!signal) continue;
+      if (signal.aborted) controller.abort(signal.reason);
+      else {
+        const fn = forward(signal);
+        signal.addEventListener('abort', fn, { once: true });
+        cleanups.push(() => signal.removeEventListener('abort', fn));
+      }
+    }
+    // The request's single timer serves the core's attempt; concurrent plugin attempts (hedges) get their own.
+    const useShared = !this.timerBusy;
+    if (useShared) this.timerBusy = true;
+    const timer = useShared ? this.timer : new RequestTimer(this.clock, Number.POSITIVE_INFINITY, () => undefined);
+    const timeouts = { ...candidate.timeouts, ...(this.ctx.request as ChatRequest).switchyard?.timeouts };
+    const stream = this.mode === 'stream';
+    const startedAt = this.clock.now();
+    const base: AttemptBase = {
+      number,
+      candidate,
+      controller,
+      startedAt,
+      stream,
+      initiator: opts.initiator,
+      ttftMs: undefined,
+      headers: undefined,
+      release: () => {
+        for (const c of cleanups) c();
+        if (useShared) {
+          this.timer.clearAttempt();
+          this.timerBusy = false;
+        } else timer.dispose();
+      },
+      timer,
+    };
+    const attempt: Attempt = {
+      number,
+      candidate,
+      stream,
+      signal: controller.signal,
+      startedAt,
+      initiator: opts.initiator,
+      headersReceived: () => {
+        if (stream) timer.setPhase('first-token', Math.max(0, timeouts.firstTokenMs - (this.clock.now() - startedAt)), controller);
+      },
+      chunkReceived: () => timer.touch(),
+      committed: () => {
+        base.ttftMs = this.clock.now() - startedAt;
+        timer.setPhase('idle', timeouts.idleMs, controller);
+      },
+    };
+    base.attempt = attempt;
+    timer.setPhase(stream ? 'headers' : 'attempt', stream ? Math.min(timeouts.headersMs, timeouts.firstTokenMs) : timeouts.attemptMs, controller);
+    this.pipeline.events.emit('attempt:start', { requestId: this.ctx.id, attempt: number, candidate });
+    return base;
+  }
+
+  private async settleAttempt(base: AttemptBase): Promise<{ ok: true; result: AttemptResult } | { ok: false; outcome: AttemptOutcome }> {
+    const { candidate } = base;
+    let result: AttemptResult | undefined;
+    let error: SwitchyardError | undefined;
+    try {
+      const hook = this.hooks.call.get(candidate.provider);
+      if (!hook) throw new SwitchyardError('config', `no provider "${candidate.provider}" is registered`, { code: 'SWITCHYARD_ERR_CONFIG', retryable: false });
+      result = await hook.promise(base.attempt!, this.ctx);
+      if (!result) throw new SwitchyardError('plugin', `no call tap answered for provider "${candidate.provider}"`, { retryable: false });
+    } catch (caught) {
+      error = attributeError(this.abortAware(caught, base.controller.signal), candidate);
+    }
+    if (result && result.type === 'stream' && !error) {
+      // Recorded when the stream ends (commitStream); the attempt keeps its timer.
+      base.headers = result.headers;
+      return { ok: true, result };
+    }
+    const outcome = this.outcome(base, error, result);
+    base.release();
+    await this.recordAttempt(outcome);
+    if (error) return { ok: false, outcome };
+    return { ok: true, result: result! };
+  }
+
+  /** Abort reasons carry the real cause (deadline, TTFT, caller); prefer them to a socket error. */
+  private abortAware(caught: unknown, signal: AbortSignal): SwitchyardError {
+    if (signal.aborted && isSwitchyardError(signal.reason)) return signal.reason;
+    return toSwitchyardError(caught);
+  }
+
+  private outcome(base: AttemptBase, error: SwitchyardError | undefined, result?: AttemptResult, phase: 'pre-commit' | 'post-commit' = 'pre-commit', usage?: AttemptOutcome['usage']): AttemptOutcome {
+    const responseUsage = result && result.type !== 'stream' ? (result.response.usage as AttemptOutcome['usage']) : undefined;
+    return {
+      attempt: base.number,
+      candidate: base.candidate,
+      ok: !error,
+      outcome: error ? outcomeOf(error) : 'success',
+      error,
+      latencyMs: this.clock.now() - base.startedAt,
+      ttftMs: base.ttftMs,
+      usage: usage ?? responseUsage,
+      headers: base.headers ?? (result && result.type !== 'stream' ? result.headers : undefined) ?? error?.headers,
+      phase,
+      stream: base.stream,
+      initiator: base.initiator,
+    };
+  }
+
+  private async recordAttempt(outcome: AttemptOutcome): Promise<void> {
+    this.ctx.attempts.push(outcome);
+    await this.hooks.recordAttempt.promise(outcome, this.ctx);
+    this.pipeline.events.emit('attempt:end', { ...outcome, requestId: this.ctx.id });
+  }
+
+  /* ------------------------------------------------------------------ committed streams */
+
+  private commitStream(candidate: Candidate, result: AttemptResult, base: AttemptBase): ChatStream {
+    if (result.type !== 'stream') throw new Error('unreachable');
+    this.timer.releaseRequestDeadline();
+    this.pipeline.events.emit('stream:commit', { requestId: this.ctx.id, candidate, ttftMs: base.ttftMs ?? 0 });
+    const acc = new ResponseAccumulator();
+    for (const part of result.head) acc.add(part);
+    const info: StreamInfo = { ...this.info(candidate), model: acc.model || candidate.model };
+    const body = this.streamRest(candidate, result, base, acc, info);
+    return new ChatStream(body, result.head, info, () => base.controller.abort(new SwitchyardError('cancelled', 'stream was closed by the consumer')));
+  }
+
+  private async *streamRest(candidate: Candidate, result: Extract<AttemptResult, { type: 'stream' }>, base: AttemptBase, acc: ResponseAccumulator, info: StreamInfo): AsyncGenerator<StreamPart> {
+    let failure: SwitchyardError | undefined;
+    let finished = result.head.some((p) => p.type === 'finish');
+    let recorded = false;
+    const record = async (error?: SwitchyardError) => {
+      if (recorded) return;
+      recorded = true;
+      const outcome = this.outcome(base, error, undefined, 'post-commit', acc.usage);
+      base.release();
+      await this.recordAttempt(outcome);
+    };
+    try {
+      try {
+        for (;;) {
+          const next = await result.rest.next();
+          if (next.done) break;
+          const part = next.value;
+          if (part.type === 'error') throw part.error;
+          acc.add(part);
+          if (part.type === 'finish') finished = true;
+          yield part;
+        }
+      } catch (error) {
+        failure = attributeError(this.abortAware(error, base.controller.signal), candidate);
+      }
+      if (!failure && !finished) failure = attributeError(new SwitchyardError('stream-cut', 'stream ended without a finish signal'), candidate);
+      await record(failure);
+      if (failure && failure.kind !== 'cancelled') {
+        const continuation = await this.hooks.continueStream.promise({ error: failure, candidate, partial: acc.toResponse() }, this.ctx);
+        if (continuation) {
+          let continued = false;
+          try {
+            for await (const part of continuation) {
+              if (part.type === 'error') throw part.error;
+              acc.add(part);
+              if (part.type === 'finish') continued = true;
+              yield part;
+            }
+          } catch (error) {
+            // The caller learns about the original failure, never a fallback's prefill rejection.
+            this.pipeline.events.emit('plugin-error', { plugin: 'continueStream', stage: 'continueStream', error });
+          }
+          if (continued) failure = undefined;
+        }
+      }
+      if (failure) {
+        yield { type: 'error', error: failure };
+        await this.recordRequest({ ok: false, error: failure });
+      } else {
+        info.attempts = this.ctx.attempts.length;
+        const response = acc.toResponse();
+        response.switchyard = { ...info, attempts: this.ctx.attempts.length, latencyMs: this.clock.now() - this.ctx.startedAt };
+        await this.recordRequest({ ok: true, response });
+      }
+    } finally {
+      if (!recorded) {
+        // The consumer stopped reading: abort the upstream and count nothing against it.
+        base.controller.abort(new SwitchyardError('cancelled', 'stream was closed by the consumer'));
+        await result.rest.return?.(undefined);
+        await record(new SwitchyardError('cancelled', 'stream was closed by the consumer'));
+      }
+      this.dispose();
+    }
+  }
+}
+
+interface AttemptBase {
+  number: number;
+  candidate: Candidate;
+  controller: AbortController;
+  startedAt: number;
+  stream: boolean;
+  initiator: string;
+  ttftMs: number | undefined;
+  headers: Record<string, string> | undefined;
+  release(): void;
+  timer: RequestTimer;
+  attempt?: Attempt;
+}
+
+function attach(error: SwitchyardError, attempts: SwitchyardError[]): SwitchyardError {
+  if (!error.attempts && attempts.length > 0) (error as { attempts?: SwitchyardError[] }).attempts = attempts;
+  return error;
+}
+
+function syntheticCandidate(level: string): Candidate {
+  return {
+    id: `degrade/${level}`,
+    deploymentId: `degrade/${level}`,
+    endpoint: { name: `degrade:${level}`, provider: 'degrade' },
+    deployment: { endpoint: `degrade:${level}`, model: level },
+    provider: 'degrade',
+    model: level,
+    keyIndex: 0,
+    keyId: 'none',
+    priority: 0,
+    weight: 0,
+    capabilities: new Set(),
+    timeouts: { headersMs: 0, firstTokenMs: 0, idleMs: 0, attemptMs: 0 },
+    degradeLevel: level,
+  };
+}
+
+function streamInfo(response: ChatResponse): StreamInfo {
+  const s = response.switchyard;
+  return {
+    endpoint: s?.endpoint ?? 'none',
+    deployment: s?.deployment ?? 'none',
+    provider: s?.provider ?? 'none',
+    attempts: s?.attempts ?? 0,
+    model: response.model,
+    degraded: s?.degraded,
+    stale: s?.stale,
+    cached: s?.cached,
+  };
+}
+
+async function* toIterator(parts: StreamPart[]): AsyncGenerator<StreamPart> {
+  yield* parts.filter((p) => p.type !== 'response-metadata' || true);
+}
+
+export function defaultClassification(request: ChatRequest, stream: boolean): Classification {
+  let chars = 0;
+  for (const m of request.messages ?? []) {
+    if (typeof m.content === 'string') chars += m.content.length;
+    else if (Array.isArray(m.content)) for (const p of m.content) if (typeof (p as { text?: unknown }).text === 'string') chars += (p as { text: string }).text.length;
+  }
+  return {
+    tier: request.switchyard?.tier,
+    capabilities: new Set(),
+    estimatedInputTokens: Math.ceil(chars / 4),
+    costTolerance: request.switchyard?.costTolerance,
+    stream,
+    commit: 'first-token',
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * Turns a loaded config into a pipeline: imports the providers its endpoints name and the
+ * plugins it lists (`use:` + `options`), checks their markers and core ranges, parses options.
+ */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { SwitchyardError, isSwitchyardError } from './errors.js';
+import { isPlugin, type Plugin } from './plugin.js';
+import { isProvider, type ProviderV1 } from './provider.js';
+import { createPipeline, type Pipeline, type PipelineOptions } from './pipeline.js';
+import type { LoadedConfig } from './config.js';
+import { createUndiciTransport } from './transport.js';
+
+/** First-party provider ids and the packages that implement them. */
+export const FIRST_PARTY_PROVIDERS: Readonly<Record<string, string>> = Object.freeze({
+  openai: '@switchyard/provider-openai',
+  azure: '@switchyard/provider-openai',
+  'openai-compatible': '@switchyard/provider-openai',
+  anthropic: '@switchyard/provider-anthropic',
+  gemini: '@switchyard/provider-gemini',
+});
+
+export type Importer = (specifier: string) => Promise<Record<string, unknown>>;
+
+/** Imports a package as seen from `baseDir` (the config file's folder), then from core itself. */
+export function importerFrom(baseDir: string): Importer {
+  return async (specifier) => {
+    try {
+      const resolved = createRequire(path.join(baseDir, 'noop.js')).resolve(specifier);
+      return (await import(pathToFileURL(resolved).href)) as Record<string, unknown>;
+    } catch {
+      return (await import(specifier)) as Record<string, unknown>;
+    }
+  };
+}
+
+async function importModule(importer: Importer, specifier: string, what: string): Promise<Record<string, unknown>> {
+  try {
+    return await importer(specifier);
+  } catch (cause) {
+    throw new SwitchyardError('plugin', `${what}: cannot import "${specifier}" (is it installed?): ${(cause as Error).message}`, { code: 'SWITCHYARD_ERR_PLUGIN_IMPORT', cause });
+  }
+}
+
+/** Providers a module exports: `providers` (array), `default`, or any exported provider object. */
+export function providersOf(mod: Record<string, unknown>): ProviderV1[] {
+  const found = new Set<ProviderV1>();
+  const list = mod.providers;
+  if (Array.isArray(list)) for (const p of list) if (isProvider(p)) found.add(p);
+  for (const value of Object.values(mod)) if (isProvider(value)) found.add(value);
+  return [...found];
+}
+
+export async function loadProviders(config: Pick<LoadedConfig, 'endpoints'>, importer: Importer): Promise<ProviderV1[]> {
+  const packages = new Map<string, string>();
+  config.endpoints.forEach((endpoint, i) => {
+    if (endpoint.enabled === false) return;
+    const pkg = FIRST_PARTY_PROVIDERS[endpoint.provider] ?? endpoint.provider;
+    if (!packages.has(pkg)) packages.set(pkg, `endpoints[${i}].provider`);
+  });
+  const providers: ProviderV1[] = [];
+  for (const [pkg, where] of packages) {
+    const mod = await importModule(importer, pkg, where);
+    const found = providersOf(mod);
+    if (found.length === 0) throw new SwitchyardError('plugin', `${where}: "${pkg}" exports no Switchyard provider (made with defineProvider())`, { code: 'SWITCHYARD_ERR_PLUGIN_INVALID' });
+    providers.push(...found);
+  }
+  return providers;
+}
+
+export async function loadPlugins(entries: LoadedConfig['plugins'], importer: Importer): Promise<Plugin[]> {
+  const plugins: Plugin[] = [];
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
+    const name = typeof entry === 'string' ? entry : entry.use;
+    const options = typeof entry === 'string' ? undefined : entry.options;
+    const where = `plugins[${i}]`;
+    const mod = await importModule(importer, name, where);
+    const candidate = mod.default ?? mod.plugin;
+    let plugin: unknown;
+    try {
+      if (isPlugin(candidate)) plugin = candidate;
+      else if (typeof candidate === 'function') plugin = (candidate as (o: unknown) => unknown)(options);
+    } catch (error) {
+      if (isSwitchyardError(error)) {
+        const path = error.path ? `${where}.options.${error.path}` : `${where}.options`;
+        throw new SwitchyardError('plugin', `${path}: ${error.message}`, { code: error.code, path, cause: error });
+      }
+      throw error;
+    }
+    if (!isPlugin(plugin)) throw new SwitchyardError('plugin', `${where}: "${name}" does not export a Switchyard plugin (made with definePlugin()) as its default export`, { code: 'SWITCHYARD_ERR_PLUGIN_INVALID' });
+    plugins.push(plugin);
+  }
+  return plugins;
+}
+
+export interface FromConfigOptions extends Omit<PipelineOptions, 'endpoints' | 'models' | 'plugins' | 'providers'> {
+  importer?: Importer;
+  /** Plugins applied before the configured ones (tests, embedding apps). */
+  extraPlugins?: PipelineOptions['plugins'];
+}
+
+/** Everything `switchyard validate` checks, and the pipeline `switchyard serve` runs. */
+export async function createPipelineFromConfig(config: LoadedConfig, options: FromConfigOptions = {}): Promise<Pipeline> {
+  const importer = options.importer ?? importerFrom(config.source ? path.dirname(path.resolve(config.source)) : process.cwd());
+  const providers = await loadProviders(config, importer);
+  const plugins = await loadPlugins(config.plugins, importer);
+  const transport = options.transport ?? (options.dispatcher ? undefined : config.upstream ? createUndiciTransport({ ca: config.upstream.ca, connectTimeoutMs: config.upstream.connectTimeoutMs, connections: config.upstream.connections }) : undefined);
+  const pipeline = createPipeline({
+    ...options,
+    transport,
+    deadlineMs: options.deadlineMs ?? config.deadlineMs,
+    endpoints: config.endpoints,
+    models: config.models,
+    providers,
+    plugins: [...(options.extraPlugins ?? []), ...plugins],
+  });
+  await pipeline.ready;
+  return pipeline;
+}

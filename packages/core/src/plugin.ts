@@ -1,0 +1,86 @@
+/**
+ * Plugins: `{ name, core, optionsSchema, apply }` made with definePlugin(). Options are parsed
+ * when the plugin is created and the core range is checked when a pipeline applies it, so a
+ * bad plugin fails at load with a coded error, never mid-request.
+ */
+import semver from 'semver';
+import type { ZodType } from 'zod';
+import { SwitchyardError } from './errors.js';
+import type { Pipeline } from './pipeline.js';
+import { CORE_VERSION } from './version.js';
+
+export const PLUGIN_MARKER = Symbol.for('switchyard.plugin');
+
+export interface PluginDefinition<Options = void> {
+  /** The npm package name. */
+  name: string;
+  version?: string;
+  /** Semver range of @switchyard/core this plugin works with. */
+  core?: string;
+  /** Names of plugins that must be applied before this one. */
+  dependencies?: string[];
+  optionsSchema?: ZodType<Options>;
+  apply(pipeline: Pipeline, options: Options): void | Promise<void>;
+}
+
+export interface Plugin<Options = unknown> {
+  readonly [PLUGIN_MARKER]: true;
+  readonly name: string;
+  readonly version?: string;
+  readonly core?: string;
+  readonly dependencies?: readonly string[];
+  /** Parsed options. */
+  readonly options: Options;
+  apply(pipeline: Pipeline): void | Promise<void>;
+}
+
+export type PluginFactory<Input, Options> = ((options?: Input) => Plugin<Options>) & { readonly pluginName: string; readonly definition: PluginDefinition<Options> };
+
+export function definePlugin<Options = void, Input = Options>(definition: PluginDefinition<Options>): PluginFactory<Input, Options> {
+  const factory = (input?: Input): Plugin<Options> => {
+    const options = parsePluginOptions(definition, input);
+    return Object.freeze({
+      [PLUGIN_MARKER]: true as const,
+      name: definition.name,
+      version: definition.version,
+      core: definition.core,
+      dependencies: definition.dependencies,
+      options,
+      apply: (pipeline: Pipeline) => definition.apply(pipeline, options),
+    });
+  };
+  return Object.assign(factory, { pluginName: definition.name, definition });
+}
+
+export function isPlugin(value: unknown): value is Plugin {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[PLUGIN_MARKER] === true;
+}
+
+function parsePluginOptions<O>(definition: PluginDefinition<O>, input: unknown): O {
+  if (!definition.optionsSchema) return input as O;
+  const result = definition.optionsSchema.safeParse(input ?? {});
+  if (result.success) return result.data;
+  const first = result.error.issues[0];
+  const field = first?.path.length ? first.path.join('.') : '(options)';
+  const detail = result.error.issues.map((i) => `${i.path.join('.') || '(options)'}: ${i.message}`).join('; ');
+  throw new SwitchyardError('plugin', `${definition.name}: invalid option ${field}: ${detail}`, {
+    code: 'SWITCHYARD_ERR_PLUGIN_OPTIONS',
+    path: field,
+  });
+}
+
+/** Checks a plugin against this core before it is applied. */
+export function checkPluginCompatibility(plugin: Plugin, applied: ReadonlySet<string>): void {
+  if (plugin.core && !semver.satisfies(CORE_VERSION, plugin.core, { includePrerelease: true })) {
+    throw new SwitchyardError('plugin', `${plugin.name} needs @switchyard/core ${plugin.core}, but this is ${CORE_VERSION}`, {
+      code: 'SWITCHYARD_ERR_PLUGIN_VERSION_MISMATCH',
+    });
+  }
+  for (const dep of plugin.dependencies ?? []) {
+    if (!applied.has(dep)) {
+      throw new SwitchyardError('plugin', `${plugin.name} needs ${dep} to be listed before it in plugins`, {
+        code: 'SWITCHYARD_ERR_PLUGIN_DEPENDENCY',
+      });
+    }
+  }
+}

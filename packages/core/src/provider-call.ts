@@ -1,0 +1,178 @@
+/**
+ * The built-in `call` tap: runs a provider codec through the transport, parses SSE, and holds
+ * a stream's parts back until its commit point.
+ */
+import { isSwitchyardError, SwitchyardError, toSwitchyardError } from './errors.js';
+import type { Attempt, AttemptResult } from './hooks.js';
+import type { RequestContext } from './context.js';
+import type { ProviderHttpResponse, ProviderRequest, ProviderV1 } from './provider.js';
+import { SseParser } from './sse.js';
+import { readBodyText, type Transport, type TransportResponse } from './transport.js';
+import { isContentPart, type Candidate, type ChatRequest, type EmbeddingRequest, type StreamPart } from './types.js';
+import type { SwitchyardEventBus } from './events.js';
+import { redactSecrets } from './errors.js';
+
+export function joinUrl(base: string, path: string): string {
+  if (/^https?:\/\//.test(path)) return path;
+  return base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`);
+}
+
+function parseJson(text: string): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Stamps where an error came from and makes sure no key of the candidate leaks in its message. */
+export function attributeError(error: SwitchyardError, candidate: Candidate): SwitchyardError {
+  error.endpoint ??= candidate.endpoint.name;
+  error.deployment ??= candidate.deploymentId;
+  error.provider ??= candidate.provider;
+  error.keyId ??= candidate.keyId;
+  const clean = redactSecrets(error.message, [candidate.apiKey]);
+  if (clean !== error.message) error.message = clean;
+  return error;
+}
+
+export interface CallEnv {
+  transport: Transport;
+  events: SwitchyardEventBus;
+}
+
+export async function sendProviderRequest(env: CallEnv, provider: ProviderV1, candidate: Candidate, built: ProviderRequest, attempt: Pick<Attempt, 'signal'>, traceparent?: string): Promise<TransportResponse> {
+  const base = candidate.endpoint.baseUrl ?? provider.defaultBaseUrl;
+  if (!base) throw new SwitchyardError('config', `endpoint ${candidate.endpoint.name} has no baseUrl and provider ${provider.id} has no default`, { code: 'SWITCHYARD_ERR_CONFIG' });
+  const headers: Record<string, string> = { ...candidate.endpoint.headers, ...built.headers };
+  if (traceparent) headers.traceparent = traceparent;
+  return env.transport.request({ url: joinUrl(base, built.path), method: built.method, headers, body: built.body, signal: attempt.signal });
+}
+
+async function readHttpResponse(res: TransportResponse): Promise<ProviderHttpResponse> {
+  const text = await readBodyText(res.body);
+  return { status: res.status, headers: res.headers, text, json: parseJson(text) };
+}
+
+async function failFromResponse(provider: ProviderV1, candidate: Candidate, res: TransportResponse): Promise<never> {
+  const http = await readHttpResponse(res);
+  let error: SwitchyardError;
+  try {
+    error = provider.classifyError(http, candidate);
+  } catch (cause) {
+    error = new SwitchyardError('server', `${provider.id} could not classify a ${res.status} answer`, { status: res.status, cause });
+  }
+  throw attributeError(error, candidate);
+}
+
+export async function callProvider(env: CallEnv, provider: ProviderV1, attempt: Attempt, ctx: RequestContext): Promise<AttemptResult> {
+  const { candidate } = attempt;
+  if (ctx.kind === 'embeddings') {
+    if (!provider.buildEmbeddingsRequest || !provider.parseEmbeddingsResponse) {
+      throw new SwitchyardError('bad-request', `provider ${provider.id} does not serve embeddings`, { retryable: false });
+    }
+    const res = await sendProviderRequest(env, provider, candidate, provider.buildEmbeddingsRequest(ctx.request as EmbeddingRequest, candidate), attempt, ctx.traceparent);
+    attempt.headersReceived();
+    if (res.status >= 300) await failFromResponse(provider, candidate, res);
+    const http = await readHttpResponse(res);
+    if (http.json === undefined) throw new SwitchyardError('server', `${provider.id} sent a body that is not JSON`, { status: res.status });
+    return { type: 'embeddings', response: provider.parseEmbeddingsResponse(http, candidate), headers: res.headers };
+  }
+  const request = ctx.request as ChatRequest;
+  const res = await sendProviderRequest(env, provider, candidate, provider.buildRequest(request, candidate, { stream: attempt.stream }), attempt, ctx.traceparent);
+  attempt.headersReceived();
+  if (res.status >= 300) await failFromResponse(provider, candidate, res);
+  if (!attempt.stream) {
+    const http = await readHttpResponse(res);
+    if (http.json === undefined) throw new SwitchyardError('server', `${provider.id} sent a body that is not JSON: ${http.text.slice(0, 80)}`, { status: res.status });
+    return { type: 'response', response: provider.parseResponse(http, candidate), headers: res.headers };
+  }
+  const parts = decodeStream(env, provider, attempt, ctx, res, request);
+  const head: StreamPart[] = [];
+  const commitAtEnd = ctx.classification.commit === 'end';
+  for (;;) {
+    let next: IteratorResult<StreamPart>;
+    try {
+      next = await parts.next();
+    } catch (error) {
+      throw toSwitchyardError(error);
+    }
+    if (next.done) break;
+    const part = next.value;
+    if (part.type === 'error') {
+      await parts.return?.(undefined);
+      throw part.error;
+    }
+    head.push(part);
+    if (part.type === 'finish' || (!commitAtEnd && isContentPart(part))) break;
+  }
+  attempt.committed();
+  return { type: 'stream', head, rest: parts, headers: res.headers };
+}
+
+/**
+ * The vendor stream as unified parts. Ends normally only after the vendor's finish signal; a
+ * close without it throws `stream-cut`. An idle abort after the finish signal ends it cleanly.
+ */
+async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attempt, ctx: RequestContext, res: TransportResponse, request: ChatRequest): AsyncGenerator<StreamPart, void, undefined> {
+  const { candidate } = attempt;
+  const parser = new SseParser();
+  const decoder = provider.createStreamDecoder(candidate, request);
+  let finished = false;
+  let malformed = 0;
+  const emit = function* (parts: StreamPart[]): Generator<StreamPart> {
+    for (const part of parts) {
+      if (part.type === 'finish') finished = true;
+      if (part.type === 'error') attributeError(part.error, candidate);
+      yield part;
+    }
+  };
+  try {
+    reading: for await (const chunk of res.body) {
+      attempt.chunkReceived();
+      for (const event of parser.push(chunk)) {
+        if (event.data === '[DONE]') break reading;
+        let json: unknown;
+        try {
+          json = JSON.parse(event.data);
+        } catch {
+          malformed++;
+          env.events.emit('stream:malformed', { requestId: ctx.id, candidate, data: event.data.slice(0, 200) });
+          continue;
+        }
+        yield* emit(decoder.push({ ...event, json }));
+        if (decoder.done) break reading;
+      }
+    }
+    for (const event of parser.end()) {
+      if (event.data === '[DONE]') break;
+      try {
+        yield* emit(decoder.push({ ...event, json: JSON.parse(event.data) }));
+      } catch {
+        malformed++;
+      }
+    }
+  } catch (error) {
+    const err = toSwitchyardError(error);
+    // The answer was complete; the connection just did not close (or sent no [DONE]).
+    if (finished && (err.kind === 'idle-timeout' || err.kind === 'network')) {
+      yield* emit(decoder.end());
+      return;
+    }
+    throw attributeError(err, candidate);
+  } finally {
+    res.discard();
+  }
+  yield* emit(decoder.end());
+  if (!finished) {
+    throw attributeError(
+      new SwitchyardError('stream-cut', `${provider.id} stream ended without a finish signal${malformed ? ` (${malformed} malformed events skipped)` : ''}`),
+      candidate,
+    );
+  }
+}
+
+export function isAbortFromCaller(error: unknown): boolean {
+  return isSwitchyardError(error) && error.kind === 'cancelled';
+}

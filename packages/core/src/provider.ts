@@ -1,0 +1,72 @@
+/**
+ * The provider specification (v1). A provider is a codec: it turns a unified request into a
+ * vendor HTTP request and the vendor's answers back into unified types. The core owns the
+ * transport, so timeouts, the commit point and aborts are written once.
+ */
+import type { SwitchyardError } from './errors.js';
+import type { SseEvent } from './sse.js';
+import type { Candidate, ChatRequest, ChatResponse, EmbeddingRequest, EmbeddingResponse, StreamPart, Capability } from './types.js';
+
+export const PROVIDER_MARKER = Symbol.for('switchyard.provider');
+
+export interface ProviderRequest {
+  method: 'GET' | 'POST';
+  /** Appended to the endpoint's baseUrl (or the provider's default base URL). */
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface ProviderHttpResponse {
+  status: number;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  /** The body parsed as JSON when it is JSON, otherwise undefined. */
+  json: unknown;
+  /** The raw body text. */
+  text: string;
+}
+
+/** An SSE event with its data already parsed as JSON by the core (malformed JSON never reaches a decoder). */
+export interface DecodedSseEvent extends SseEvent {
+  json: unknown;
+}
+
+export interface StreamDecoder {
+  /** Parts for one event. An `error` part before the first token fails over; after it, ends the stream. */
+  push(event: DecodedSseEvent): StreamPart[];
+  /** Called once when the body ends. */
+  end(): StreamPart[];
+  /** True once the vendor's terminal event arrived (Anthropic `message_stop`): the core stops reading. */
+  readonly done?: boolean;
+}
+
+export interface BuildOptions {
+  stream: boolean;
+}
+
+export interface ProviderV1 {
+  readonly [PROVIDER_MARKER]?: true;
+  readonly specificationVersion: 'v1';
+  readonly id: string;
+  /** Used when an endpoint has no baseUrl. */
+  readonly defaultBaseUrl?: string;
+  /** Capabilities every deployment of this provider has unless its config says otherwise. */
+  readonly defaultCapabilities?: readonly Capability[];
+  buildRequest(request: ChatRequest, target: Candidate, options: BuildOptions): ProviderRequest;
+  parseResponse(response: ProviderHttpResponse, target: Candidate): ChatResponse;
+  createStreamDecoder(target: Candidate, request: ChatRequest): StreamDecoder;
+  classifyError(response: ProviderHttpResponse, target: Candidate): SwitchyardError;
+  /** A cheap health request (`GET /models` style). */
+  probe?(target: Candidate): ProviderRequest;
+  buildEmbeddingsRequest?(request: EmbeddingRequest, target: Candidate): ProviderRequest;
+  parseEmbeddingsResponse?(response: ProviderHttpResponse, target: Candidate): EmbeddingResponse;
+}
+
+export function defineProvider<P extends Omit<ProviderV1, typeof PROVIDER_MARKER>>(provider: P): P & ProviderV1 {
+  return Object.assign(provider, { [PROVIDER_MARKER]: true as const });
+}
+
+export function isProvider(value: unknown): value is ProviderV1 {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[PROVIDER_MARKER] === true;
+}

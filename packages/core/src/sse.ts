@@ -1,0 +1,123 @@
+/**
+ * Server-sent events parser (WHATWG rules): LF, CRLF and CR line ends, comments, `event:`,
+ * `id:`, multi-line `data:`, and UTF-8 sequences split across chunks. It never throws on odd
+ * input; lines it cannot use are counted in `ignoredLines`.
+ */
+
+export interface SseEvent {
+  event?: string;
+  data: string;
+  id?: string;
+}
+
+export class SseParser {
+  private readonly decoder = new TextDecoder('utf-8');
+  private buffer = '';
+  private dataLines: string[] = [];
+  private eventName: string | undefined;
+  private lastId: string | undefined;
+  private sawField = false;
+  /** Comment lines seen (`: keep-alive`): liveness without content. */
+  comments = 0;
+  /** Lines with a field name this parser does not know. */
+  ignoredLines = 0;
+  /** Skip a CR-LF pair that was split across two chunks. */
+  private pendingCR = false;
+
+  push(chunk: Uint8Array | string): SseEvent[] {
+    const text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
+    return this.consume(text, false);
+  }
+
+  end(): SseEvent[] {
+    const rest = this.decoder.decode();
+    const events = this.consume(rest, true);
+    return events;
+  }
+
+  private consume(text: string, final: boolean): SseEvent[] {
+    const events: SseEvent[] = [];
+    let input = text;
+    if (this.pendingCR && input.startsWith('\n')) input = input.slice(1);
+    this.pendingCR = false;
+    this.buffer += input;
+    let start = 0;
+    const buf = this.buffer;
+    for (let i = 0; i < buf.length; i++) {
+      const c = buf.charCodeAt(i);
+      if (c !== 10 && c !== 13) continue;
+      const line = buf.slice(start, i);
+      if (c === 13) {
+        if (i + 1 < buf.length) {
+          if (buf.charCodeAt(i + 1) === 10) i++;
+        } else {
+          this.pendingCR = true;
+        }
+      }
+      start = i + 1;
+      this.processLine(line, events);
+    }
+    this.buffer = buf.slice(start);
+    if (final) {
+      if (this.buffer.length > 0) this.processLine(this.buffer, events);
+      this.buffer = '';
+      // A stream that ends without a blank line still delivers its last complete event.
+      this.dispatch(events);
+    }
+    return events;
+  }
+
+  private processLine(line: string, events: SseEvent[]): void {
+    if (line.length === 0) {
+      this.dispatch(events);
+      return;
+    }
+    if (line.charCodeAt(0) === 58 /* : */) {
+      this.comments++;
+      return;
+    }
+    const colon = line.indexOf(':');
+    let field: string;
+    let value: string;
+    if (colon === -1) {
+      field = line;
+      value = '';
+    } else {
+      field = line.slice(0, colon);
+      value = line.slice(colon + 1);
+      if (value.charCodeAt(0) === 32) value = value.slice(1);
+    }
+    switch (field) {
+      case 'data':
+        this.dataLines.push(value);
+        this.sawField = true;
+        break;
+      case 'event':
+        this.eventName = value;
+        this.sawField = true;
+        break;
+      case 'id':
+        if (!value.includes('\0')) this.lastId = value;
+        this.sawField = true;
+        break;
+      case 'retry':
+        this.sawField = true;
+        break;
+      default:
+        this.ignoredLines++;
+    }
+  }
+
+  private dispatch(events: SseEvent[]): void {
+    if (!this.sawField) return;
+    if (this.dataLines.length > 0) {
+      const event: SseEvent = { data: this.dataLines.join('\n') };
+      if (this.eventName) event.event = this.eventName;
+      if (this.lastId !== undefined) event.id = this.lastId;
+      events.push(event);
+    }
+    this.dataLines = [];
+    this.eventName = undefined;
+    this.sawField = false;
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Shared state for policies: counters with a time to live, plain values and leases. The
+ * in-memory store is the default; a Redis store implements the same interface so several
+ * gateway instances share breakers, cooldowns, health and quota counters.
+ */
+import type { Clock } from './clock.js';
+import { systemClock } from './clock.js';
+
+export interface StateStore {
+  get<T = unknown>(key: string): Promise<T | undefined>;
+  set<T = unknown>(key: string, value: T, ttlMs?: number): Promise<void>;
+  delete(key: string): Promise<void>;
+  /** Adds `by` to a numeric counter (created at 0) and returns the new value. */
+  increment(key: string, by?: number, ttlMs?: number): Promise<number>;
+  /** Takes the lease if it is free or expired; true when `holder` now holds it. */
+  acquireLease(key: string, holder: string, ttlMs: number): Promise<boolean>;
+  releaseLease(key: string, holder: string): Promise<void>;
+  close?(): Promise<void>;
+}
+
+interface Entry { value: unknown; expiresAt: number }
+
+export class MemoryStateStore implements StateStore {
+  private readonly entries = new Map<string, Entry>();
+
+  async close(): Promise<void> {
+    this.entries.clear();
+  }
+
+  constructor(private readonly clock: Clock = systemClock) {}
+
+  private live(key: string): Entry | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= this.clock.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  private expiry(ttlMs?: number): number {
+    return ttlMs === undefined ? Number.POSITIVE_INFINITY : this.clock.now() + ttlMs;
+  }
+
+  async get<T>(key: string): Promise<T | undefined> {
+    return this.live(key)?.value as T | undefined;
+  }
+
+  async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
+    this.entries.set(key, { value, expiresAt: this.expiry(ttlMs) });
+  }
+
+  async delete(key: string): Promise<void> {
+    this.entries.delete(key);
+  }
+
+  async increment(key: string, by = 1, ttlMs?: number): Promise<number> {
+    const entry = this.live(key);
+    const next = (typeof entry?.value === 'number' ? entry.value : 0) + by;
+    this.entries.set(key, { value: next, expiresAt: entry && ttlMs === undefined ? entry.expiresAt : this.expiry(ttlMs) });
+    return next;
+  }
+
+  async acquireLease(key: string, holder: string, ttlMs: number): Promise<boolean> {
+    const entry = this.live(key);
+    if (entry && entry.value !== holder) return false;
+    this.entries.set(key, { value: holder, expiresAt: this.expiry(ttlMs) });
+    return true;
+  }
+
+  async releaseLease(key: string, holder: string): Promise<void> {
+    if (this.live(key)?.value === holder) this.entries.delete(key);
+  }
+
+  /** Entries held now (expired ones are dropped first); for tests and the status page. */
+  size(): number {
+    for (const key of [...this.entries.keys()]) this.live(key);
+    return this.entries.size;
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * The production transport: undici's request API on a keep-alive Agent, with no retries of its
+ * own (one layer retries: the pipeline). Timeouts are enforced by the pipeline on the injected
+ * clock through the AbortSignal; undici's own timeouts are far-out backstops.
+ */
+import { Agent, EnvHttpProxyAgent, request as undiciRequest, type Dispatcher } from 'undici';
+import { SwitchyardError, isSwitchyardError } from './errors.js';
+
+export interface TransportRequest {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  signal: AbortSignal;
+}
+
+export interface TransportResponse {
+  status: number;
+  /** Lower-cased names; repeated headers joined with `, `. */
+  headers: Record<string, string>;
+  body: AsyncIterable<Uint8Array>;
+  /** Releases the connection without reading the rest of the body. */
+  discard(): void;
+}
+
+export interface Transport {
+  request(request: TransportRequest): Promise<TransportResponse>;
+  close?(): Promise<void>;
+}
+
+export interface UndiciTransportOptions {
+  /** A dispatcher to use instead of the built-in Agent (tests: the msw bridge). */
+  dispatcher?: Dispatcher;
+  connectTimeoutMs?: number;
+  keepAliveTimeoutMs?: number;
+  /** Max sockets per origin. */
+  connections?: number;
+  /** Extra CA certificates (PEM) for upstreams behind a corporate CA. */
+  ca?: string | string[];
+  /** Honour HTTPS_PROXY / HTTP_PROXY / NO_PROXY (default: when one of them is set). */
+  useEnvProxy?: boolean;
+}
+
+const BACKSTOP_MS = 15 * 60_000;
+
+function envProxySet(): boolean {
+  const env = process.env;
+  return Boolean(env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy);
+}
+
+export function createDispatcher(options: UndiciTransportOptions = {}): Dispatcher {
+  const connect = { timeout: options.connectTimeoutMs ?? 10_000, ...(options.ca ? { ca: options.ca } : {}) };
+  const common = {
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
+    connections: options.connections ?? 128,
+    headersTimeout: BACKSTOP_MS,
+    bodyTimeout: BACKSTOP_MS,
+    connect,
+  };
+  if (options.useEnvProxy ?? envProxySet()) {
+    return new EnvHttpProxyAgent({ ...common, ...(options.ca ? { requestTls: { ca: options.ca }, proxyTls: { ca: options.ca } } : {}) });
+  }
+  return new Agent(common);
+}
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (v === undefined) continue;
+    out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
+/** Maps socket-level failures to the taxonomy; an abort carries the pipeline's own reason. */
+export function transportError(error: unknown, signal: AbortSignal): SwitchyardError {
+  if (signal.aborted) {
+    const reason = signal.reason;
+    if (isSwitchyardError(reason)) return reason;
+    return new SwitchyardError('cancelled', 'request was cancelled', { cause: reason });
+  }
+  if (isSwitchyardError(error)) return error;
+  const code = (error as { code?: string } | undefined)?.code ?? '';
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return new SwitchyardError('timeout', `upstream timed out (${code})`, { cause: error });
+  }
+  return new SwitchyardError('network', `connection failed: ${code ? `${code} ` : ''}${message}`, { cause: error });
+}
+
+export function createUndiciTransport(options: UndiciTransportOptions = {}): Transport {
+  const ownDispatcher = options.dispatcher === undefined;
+  let dispatcher: Dispatcher | undefined = options.dispatcher;
+  const getDispatcher = () => (dispatcher ??= createDispatcher(options));
+  return {
+    async request(req) {
+      try {
+        const res = await undiciRequest(req.url, {
+          method: req.method,
+          headers: req.headers,
+          body: req.body,
+          signal: req.signal,
+          dispatcher: getDispatcher(),
+          headersTimeout: BACKSTOP_MS,
+          bodyTimeout: BACKSTOP_MS,
+        });
+        const body = res.body;
+        return {
+          status: res.statusCode,
+          headers: flattenHeaders(res.headers),
+          body: wrapBody(body, req.signal),
+          discard: () => body.destroy(),
+        };
+      } catch (error) {
+        throw transportError(error, req.signal);
+      }
+    },
+    async close() {
+      if (ownDispatcher && dispatcher) await dispatcher.close();
+    },
+  };
+}
+
+async function* wrapBody(body: AsyncIterable<Uint8Array> & { destroy(): void }, signal: AbortSignal): AsyncIterable<Uint8Array> {
+  try {
+    for await (const chunk of body) yield chunk;
+  } catch (error) {
+    throw transportError(error, signal);
+  } finally {
+    body.destroy();
+  }
+}
+
+/** Reads a whole body as text. */
+export async function readBodyText(body: AsyncIterable<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of body) text += decoder.decode(chunk, { stream: true });
+  return text + decoder.decode();
+}

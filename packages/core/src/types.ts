@@ -1,0 +1,253 @@
+/**
+ * Unified request, response and stream types. The request and response follow the OpenAI Chat
+ * Completions shape (what every gateway client already speaks); Switchyard's own data lives
+ * under `switchyard` and vendor-specific data under `providerMetadata[vendor]`.
+ */
+
+export type Role = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
+
+export interface TextContentPart { type: 'text'; text: string }
+export interface ImageContentPart { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } }
+export type ContentPart = TextContentPart | ImageContentPart | { type: string; [key: string]: unknown };
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatMessage {
+  role: Role;
+  content?: string | ContentPart[] | null;
+  name?: string;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  /** Reasoning text some vendors return (DeepSeek `reasoning_content`, Anthropic thinking). */
+  reasoning_content?: string;
+  /** Vendor data that must travel back on the next turn (Gemini thoughtSignature, Anthropic thinking signatures). */
+  providerMetadata?: ProviderMetadata;
+}
+
+export interface ToolDefinition {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
+}
+
+export type ToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
+
+export type ResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; json_schema: { name: string; schema?: Record<string, unknown>; strict?: boolean; description?: string } };
+
+/** Our own per-request hints; never sent upstream. */
+export interface SwitchyardRequestOptions {
+  tier?: string;
+  /** 0 = cheapest acceptable, 1 = best quality regardless of cost. */
+  costTolerance?: number;
+  tags?: Record<string, string>;
+  /** `false` opts this request out of the response cache. */
+  cache?: boolean;
+  /** Conversation id for sticky routing. */
+  conversationId?: string;
+  /** Per-request overrides of the streaming limits (milliseconds). */
+  timeouts?: Partial<AttemptTimeouts>;
+}
+
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  tools?: ToolDefinition[];
+  tool_choice?: ToolChoice;
+  parallel_tool_calls?: boolean;
+  response_format?: ResponseFormat;
+  temperature?: number;
+  top_p?: number;
+  max_tokens?: number;
+  max_completion_tokens?: number;
+  stop?: string | string[];
+  seed?: number;
+  presence_penalty?: number;
+  frequency_penalty?: number;
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  user?: string;
+  metadata?: Record<string, string>;
+  reasoning_effort?: string;
+  switchyard?: SwitchyardRequestOptions;
+  /** Unknown OpenAI fields pass through to OpenAI-compatible vendors untouched. */
+  [extra: string]: unknown;
+}
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call' | 'error' | 'other';
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number };
+  completion_tokens_details?: { reasoning_tokens?: number };
+}
+
+export type ProviderMetadata = Record<string, Record<string, unknown>>;
+
+export interface ResponseMessage {
+  role: 'assistant';
+  content: string | null;
+  tool_calls?: ToolCall[];
+  refusal?: string | null;
+  reasoning_content?: string;
+  providerMetadata?: ProviderMetadata;
+}
+
+export interface ChatChoice {
+  index: number;
+  message: ResponseMessage;
+  finish_reason: FinishReason | null;
+}
+
+/** What Switchyard adds to every answer: who answered and how. */
+export interface ResponseInfo {
+  endpoint: string;
+  deployment: string;
+  provider: string;
+  attempts: number;
+  /** Degrade level name when the answer came from the degrade stage. */
+  degraded?: string;
+  /** True when the answer is an expired cache entry served because every candidate failed. */
+  stale?: boolean;
+  cached?: boolean;
+  latencyMs?: number;
+}
+
+export interface ChatResponse {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  /** The upstream model that actually answered. */
+  model: string;
+  choices: ChatChoice[];
+  usage?: Usage;
+  system_fingerprint?: string | null;
+  providerMetadata?: ProviderMetadata;
+  switchyard?: ResponseInfo;
+}
+
+export interface EmbeddingRequest {
+  model: string;
+  input: string | string[];
+  dimensions?: number;
+  encoding_format?: 'float' | 'base64';
+  user?: string;
+  switchyard?: SwitchyardRequestOptions;
+}
+
+export interface EmbeddingResponse {
+  object: 'list';
+  data: { object: 'embedding'; index: number; embedding: number[] | string }[];
+  model: string;
+  usage?: { prompt_tokens: number; total_tokens: number };
+  switchyard?: ResponseInfo;
+}
+
+/* ---------------------------------------------------------------- stream parts */
+
+export interface ResponseMetadataPart { type: 'response-metadata'; id?: string; model?: string; created?: number; providerMetadata?: ProviderMetadata }
+export interface TextDeltaPart { type: 'text-delta'; text: string }
+export interface ReasoningDeltaPart { type: 'reasoning-delta'; text: string; providerMetadata?: ProviderMetadata }
+export interface ToolCallDeltaPart {
+  type: 'tool-call-delta';
+  /** Position of the call in the message's tool_calls array. */
+  index: number;
+  id?: string;
+  name?: string;
+  argumentsDelta: string;
+  providerMetadata?: ProviderMetadata;
+}
+export interface UsagePart { type: 'usage'; usage: Usage }
+export interface FinishPart { type: 'finish'; finishReason: FinishReason; rawFinishReason?: string; usage?: Usage; providerMetadata?: ProviderMetadata }
+export interface ErrorPart { type: 'error'; error: import('./errors.js').SwitchyardError }
+
+export type StreamPart =
+  | ResponseMetadataPart
+  | TextDeltaPart
+  | ReasoningDeltaPart
+  | ToolCallDeltaPart
+  | UsagePart
+  | FinishPart
+  | ErrorPart;
+
+/** Parts that carry answer content: the first of these is the stream's commit point. */
+export function isContentPart(part: StreamPart): boolean {
+  return part.type === 'text-delta' || part.type === 'reasoning-delta' || part.type === 'tool-call-delta';
+}
+
+/* ---------------------------------------------------------------- configuration */
+
+export type Capability = 'tools' | 'json' | 'vision' | 'prefill' | 'stream' | 'embeddings' | (string & {});
+
+export interface AttemptTimeouts {
+  /** Connect + response headers, per attempt. */
+  headersMs: number;
+  /** From attempt start to the first content token (streams). */
+  firstTokenMs: number;
+  /** Between two chunks once a stream flows. */
+  idleMs: number;
+  /** Whole attempt for non-streaming calls. */
+  attemptMs: number;
+}
+
+export interface EndpointConfig {
+  name: string;
+  provider: string;
+  baseUrl?: string;
+  apiKey?: string;
+  apiKeys?: string[];
+  /** Labels used for keys in logs, errors and metrics instead of the secret (`endpoint#index` by default). */
+  keyIds?: string[];
+  apiVersion?: string;
+  headers?: Record<string, string>;
+  enabled?: boolean;
+  timeouts?: Partial<AttemptTimeouts>;
+  /** Provider-specific options. */
+  options?: Record<string, unknown>;
+}
+
+export interface Price { input: number; output: number; cachedInput?: number }
+
+export interface DeploymentConfig {
+  endpoint: string;
+  model: string;
+  priority?: number;
+  weight?: number;
+  contextWindow?: number;
+  capabilities?: Capability[];
+  price?: Price;
+  timeouts?: Partial<AttemptTimeouts>;
+}
+
+/** A logical model: the deployments that can serve it, in default priority order. */
+export type ModelsConfig = Record<string, DeploymentConfig[]>;
+
+/** One thing the pipeline can try: an endpoint, one of its keys, an upstream model. */
+export interface Candidate {
+  /** Stable id for policies: `endpoint/model` plus `#key` when the endpoint has several keys. */
+  id: string;
+  /** `endpoint/model`: what breakers and health count per deployment. */
+  deploymentId: string;
+  endpoint: EndpointConfig;
+  deployment: DeploymentConfig;
+  provider: string;
+  model: string;
+  keyIndex: number;
+  /** Safe label for the key (never the secret). */
+  keyId: string;
+  /** The secret, for the provider codec only. Never log this. */
+  apiKey?: string;
+  priority: number;
+  weight: number;
+  capabilities: ReadonlySet<string>;
+  timeouts: AttemptTimeouts;
+  /** Filled by the degrade stage for extra candidates. */
+  degradeLevel?: string;
+}

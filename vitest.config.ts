@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+// Tests run on a clean checkout without a build: the "source" export condition points every
+// workspace package at its TypeScript sources.
+export default defineConfig({
+  resolve: { conditions: ['source', 'module', 'node', 'import', 'default'] },
+  ssr: { resolve: { conditions: ['source', 'module', 'node', 'import', 'default'], externalConditions: ['source'] } },
+  test: {
+    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'plugins/*/src/**/*.test.ts', 'plugins/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'examples/*/src/**/*.test.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
