@@ -21,10 +21,10 @@ export class ChatStream implements AsyncIterable<StreamPart> {
 
   constructor(
     private readonly body: AsyncIterator<StreamPart>,
-    private readonly head: readonly StreamPart[],
     /** Who answered. */
     readonly info: StreamInfo,
-    private readonly onCancel: () => void,
+    /** Aborts the upstream call and releases the request; safe to call more than once. */
+    private readonly onCancel: () => Promise<void> | void = () => undefined,
   ) {}
 
   async *[Symbol.asyncIterator](): AsyncGenerator<StreamPart> {
@@ -32,7 +32,6 @@ export class ChatStream implements AsyncIterable<StreamPart> {
     this.consumed = true;
     let completed = false;
     try {
-      yield* this.head;
       for (;;) {
         const next = await this.body.next();
         if (next.done) break;
@@ -40,13 +39,13 @@ export class ChatStream implements AsyncIterable<StreamPart> {
       }
       completed = true;
     } finally {
-      if (!completed) await this.body.return?.(undefined);
+      if (!completed) await this.cancel();
     }
   }
 
   /** Stops the stream and aborts the upstream call. */
   async cancel(): Promise<void> {
-    this.onCancel();
+    await this.onCancel();
     await this.body.return?.(undefined);
   }
 

@@ -217,6 +217,7 @@ class RequestRun {
   private early: ChatResponse | undefined;
   private attemptNumber = 0;
   private timerBusy = false;
+  private disposed = false;
   private degradedLevel: string | undefined;
   private readonly removeCallerAbort: () => void;
 
@@ -298,6 +299,8 @@ class RequestRun {
   }
 
   private dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
     this.timer.dispose();
     this.removeCallerAbort();
   }
@@ -326,7 +329,7 @@ class RequestRun {
     await this.recordRequest({ ok: true, response: labelled });
     if (this.mode !== 'stream') return labelled;
     const parts = responseToParts(labelled);
-    return new ChatStream(toIterator(parts), [], streamInfo(labelled), () => undefined);
+    return new ChatStream(toIterator(parts), streamInfo(labelled));
   }
 
   private async finishResponse(result: AttemptResult, candidate: Candidate): Promise<ChatResponse | EmbeddingResponse | ChatStream> {
@@ -335,12 +338,12 @@ class RequestRun {
     await this.recordRequest({ ok: true, response: response as ChatResponse });
     if (this.mode === 'stream') {
       // A degrade-stage answer (stale cache, canned text) for a stream request.
-      return new ChatStream(toIterator(responseToParts(response as ChatResponse)), [], streamInfo(response as ChatResponse), () => undefined);
+      return new ChatStream(toIterator(responseToParts(response as ChatResponse)), streamInfo(response as ChatResponse));
     }
     return response;
   }
 
-  private async recordRequest(partial: Pick<RequestOutcome, 'ok' | 'response' | 'error'>): Promise<void> {
+  async recordRequest(partial: Pick<RequestOutcome, 'ok' | 'response' | 'error'>): Promise<void> {
     const outcome: RequestOutcome = {
       ...partial,
       model: this.ctx.model,
@@ -539,12 +542,12 @@ class RequestRun {
   }
 
   /** Abort reasons carry the real cause (deadline, TTFT, caller); prefer them to a socket error. */
-  private abortAware(caught: unknown, signal: AbortSignal): SwitchyardError {
+  abortAware(caught: unknown, signal: AbortSignal): SwitchyardError {
     if (signal.aborted && isSwitchyardError(signal.reason)) return signal.reason;
     return toSwitchyardError(caught);
   }
 
-  private outcome(base: AttemptBase, error: SwitchyardError | undefined, result?: AttemptResult, phase: 'pre-commit' | 'post-commit' = 'pre-commit', usage?: AttemptOutcome['usage']): AttemptOutcome {
+  outcome(base: AttemptBase, error: SwitchyardError | undefined, result?: AttemptResult, phase: 'pre-commit' | 'post-commit' = 'pre-commit', usage?: AttemptOutcome['usage']): AttemptOutcome {
     const responseUsage = result && result.type !== 'stream' ? (result.response.usage as AttemptOutcome['usage']) : undefined;
     return {
       attempt: base.number,
@@ -562,7 +565,7 @@ class RequestRun {
     };
   }
 
-  private async recordAttempt(outcome: AttemptOutcome): Promise<void> {
+  async recordAttempt(outcome: AttemptOutcome): Promise<void> {
     this.ctx.attempts.push(outcome);
     await this.hooks.recordAttempt.promise(outcome, this.ctx);
     this.pipeline.events.emit('attempt:end', { ...outcome, requestId: this.ctx.id });
@@ -577,25 +580,80 @@ class RequestRun {
     const acc = new ResponseAccumulator();
     for (const part of result.head) acc.add(part);
     const info: StreamInfo = { ...this.info(candidate), model: acc.model || candidate.model };
-    const body = this.streamRest(candidate, result, base, acc, info);
-    return new ChatStream(body, result.head, info, () => base.controller.abort(new SwitchyardError('cancelled', 'stream was closed by the consumer')));
+    const committed = new CommittedAttempt(this, candidate, result, base, acc);
+    return new ChatStream(committed.parts(info), info, () => committed.abandon());
   }
 
-  private async *streamRest(candidate: Candidate, result: Extract<AttemptResult, { type: 'stream' }>, base: AttemptBase, acc: ResponseAccumulator, info: StreamInfo): AsyncGenerator<StreamPart> {
+  /* Used by CommittedAttempt. */
+  recordCommitted(outcome: AttemptOutcome): Promise<void> {
+    return this.recordAttempt(outcome);
+  }
+
+  outcomeOf(base: AttemptBase, error: SwitchyardError | undefined, usage: AttemptOutcome['usage']): AttemptOutcome {
+    return this.outcome(base, error, undefined, 'post-commit', usage);
+  }
+
+  errorFor(caught: unknown, base: AttemptBase, candidate: Candidate): SwitchyardError {
+    return attributeError(this.abortAware(caught, base.controller.signal), candidate);
+  }
+
+  finishRequest(partial: Pick<RequestOutcome, 'ok' | 'response' | 'error'>): Promise<void> {
+    return this.recordRequest(partial);
+  }
+
+  release(): void {
+    this.dispose();
+  }
+}
+
+/**
+ * A stream after its commit point: relays the rest, records the attempt once when it ends
+ * (success, failure or abandonment), offers a failure to `continueStream`, and otherwise ends
+ * with an error part.
+ */
+class CommittedAttempt {
+  private recorded = false;
+  private done = false;
+
+  constructor(
+    private readonly run: RequestRun,
+    private readonly candidate: Candidate,
+    private readonly result: Extract<AttemptResult, { type: 'stream' }>,
+    private readonly base: AttemptBase,
+    private readonly acc: ResponseAccumulator,
+  ) {}
+
+  private async record(error?: SwitchyardError): Promise<void> {
+    if (this.recorded) return;
+    this.recorded = true;
+    const outcome = this.run.outcomeOf(this.base, error, this.acc.usage);
+    this.base.release();
+    await this.run.recordCommitted(outcome);
+  }
+
+  /** The consumer stopped reading: abort the upstream; a cancellation counts against nobody. */
+  async abandon(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    const cancelled = new SwitchyardError('cancelled', 'stream was closed by the consumer');
+    this.base.controller.abort(cancelled);
+    await this.result.rest.return?.(undefined);
+    await this.record(cancelled);
+    this.run.release();
+  }
+
+  async *parts(info: StreamInfo): AsyncGenerator<StreamPart> {
+    const { run, acc } = this;
     let failure: SwitchyardError | undefined;
-    let finished = result.head.some((p) => p.type === 'finish');
-    let recorded = false;
-    const record = async (error?: SwitchyardError) => {
-      if (recorded) return;
-      recorded = true;
-      const outcome = this.outcome(base, error, undefined, 'post-commit', acc.usage);
-      base.release();
-      await this.recordAttempt(outcome);
-    };
+    let finished = false;
     try {
+      for (const part of this.result.head) {
+        if (part.type === 'finish') finished = true;
+        yield part;
+      }
       try {
         for (;;) {
-          const next = await result.rest.next();
+          const next = await this.result.rest.next();
           if (next.done) break;
           const part = next.value;
           if (part.type === 'error') throw part.error;
@@ -604,12 +662,12 @@ class RequestRun {
           yield part;
         }
       } catch (error) {
-        failure = attributeError(this.abortAware(error, base.controller.signal), candidate);
+        failure = run.errorFor(error, this.base, this.candidate);
       }
-      if (!failure && !finished) failure = attributeError(new SwitchyardError('stream-cut', 'stream ended without a finish signal'), candidate);
-      await record(failure);
+      if (!failure && !finished) failure = attributeError(new SwitchyardError('stream-cut', 'stream ended without a finish signal'), this.candidate);
+      await this.record(failure);
       if (failure && failure.kind !== 'cancelled') {
-        const continuation = await this.hooks.continueStream.promise({ error: failure, candidate, partial: acc.toResponse() }, this.ctx);
+        const continuation = await run.ctx.pipeline.hooks.continueStream.promise({ error: failure, candidate: this.candidate, partial: acc.toResponse() }, run.ctx);
         if (continuation) {
           let continued = false;
           try {
@@ -621,28 +679,23 @@ class RequestRun {
             }
           } catch (error) {
             // The caller learns about the original failure, never a fallback's prefill rejection.
-            this.pipeline.events.emit('plugin-error', { plugin: 'continueStream', stage: 'continueStream', error });
+            run.ctx.pipeline.events.emit('plugin-error', { plugin: 'continueStream', stage: 'continueStream', error });
           }
           if (continued) failure = undefined;
         }
       }
+      this.done = true;
       if (failure) {
         yield { type: 'error', error: failure };
-        await this.recordRequest({ ok: false, error: failure });
+        await run.finishRequest({ ok: false, error: failure });
       } else {
-        info.attempts = this.ctx.attempts.length;
         const response = acc.toResponse();
-        response.switchyard = { ...info, attempts: this.ctx.attempts.length, latencyMs: this.clock.now() - this.ctx.startedAt };
-        await this.recordRequest({ ok: true, response });
+        response.switchyard = { ...info, attempts: run.ctx.attempts.length, latencyMs: run.ctx.clock.now() - run.ctx.startedAt };
+        await run.finishRequest({ ok: true, response });
       }
+      run.release();
     } finally {
-      if (!recorded) {
-        // The consumer stopped reading: abort the upstream and count nothing against it.
-        base.controller.abort(new SwitchyardError('cancelled', 'stream was closed by the consumer'));
-        await result.rest.return?.(undefined);
-        await record(new SwitchyardError('cancelled', 'stream was closed by the consumer'));
-      }
-      this.dispose();
+      if (!this.done) await this.abandon();
     }
   }
 }
@@ -699,7 +752,7 @@ function streamInfo(response: ChatResponse): StreamInfo {
 }
 
 async function* toIterator(parts: StreamPart[]): AsyncGenerator<StreamPart> {
-  yield* parts.filter((p) => p.type !== 'response-metadata' || true);
+  yield* parts;
 }
 
 export function defaultClassification(request: ChatRequest, stream: boolean): Classification {

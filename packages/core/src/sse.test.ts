@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { SseParser } from './sse.js';
+
+const enc = new TextEncoder();
+
+function parseAll(chunks: (string | Uint8Array)[]) {
+  const p = new SseParser();
+  const events = chunks.flatMap((c) => p.push(c));
+  return { events: [...events, ...p.end()], parser: p };
+}
+
+describe('SseParser', () => {
+  it('splits events on LF, CRLF and CR blank lines', () => {
+    for (const nl of ['\n', '\r\n', '\r']) {
+      const { events } = parseAll([`data: a${nl}${nl}data: b${nl}${nl}`]);
+      expect(events.map((e) => e.data)).toEqual(['a', 'b']);
+    }
+  });
+
+  it('keeps event names, ids and multi-line data; skips comments', () => {
+    const { events, parser } = parseAll([': keep-alive\n', 'event: message_start\nid: 7\ndata: {"a":\ndata: 1}\n\n']);
+    expect(events).toEqual([{ event: 'message_start', id: '7', data: '{"a":\n1}' }]);
+    expect(parser.comments).toBe(1);
+  });
+
+  it('reassembles UTF-8 sequences split across chunks', () => {
+    const bytes = enc.encode('data: héllo 🌍\n\n');
+    const cut = 9; // inside the é / emoji bytes
+    const { events } = parseAll([bytes.slice(0, cut), bytes.slice(cut, cut + 5), bytes.slice(cut + 5)]);
+    expect(events[0].data).toBe('héllo 🌍');
+  });
+
+  it('handles a CRLF pair split across two chunks as one line end', () => {
+    const { events } = parseAll(['data: x\r', '\n\r', '\ndata: y\r\n\r\n']);
+    expect(events.map((e) => e.data)).toEqual(['x', 'y']);
+  });
+
+  it('counts unknown fields and never throws on junk', () => {
+    const { events, parser } = parseAll(['garbage line\nfoo: bar\ndata: ok\n\n']);
+    expect(events.map((e) => e.data)).toEqual(['ok']);
+    expect(parser.ignoredLines).toBe(2);
+  });
+
+  it('delivers a last event that has no trailing blank line', () => {
+    const { events } = parseAll(['data: last']);
+    expect(events.map((e) => e.data)).toEqual(['last']);
+  });
+
+  it('yields the same events however the byte stream is chunked (property)', () => {
+    const text = 'event: a\ndata: 1\r\n\r\n: c\ndata: ü\rdata: 2\r\rdata: [DONE]\n\n';
+    const bytes = enc.encode(text);
+    const reference = parseAll([bytes]).events;
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 8 }), (cuts) => {
+        const points = [...new Set(cuts)].sort((a, b) => a - b);
+        const chunks: Uint8Array[] = [];
+        let prev = 0;
+        for (const p of points) {
+          chunks.push(bytes.slice(prev, p));
+          prev = p;
+        }
+        chunks.push(bytes.slice(prev));
+        expect(parseAll(chunks).events).toEqual(reference);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
