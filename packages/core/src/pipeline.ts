@@ -425,21 +425,29 @@ class RequestRun {
   }
 
   private async degrade(error: SwitchyardError): Promise<{ type: 'response' | 'stream'; result: AttemptResult; candidate: Candidate; outcomeBase: AttemptBase }> {
-    const degraded = await this.hooks.degrade.promise(error, this.ctx);
-    if (!degraded) throw error;
-    this.degradedLevel = degraded.level;
-    this.pipeline.events.emit('degraded', { requestId: this.ctx.id, level: degraded.level });
-    if ('response' in degraded) {
-      const response: ChatResponse = { ...degraded.response, switchyard: { ...this.info(undefined), ...degraded.response.switchyard, degraded: degraded.level } };
-      return { type: 'response', result: { type: 'response', response }, candidate: syntheticCandidate(degraded.level), outcomeBase: undefined as never };
+    // When a level's extra candidates all fail, the stage runs again with the new error so a
+    // plugin can offer its next level; a level offered twice ends the stage.
+    const offered = new Set<string>();
+    let failure = error;
+    for (;;) {
+      const degraded = await this.hooks.degrade.promise(failure, this.ctx);
+      if (!degraded || offered.has(degraded.level)) throw failure;
+      offered.add(degraded.level);
+      this.degradedLevel = degraded.level;
+      this.pipeline.events.emit('degraded', { requestId: this.ctx.id, level: degraded.level });
+      if ('response' in degraded) {
+        const response: ChatResponse = { ...degraded.response, switchyard: { ...this.info(undefined), ...degraded.response.switchyard, degraded: degraded.level } };
+        return { type: 'response', result: { type: 'response', response }, candidate: syntheticCandidate(degraded.level), outcomeBase: undefined as never };
+      }
+      for (const candidate of degraded.candidates) {
+        if (this.controller.signal.aborted) break;
+        const base = this.startAttempt({ ...candidate, degradeLevel: degraded.level }, { initiator: 'degrade' });
+        const settled = await this.settleAttempt(base);
+        if (settled.ok) return { type: settled.result.type === 'stream' ? 'stream' : 'response', result: settled.result, candidate: base.candidate, outcomeBase: base };
+      }
+      failure = this.failureError();
+      if (this.controller.signal.aborted) throw failure;
     }
-    for (const candidate of degraded.candidates) {
-      if (this.controller.signal.aborted) break;
-      const base = this.startAttempt({ ...candidate, degradeLevel: degraded.level }, { initiator: 'degrade' });
-      const settled = await this.settleAttempt(base);
-      if (settled.ok) return { type: settled.result.type === 'stream' ? 'stream' : 'response', result: settled.result, candidate: base.candidate, outcomeBase: base };
-    }
-    throw this.failureError();
   }
 
   /* ------------------------------------------------------------------ attempts */

@@ -52,21 +52,32 @@ export function providersOf(mod: Record<string, unknown>): ProviderV1[] {
   return [...found];
 }
 
+/**
+ * Imports the provider packages the endpoints name. A third-party endpoint names its package
+ * (`provider: "@acme/provider-x"`, or `"@acme/provider-x#id"` when it exports several); the
+ * endpoint is then bound to that provider's id.
+ */
 export async function loadProviders(config: Pick<LoadedConfig, 'endpoints'>, importer: Importer): Promise<ProviderV1[]> {
-  const packages = new Map<string, string>();
-  config.endpoints.forEach((endpoint, i) => {
-    if (endpoint.enabled === false) return;
-    const pkg = FIRST_PARTY_PROVIDERS[endpoint.provider] ?? endpoint.provider;
-    if (!packages.has(pkg)) packages.set(pkg, `endpoints[${i}].provider`);
-  });
-  const providers: ProviderV1[] = [];
-  for (const [pkg, where] of packages) {
-    const mod = await importModule(importer, pkg, where);
-    const found = providersOf(mod);
-    if (found.length === 0) throw new SwitchyardError('plugin', `${where}: "${pkg}" exports no Switchyard provider (made with defineProvider())`, { code: 'SWITCHYARD_ERR_PLUGIN_INVALID' });
-    providers.push(...found);
+  const modules = new Map<string, ProviderV1[]>();
+  const providers = new Set<ProviderV1>();
+  for (let i = 0; i < config.endpoints.length; i++) {
+    const endpoint = config.endpoints[i];
+    if (endpoint.enabled === false) continue;
+    const where = `endpoints[${i}].provider`;
+    const firstParty = FIRST_PARTY_PROVIDERS[endpoint.provider];
+    const [pkg, wantedId] = firstParty ? [firstParty, endpoint.provider] : endpoint.provider.split('#');
+    let found = modules.get(pkg);
+    if (!found) {
+      found = providersOf(await importModule(importer, pkg, where));
+      if (found.length === 0) throw new SwitchyardError('plugin', `${where}: "${pkg}" exports no Switchyard provider (made with defineProvider())`, { code: 'SWITCHYARD_ERR_PLUGIN_INVALID' });
+      modules.set(pkg, found);
+    }
+    const chosen = wantedId ? found.find((p) => p.id === wantedId) : found[0];
+    if (!chosen) throw new SwitchyardError('plugin', `${where}: "${pkg}" has no provider with id "${wantedId}" (it has: ${found.map((p) => p.id).join(', ')})`, { code: 'SWITCHYARD_ERR_PLUGIN_INVALID' });
+    if (!firstParty) endpoint.provider = chosen.id;
+    for (const p of found) providers.add(p);
   }
-  return providers;
+  return [...providers];
 }
 
 export async function loadPlugins(entries: LoadedConfig['plugins'], importer: Importer): Promise<Plugin[]> {
