@@ -1,0 +1,1 @@
+export { createMswDispatcher, MswDispatcher, type HandlerSource } from './msw-dispatcher.js';
