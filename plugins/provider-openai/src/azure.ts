@@ -1,0 +1,35 @@
+/**
+ * Azure OpenAI. The endpoint's baseUrl is the resource root (`https://NAME.openai.azure.com`),
+ * the deployment's `model` is the Azure deployment name, `apiVersion` comes from the endpoint,
+ * and the key travels in the `api-key` header. `apiVersion: v1` selects Azure's newer
+ * `/openai/v1` surface, where the deployment goes in the body's `model` instead of the path.
+ */
+import type { Candidate } from '@switchyard/core';
+import { defineOpenAIFamilyProvider } from './openai-family.js';
+import { AZURE_CHAT_FIELDS } from './request-body.js';
+
+/** The newest generally available data-plane version at the time of writing. */
+export const AZURE_DEFAULT_API_VERSION = '2024-10-21';
+
+/** `/openai` unless the configured baseUrl already ends with it. */
+function openaiPrefix(target: Candidate): string {
+  return /\/openai\/?$/.test(target.endpoint.baseUrl ?? '') ? '' : '/openai';
+}
+
+export function azurePath(operation: 'chat/completions' | 'embeddings' | 'models', target: Candidate): string {
+  const version = target.endpoint.apiVersion ?? AZURE_DEFAULT_API_VERSION;
+  const prefix = openaiPrefix(target);
+  if (version === 'v1') return `${prefix}/v1/${operation}`;
+  const query = `?api-version=${encodeURIComponent(version)}`;
+  if (operation === 'models') return `${prefix}/models${query}`;
+  return `${prefix}/deployments/${encodeURIComponent(target.model)}/${operation}${query}`;
+}
+
+export const azureProvider = defineOpenAIFamilyProvider({
+  id: 'azure',
+  defaultCapabilities: ['tools', 'json', 'vision', 'stream'],
+  pathFor: azurePath,
+  authHeaders: (target): Record<string, string> => (target.apiKey ? { 'api-key': target.apiKey } : {}),
+  allowedFields: AZURE_CHAT_FIELDS,
+  keepReasoning: false,
+});
