@@ -1,0 +1,100 @@
+/**
+ * The router plugin: capability matching and ordering of the candidates the filters left, by
+ * strategy; context-length failures rerouted to a larger window; optional sticky conversations.
+ */
+import { definePlugin, STAGE, type Candidate, type ChatRequest, type Classification, type RequestContext } from '@switchyard/core';
+import { assertServable, fitsContext, hasCapabilities, requiredCapabilities, requiredContextTokens } from './capabilities.js';
+import { contextReroute } from './context-reroute.js';
+import { demotedIds } from './demoted.js';
+import { LatencyTracker } from './latency-tracker.js';
+import { routerOptionsSchema, type RouterOptions, type RouterOptionsInput, type Strategy } from './options.js';
+import { conversationKey } from './sticky.js';
+import { costAware, leastLatency, priorityWeighted, roundRobin } from './strategies.js';
+
+export const PLUGIN_NAME = '@switchyard/plugin-router';
+
+export const router = definePlugin<RouterOptions, RouterOptionsInput>({
+  name: PLUGIN_NAME,
+  version: '0.1.0',
+  core: '^0.1.0',
+  optionsSchema: routerOptionsSchema,
+  apply(pipeline, options) {
+    const { clock, random, store } = pipeline;
+    const latency = new LatencyTracker({ decayMs: options.latencyDecayMs, defaultRttMs: options.defaultRttMs, failurePenaltyMs: options.failurePenaltyMs });
+    const attemptKey = (requestId: string, attempt: number) => `${requestId}#${attempt}`;
+
+    pipeline.hooks.classify.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (classification, ctx) => {
+      if (ctx.kind !== 'chat') return classification;
+      const needs = requiredCapabilities(ctx.request as ChatRequest);
+      if (needs.length === 0) return classification;
+      return { ...classification, capabilities: new Set([...classification.capabilities, ...needs]) };
+    });
+
+    pipeline.hooks.route.tapPromise({ name: PLUGIN_NAME, stage: STAGE.ORDER }, async (candidates, classification, ctx) => {
+      const eligible = ctx.kind === 'chat' ? matching(candidates, classification, ctx, options) : candidates;
+      const demoted = demotedIds(ctx);
+      const preferred = eligible.filter((c) => !demoted.has(c.id));
+      const lastResort = eligible.filter((c) => demoted.has(c.id));
+      const ordered = await order(strategyFor(classification, options), preferred, classification, ctx);
+      return [...(options.sticky ? await preferSticky(ordered, ctx) : ordered), ...lastResort];
+    });
+
+    pipeline.events.on('attempt:start', ({ requestId, attempt, candidate }) => latency.started(candidate.deploymentId, attemptKey(requestId, attempt), clock.now()));
+
+    pipeline.hooks.recordAttempt.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (outcome, ctx) => {
+      latency.record(outcome, attemptKey(ctx.id, outcome.attempt), clock.now());
+      const key = options.sticky && outcome.ok ? conversationKey(ctx) : undefined;
+      if (key) await store.set(key, outcome.candidate.deploymentId, options.stickyTtlMs);
+    });
+
+    // Before retry policies (STAGE.DEFAULT), which would otherwise fail a request failure outright.
+    if (options.contextReroute) {
+      pipeline.hooks.retry.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, async (outcome, ctx) => contextReroute(outcome, ctx));
+    }
+
+    async function order(strategy: Strategy, list: Candidate[], classification: Classification, ctx: RequestContext): Promise<Candidate[]> {
+      switch (strategy) {
+        case 'round-robin':
+          return roundRobin(list, store, ctx.model);
+        case 'least-latency': {
+          const now = clock.now();
+          return leastLatency(list, (c) => latency.load(c.deploymentId, now), random);
+        }
+        case 'cost-aware': {
+          const request = ctx.request as ChatRequest;
+          const tolerance = clamp01(classification.costTolerance ?? request.switchyard?.costTolerance ?? options.costTolerance);
+          const outputTokens = request.max_completion_tokens ?? request.max_tokens ?? options.expectedOutputTokens;
+          return costAware(list, tolerance, { inputTokens: classification.estimatedInputTokens, outputTokens });
+        }
+        default:
+          return priorityWeighted(list, random);
+      }
+    }
+
+    /** The remembered deployment goes first when it is still in the first tier (healthy, not filtered). */
+    async function preferSticky(ordered: Candidate[], ctx: RequestContext): Promise<Candidate[]> {
+      const key = conversationKey(ctx);
+      if (!key || ordered.length < 2) return ordered;
+      const remembered = await store.get<string>(key);
+      if (!remembered) return ordered;
+      const index = ordered.findIndex((c) => c.deploymentId === remembered && c.priority === ordered[0].priority);
+      if (index <= 0) return ordered;
+      return [ordered[index], ...ordered.slice(0, index), ...ordered.slice(index + 1)];
+    }
+  },
+});
+
+function strategyFor(classification: Classification, options: RouterOptions): Strategy {
+  return (classification.tier !== undefined ? options.tiers[classification.tier]?.strategy : undefined) ?? options.strategy;
+}
+
+function matching(candidates: Candidate[], classification: Classification, ctx: RequestContext, options: RouterOptions): Candidate[] {
+  const needs = [...classification.capabilities];
+  const tokens = options.checkContextWindow ? requiredContextTokens(ctx.request as ChatRequest, classification) : undefined;
+  assertServable(ctx.model, ctx.pipeline.candidatesFor(ctx.model), needs, tokens);
+  return candidates.filter((c) => hasCapabilities(c, needs) && (tokens === undefined || fitsContext(c, tokens)));
+}
+
+function clamp01(value: number): number {
+  return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0.5;
+}

@@ -1,0 +1,82 @@
+/**
+ * The ordering strategies. Each returns every candidate it was given, best first: the rest of
+ * the list are the fallbacks the core tries next.
+ */
+import type { Candidate, RandomSource, StateStore } from '@switchyard/core';
+import { p2c } from './p2c.js';
+import { weightedOrder } from './weighted-pick.js';
+
+/** Candidates grouped by priority (lowest number first), keeping the given order inside a tier. */
+export function tiersOf(candidates: readonly Candidate[]): Candidate[][] {
+  const byPriority = new Map<number, Candidate[]>();
+  for (const c of candidates) {
+    const tier = byPriority.get(c.priority);
+    if (tier) tier.push(c);
+    else byPriority.set(c.priority, [c]);
+  }
+  return [...byPriority.entries()].sort((a, b) => a[0] - b[0]).map(([, tier]) => tier);
+}
+
+export function priorityWeighted(candidates: readonly Candidate[], random: RandomSource): Candidate[] {
+  return tiersOf(candidates).flatMap((tier) => weightedOrder(tier, (c) => c.weight, random));
+}
+
+export async function roundRobin(candidates: readonly Candidate[], store: StateStore, model: string): Promise<Candidate[]> {
+  const out: Candidate[] = [];
+  for (const tier of tiersOf(candidates)) {
+    if (tier.length === 1) {
+      out.push(tier[0]);
+      continue;
+    }
+    const turn = await store.increment(`switchyard:router:rr:${model}:${tier[0].priority}`);
+    const start = (turn - 1) % tier.length;
+    out.push(...tier.slice(start), ...tier.slice(0, start));
+  }
+  return out;
+}
+
+/** P2C picks the first of each tier; the others follow by ascending load. */
+export function leastLatency(candidates: readonly Candidate[], loadOf: (c: Candidate) => number, random: RandomSource): Candidate[] {
+  return tiersOf(candidates).flatMap((tier) => {
+    const first = p2c(tier, loadOf, random);
+    if (!first) return [];
+    const rest = tier.filter((c) => c !== first).sort((a, b) => loadOf(a) - loadOf(b));
+    return [first, ...rest];
+  });
+}
+
+export interface CostEstimate {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** USD for the request on this deployment, or undefined when it has no price. */
+export function requestCost(candidate: Candidate, tokens: CostEstimate): number | undefined {
+  const price = candidate.deployment.price;
+  if (!price) return undefined;
+  return (price.input * tokens.inputTokens + price.output * tokens.outputTokens) / 1_000_000;
+}
+
+/**
+ * Trades price against quality across every tier. Quality is the priority rank (the lowest
+ * priority number is the best); `tolerance` 0 wants the cheapest, 1 the best regardless of cost.
+ * A deployment without a price counts as the most expensive: it never wins on cost by accident.
+ */
+export function costAware(candidates: readonly Candidate[], tolerance: number, tokens: CostEstimate): Candidate[] {
+  if (candidates.length <= 1) return [...candidates];
+  const costs = candidates.map((c) => requestCost(c, tokens));
+  const known = costs.filter((c): c is number => c !== undefined);
+  const maxCost = known.length ? Math.max(...known) : 0;
+  const minCost = known.length ? Math.min(...known) : 0;
+  const priorities = candidates.map((c) => c.priority);
+  const best = Math.min(...priorities);
+  const worst = Math.max(...priorities);
+  const scored = candidates.map((candidate, index) => {
+    const cost = costs[index];
+    const cheapness = cost === undefined ? 0 : maxCost > minCost ? (maxCost - cost) / (maxCost - minCost) : 1;
+    const quality = worst > best ? (worst - candidate.priority) / (worst - best) : 1;
+    return { candidate, index, utility: tolerance * quality + (1 - tolerance) * cheapness };
+  });
+  scored.sort((a, b) => b.utility - a.utility || a.candidate.priority - b.candidate.priority || a.index - b.index);
+  return scored.map((s) => s.candidate);
+}
