@@ -1,0 +1,21 @@
+/** The Gemini (Generative Language API) codec. */
+import { defineProvider, type ProviderRequest } from '@switchyard/core';
+import { buildGeminiRequest } from './build-request.js';
+import { geminiError } from './classify-error.js';
+import { parseGeminiResponse } from './parse-response.js';
+import { GeminiStreamDecoder } from './stream-decoder.js';
+
+export const GEMINI_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com/v1beta';
+
+export const geminiProvider = defineProvider({
+  specificationVersion: 'v1',
+  id: 'gemini',
+  defaultBaseUrl: GEMINI_DEFAULT_BASE_URL,
+  defaultCapabilities: ['tools', 'json', 'vision', 'stream'],
+  buildRequest: buildGeminiRequest,
+  parseResponse: parseGeminiResponse,
+  createStreamDecoder: (target) => new GeminiStreamDecoder(target.apiKey),
+  classifyError: (response, target) => geminiError(response, target.apiKey),
+  probe: (target): ProviderRequest => ({ method: 'GET', path: '/models', headers: target.apiKey ? { 'x-goog-api-key': target.apiKey } : {} }),
+});
+

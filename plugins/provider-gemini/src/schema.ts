@@ -1,0 +1,103 @@
+/**
+ * JSON Schema → the OpenAPI subset Gemini accepts in `parameters` and `responseSchema`.
+ * Gemini rejects the whole request on a keyword it does not know (`additionalProperties`,
+ * `$schema`, `$ref`…), so this keeps only the keywords it documents and rewrites the common
+ * JSON Schema idioms it cannot express directly.
+ */
+
+type Schema = Record<string, unknown>;
+
+const KEPT_KEYWORDS = new Set([
+  'type', 'format', 'title', 'description', 'nullable', 'enum', 'default', 'example',
+  'minItems', 'maxItems', 'minLength', 'maxLength', 'pattern', 'minimum', 'maximum',
+  'minProperties', 'maxProperties', 'propertyOrdering',
+]);
+
+/** Formats Gemini accepts; others (`email`, `uri`…) are rejected, so they are dropped. */
+const KEPT_FORMATS = new Set(['date-time', 'enum', 'int32', 'int64', 'float', 'double']);
+
+function isSchema(value: unknown): value is Schema {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Local `#/$defs/X` / `#/definitions/X` references; anything else is unresolvable. */
+function resolveRef(ref: string, root: Schema): Schema | undefined {
+  const m = /^#\/(\$defs|definitions)\/(.+)$/.exec(ref);
+  if (!m) return undefined;
+  const defs = root[m[1]];
+  const target = isSchema(defs) ? defs[decodeURIComponent(m[2])] : undefined;
+  return isSchema(target) ? target : undefined;
+}
+
+function convert(schema: Schema, root: Schema, seenRefs: ReadonlySet<string>): Schema {
+  if (typeof schema.$ref === 'string') {
+    const target = resolveRef(schema.$ref, root);
+    // A recursive schema cannot be inlined; an untyped object is the closest Gemini allows.
+    if (!target || seenRefs.has(schema.$ref)) return { type: 'object', ...(typeof schema.description === 'string' ? { description: schema.description } : {}) };
+    const { $ref: _ref, ...siblings } = schema;
+    return convert({ ...target, ...siblings }, root, new Set([...seenRefs, schema.$ref]));
+  }
+  if (Array.isArray(schema.allOf) && schema.allOf.length === 1 && isSchema(schema.allOf[0])) {
+    const { allOf, ...rest } = schema;
+    return convert({ ...(allOf as Schema[])[0], ...rest }, root, seenRefs);
+  }
+
+  const out: Schema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (KEPT_KEYWORDS.has(key)) out[key] = value;
+  }
+  if (typeof out.format === 'string' && !KEPT_FORMATS.has(out.format)) delete out.format;
+  if ('const' in schema && out.enum === undefined) out.enum = [schema.const];
+
+  if (Array.isArray(schema.type)) {
+    const types = schema.type.filter((t) => t !== 'null');
+    if (types.length < schema.type.length) out.nullable = true;
+    if (types.length === 1) out.type = types[0];
+    else {
+      delete out.type;
+      if (types.length > 1) out.anyOf = types.map((t) => convert({ ...schema, type: t }, root, seenRefs));
+    }
+  } else if (schema.type === 'null') {
+    delete out.type;
+    out.nullable = true;
+  }
+
+  const variants = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined;
+  if (variants) {
+    const nonNull = variants.filter((v) => isSchema(v) && v.type !== 'null') as Schema[];
+    if (nonNull.length < variants.length) out.nullable = true;
+    if (nonNull.length === 1) Object.assign(out, { ...convert(nonNull[0], root, seenRefs), ...out });
+    else out.anyOf = nonNull.map((v) => convert(v, root, seenRefs));
+  }
+
+  if (isSchema(schema.properties)) {
+    const properties: Schema = {};
+    for (const [name, value] of Object.entries(schema.properties)) {
+      if (isSchema(value)) properties[name] = convert(value, root, seenRefs);
+    }
+    if (Object.keys(properties).length > 0) {
+      out.properties = properties;
+      if (Array.isArray(schema.required)) {
+        const required = schema.required.filter((r): r is string => typeof r === 'string' && r in properties);
+        if (required.length > 0) out.required = required;
+      }
+    }
+  }
+  const items = Array.isArray(schema.items) ? schema.items[0] : schema.items;
+  if (isSchema(items)) out.items = convert(items, root, seenRefs);
+  return out;
+}
+
+/** The Gemini schema for a JSON Schema, or undefined when there is nothing to declare. */
+export function toGeminiSchema(schema: unknown): Schema | undefined {
+  if (!isSchema(schema)) return undefined;
+  return convert(schema, schema, new Set());
+}
+
+/** Tool parameters: an object with no properties is left out (Gemini rejects an empty OBJECT). */
+export function toGeminiParameters(schema: unknown): Schema | undefined {
+  const converted = toGeminiSchema(schema);
+  if (!converted) return undefined;
+  if (converted.type === 'object' && converted.properties === undefined && converted.anyOf === undefined) return undefined;
+  return converted;
+}
