@@ -18,6 +18,8 @@ export interface RunAttemptOptions {
   signal?: AbortSignal;
   /** Plugin name, recorded on the attempt outcome. */
   initiator?: string;
+  /** A different request for this attempt (continuation with an assistant prefill). */
+  request?: ChatRequest | EmbeddingRequest;
 }
 
 export interface RequestContext {

@@ -38,6 +38,8 @@ export interface Attempt {
   /** 1-based attempt number within the request. */
   number: number;
   candidate: Candidate;
+  /** What to send: the request, or a plugin's variant of it (a continuation prefill). */
+  request: import('./types.js').ChatRequest | import('./types.js').EmbeddingRequest;
   stream: boolean;
   signal: AbortSignal;
   startedAt: number;

@@ -217,6 +217,9 @@ class RequestRun {
   private early: ChatResponse | undefined;
   private attemptNumber = 0;
   private timerBusy = false;
+  /** Results and errors of plugin-run attempts, so a tap can hand them over to the core. */
+  private readonly handedOver = new WeakMap<object, AttemptBase>();
+  private readonly recordedFailures = new WeakMap<SwitchyardError, AttemptOutcome>();
   private disposed = false;
   private degradedLevel: string | undefined;
   private readonly removeCallerAbort: () => void;
@@ -366,7 +369,7 @@ class RequestRun {
       ctx.current = current;
       const base = this.startAttempt(current, { initiator: 'core' });
       const settled = await this.settleAttempt(base);
-      if (settled.ok) return { type: settled.result.type === 'stream' ? 'stream' : 'response', result: settled.result, candidate: current, outcomeBase: base };
+      if (settled.ok) return { type: settled.result.type === 'stream' ? 'stream' : 'response', result: settled.result, candidate: settled.base.candidate, outcomeBase: settled.base };
       const outcome = settled.outcome;
       if (outcome.outcome === 'ignored' && this.controller.signal.aborted) break;
       let decision = (await this.hooks.retry.promise(outcome, ctx)) ?? defaultRetryDecision(outcome);
@@ -443,7 +446,7 @@ class RequestRun {
         if (this.controller.signal.aborted) break;
         const base = this.startAttempt({ ...candidate, degradeLevel: degraded.level }, { initiator: 'degrade' });
         const settled = await this.settleAttempt(base);
-        if (settled.ok) return { type: settled.result.type === 'stream' ? 'stream' : 'response', result: settled.result, candidate: base.candidate, outcomeBase: base };
+        if (settled.ok) return { type: settled.result.type === 'stream' ? 'stream' : 'response', result: settled.result, candidate: settled.base.candidate, outcomeBase: settled.base };
       }
       failure = this.failureError();
       if (this.controller.signal.aborted) throw failure;
@@ -452,18 +455,57 @@ class RequestRun {
 
   /* ------------------------------------------------------------------ attempts */
 
+  /**
+   * An attempt a plugin starts itself. It is recorded like any other; a call tap that answers
+   * with its result (or rethrows its error) hands the attempt over, and the core records it
+   * once. A stream that no one hands over is recorded when its reader finishes.
+   */
   runAttempt(candidate: Candidate, options: RunAttemptOptions = {}): Promise<AttemptResult> {
-    const base = this.startAttempt(candidate, { initiator: options.initiator ?? 'plugin', signal: options.signal });
+    const base = this.startAttempt(candidate, { initiator: options.initiator ?? 'plugin', signal: options.signal, request: options.request });
     return this.settleAttempt(base).then((settled) => {
-      if (settled.ok) {
-        // Plugin-run streams are recorded when the pipeline commits to one of them.
-        return settled.result;
+      if (!settled.ok) {
+        this.recordedFailures.set(settled.outcome.error!, settled.outcome);
+        throw settled.outcome.error;
       }
-      throw settled.outcome.error;
+      const result = settled.result;
+      if (result.type !== 'stream') {
+        this.handedOver.set(result, base);
+        return result;
+      }
+      const wrapped = { ...result, rest: this.recordWhenRead(base, result) };
+      this.handedOver.set(wrapped, base);
+      return wrapped;
     });
   }
 
-  private startAttempt(candidate: Candidate, opts: { initiator: string; signal?: AbortSignal }): AttemptBase {
+  /** Records a plugin-run stream when its reader finishes, unless the core took it over. */
+  private async *recordWhenRead(base: AttemptBase, result: Extract<AttemptResult, { type: 'stream' }>): AsyncGenerator<StreamPart, void, undefined> {
+    let finished = result.head.some((p) => p.type === 'finish');
+    let error: SwitchyardError | undefined;
+    const acc = new ResponseAccumulator();
+    try {
+      for (;;) {
+        const next = await result.rest.next();
+        if (next.done) break;
+        if (next.value.type === 'finish') finished = true;
+        if (next.value.type === 'error') error = next.value.error;
+        acc.add(next.value);
+        yield next.value;
+      }
+    } catch (caught) {
+      error = attributeError(this.abortAware(caught, base.controller.signal), base.candidate);
+      throw error;
+    } finally {
+      if (!base.takenOver) {
+        if (!error && !finished) error = new SwitchyardError('cancelled', 'stream was closed by the plugin that started it');
+        const outcome = this.outcome(base, error, undefined, 'post-commit', acc.usage);
+        base.release();
+        await this.recordAttempt(outcome);
+      }
+    }
+  }
+
+  private startAttempt(candidate: Candidate, opts: { initiator: string; signal?: AbortSignal; request?: ChatRequest | EmbeddingRequest }): AttemptBase {
     const number = ++this.attemptNumber;
     const controller = new AbortController();
     const requestSignal = this.controller.signal;
@@ -485,6 +527,7 @@ class RequestRun {
     const timeouts = { ...candidate.timeouts, ...(this.ctx.request as ChatRequest).switchyard?.timeouts };
     const stream = this.mode === 'stream';
     const startedAt = this.clock.now();
+    let released = false;
     const base: AttemptBase = {
       number,
       candidate,
@@ -494,7 +537,10 @@ class RequestRun {
       initiator: opts.initiator,
       ttftMs: undefined,
       headers: undefined,
+      takenOver: false,
       release: () => {
+        if (released) return;
+        released = true;
         for (const c of cleanups) c();
         if (useShared) {
           this.timer.clearAttempt();
@@ -506,6 +552,7 @@ class RequestRun {
     const attempt: Attempt = {
       number,
       candidate,
+      request: opts.request ?? this.ctx.request,
       stream,
       signal: controller.signal,
       startedAt,
@@ -525,7 +572,7 @@ class RequestRun {
     return base;
   }
 
-  private async settleAttempt(base: AttemptBase): Promise<{ ok: true; result: AttemptResult } | { ok: false; outcome: AttemptOutcome }> {
+  private async settleAttempt(base: AttemptBase): Promise<{ ok: true; result: AttemptResult; base: AttemptBase } | { ok: false; outcome: AttemptOutcome }> {
     const { candidate } = base;
     let result: AttemptResult | undefined;
     let error: SwitchyardError | undefined;
@@ -535,18 +582,32 @@ class RequestRun {
       result = await hook.promise(base.attempt!, this.ctx);
       if (!result) throw new SwitchyardError('plugin', `no call tap answered for provider "${candidate.provider}"`, { retryable: false });
     } catch (caught) {
+      const handed = isSwitchyardError(caught) ? this.recordedFailures.get(caught) : undefined;
+      if (handed) {
+        // A plugin-run attempt failed and was recorded already; decide on its outcome.
+        base.release();
+        return { ok: false, outcome: handed };
+      }
       error = attributeError(this.abortAware(caught, base.controller.signal), candidate);
     }
+    const child = result ? this.handedOver.get(result) : undefined;
+    if (child && child !== base) {
+      // The tap answered with a plugin-run attempt (a hedge): that attempt is the real one.
+      base.release();
+      child.takenOver = true;
+      if (result!.type !== 'stream') return { ok: true, result: result!, base: child };
+      return { ok: true, result: { ...result!, rest: (result as Extract<AttemptResult, { type: 'stream' }>).rest }, base: child };
+    }
     if (result && result.type === 'stream' && !error) {
-      // Recorded when the stream ends (commitStream); the attempt keeps its timer.
+      // Recorded when the stream ends (CommittedAttempt); the attempt keeps its timer.
       base.headers = result.headers;
-      return { ok: true, result };
+      return { ok: true, result, base };
     }
     const outcome = this.outcome(base, error, result);
     base.release();
     await this.recordAttempt(outcome);
     if (error) return { ok: false, outcome };
-    return { ok: true, result: result! };
+    return { ok: true, result: result!, base };
   }
 
   /** Abort reasons carry the real cause (deadline, TTFT, caller); prefer them to a socket error. */
@@ -587,7 +648,8 @@ class RequestRun {
     this.pipeline.events.emit('stream:commit', { requestId: this.ctx.id, candidate, ttftMs: base.ttftMs ?? 0 });
     const acc = new ResponseAccumulator();
     for (const part of result.head) acc.add(part);
-    const info: StreamInfo = { ...this.info(candidate), model: acc.model || candidate.model };
+    // The committing attempt is not recorded until the stream ends; it counts all the same.
+    const info: StreamInfo = { ...this.info(candidate), attempts: this.ctx.attempts.length + 1, model: acc.model || candidate.model };
     const committed = new CommittedAttempt(this, candidate, result, base, acc);
     return new ChatStream(committed.parts(info), info, () => committed.abandon());
   }
@@ -717,6 +779,8 @@ interface AttemptBase {
   initiator: string;
   ttftMs: number | undefined;
   headers: Record<string, string> | undefined;
+  /** A plugin-run attempt the core now owns (hedge winner): the core records it. */
+  takenOver: boolean;
   release(): void;
   timer: RequestTimer;
   attempt?: Attempt;
