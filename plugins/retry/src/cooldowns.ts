@@ -1,0 +1,69 @@
+/**
+ * Cooldowns: "do not send here before T". Set from Retry-After (and from key failures and
+ * misconfigured deployments), stored with a TTL in the StateStore so every request, and every
+ * gateway instance on a shared store, skips a cooling candidate until the time is up.
+ */
+import type { Candidate, Clock, StateStore } from '@switchyard/core';
+
+export interface Cooldown {
+  until: number;
+  reason: string;
+}
+
+const PREFIX = 'switchyard:cooldown:';
+
+/** The key a candidate uses, shared by every deployment of its endpoint. */
+export function keyScope(candidate: Candidate): string {
+  return `key:${candidate.endpoint.name}#${candidate.keyIndex}`;
+}
+
+/**
+ * Scopes a candidate can be cooled under: itself (a deployment, or one key of it when the
+ * endpoint has several), the whole deployment, and its API key.
+ */
+export function scopesOf(candidate: Candidate): string[] {
+  const scopes = [candidate.id];
+  if (candidate.deploymentId !== candidate.id) scopes.push(candidate.deploymentId);
+  scopes.push(keyScope(candidate));
+  return scopes;
+}
+
+export class Cooldowns {
+  constructor(
+    private readonly store: StateStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Cools `scope` for `ms`; an existing longer cooldown is kept (a cooldown never shrinks). */
+  async set(scope: string, ms: number, reason: string): Promise<Cooldown> {
+    const key = PREFIX + scope;
+    const now = this.clock.now();
+    const existing = await this.live(key, now);
+    const until = now + Math.max(0, ms);
+    if (existing && existing.until >= until) return existing;
+    const entry = { until, reason };
+    await this.store.set(key, entry, until - now);
+    return entry;
+  }
+
+  async get(scope: string): Promise<Cooldown | undefined> {
+    return this.live(PREFIX + scope, this.clock.now());
+  }
+
+  async clear(scope: string): Promise<void> {
+    await this.store.delete(PREFIX + scope);
+  }
+
+  /** The latest cooldown that applies to the candidate, if any. */
+  async of(candidate: Candidate): Promise<Cooldown | undefined> {
+    const entries = await Promise.all(scopesOf(candidate).map((s) => this.get(s)));
+    let latest: Cooldown | undefined;
+    for (const e of entries) if (e && (!latest || e.until > latest.until)) latest = e;
+    return latest;
+  }
+
+  private async live(key: string, now: number): Promise<Cooldown | undefined> {
+    const entry = await this.store.get<Cooldown>(key);
+    return entry && typeof entry.until === 'number' && entry.until > now ? entry : undefined;
+  }
+}

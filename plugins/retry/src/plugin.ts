@@ -1,0 +1,97 @@
+/** @switchyard/plugin-retry: wires the retry policy into the pipeline's hooks. */
+import { definePlugin, sleep, STAGE, type Candidate, type Pipeline, type RequestContext, SwitchyardError } from '@switchyard/core';
+import { retryOptionsSchema, type RetryOptions, type RetryOptionsInput } from './options.js';
+import { RetryPolicy, retryState } from './retry-policy.js';
+import type { Cooldown } from './cooldowns.js';
+import type { RetryBudgetSnapshot } from './retry-budget.js';
+
+export const PLUGIN_NAME = '@switchyard/plugin-retry';
+
+/** Read and steer the retry plugin of a pipeline (status pages, tests, the hedge plugin). */
+export interface RetryControl {
+  readonly options: RetryOptions;
+  /** The cooldown that applies to a candidate right now, if any. */
+  cooldownOf(candidate: Candidate): Promise<Cooldown | undefined>;
+  /** Cool a scope (candidate id, deployment id or `key:<endpoint>#<index>`) down for `ms`. */
+  setCooldown(scope: string, ms: number, reason?: string): Promise<Cooldown>;
+  clearCooldown(scope: string): Promise<void>;
+  budget(deploymentId: string): Promise<RetryBudgetSnapshot>;
+  /** Spends one retry from a deployment's budget (hedges spend it too); false when exhausted. */
+  tryWithdraw(deploymentId: string): Promise<boolean>;
+}
+
+const registry = new WeakMap<Pipeline, RetryControl>();
+
+/** The retry plugin's controls on `pipeline`; throws a coded error when the plugin is not applied. */
+export function getRetryControl(pipeline: Pipeline): RetryControl {
+  const control = registry.get(pipeline);
+  if (!control) throw new SwitchyardError('plugin', `${PLUGIN_NAME} is not applied to this pipeline`, { code: 'SWITCHYARD_ERR_PLUGIN_MISSING' });
+  return control;
+}
+
+export const retry = definePlugin<RetryOptions, RetryOptionsInput>({
+  name: PLUGIN_NAME,
+  version: '0.1.0',
+  core: '^0.1.0',
+  optionsSchema: retryOptionsSchema,
+  apply(pipeline, options) {
+    const policy = new RetryPolicy(pipeline, options);
+    registry.set(pipeline, {
+      options,
+      cooldownOf: (candidate) => policy.cooldowns.of(candidate),
+      setCooldown: (scope, ms, reason = 'manual') => policy.cooldowns.set(scope, ms, reason),
+      clearCooldown: (scope) => policy.cooldowns.clear(scope),
+      budget: (id) => policy.budget.snapshot(id),
+      tryWithdraw: (id) => policy.budget.tryWithdraw(id),
+    });
+
+    pipeline.hooks.route.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, (candidates, _classification, ctx) => skipCooling(policy, options, candidates, ctx));
+
+    pipeline.hooks.recordAttempt.tapPromise({ name: PLUGIN_NAME }, async (outcome, ctx) => {
+      const state = retryState(ctx);
+      // A retry was paid for when it was granted; every other attempt is a request that earns budget.
+      if (state.retrying === outcome.candidate.id) state.retrying = undefined;
+      else await policy.budget.recordRequest(outcome.candidate.deploymentId);
+    });
+
+    pipeline.hooks.retry.tapPromise({ name: PLUGIN_NAME }, (outcome, ctx) => policy.decide(outcome, ctx));
+  },
+});
+
+/**
+ * Route filter: drops cooling candidates. When every candidate is cooling, the request waits
+ * for the soonest cooldown to end if that is short and fits the deadline; otherwise no
+ * candidate is left and the core fails fast (after the degrade stage). Never hammers.
+ */
+async function skipCooling(policy: RetryPolicy, options: RetryOptions, candidates: Candidate[], ctx: RequestContext): Promise<Candidate[]> {
+  if (candidates.length === 0) return candidates;
+  const cooling = await Promise.all(candidates.map((c) => policy.cooldowns.of(c)));
+  const free = candidates.filter((_, i) => !cooling[i]);
+  if (free.length > 0) {
+    recordSkipped(ctx, candidates, cooling);
+    return free;
+  }
+  const soonest = Math.min(...cooling.map((c) => c!.until));
+  const wait = soonest - ctx.clock.now();
+  if (wait > options.maxRetryAfterWaitMs || wait + options.minAttemptMs > ctx.timeLeft()) {
+    recordSkipped(ctx, candidates, cooling);
+    return [];
+  }
+  try {
+    await sleep(ctx.clock, wait, ctx.signal);
+  } catch {
+    return [];
+  }
+  retryState(ctx).waitedMs = wait;
+  // Cooldowns may have been extended meanwhile: check again, and wait no more than once.
+  const after = await Promise.all(candidates.map((c) => policy.cooldowns.of(c)));
+  recordSkipped(ctx, candidates, after);
+  return candidates.filter((_, i) => !after[i]);
+}
+
+function recordSkipped(ctx: RequestContext, candidates: Candidate[], cooling: (Cooldown | undefined)[]): void {
+  const skipped = retryState(ctx).skipped;
+  cooling.forEach((c, i) => {
+    if (c) skipped.push({ candidate: candidates[i].id, until: c.until, reason: c.reason });
+  });
+}
