@@ -22,3 +22,4 @@ export { createPipeline, defaultClassification, defaultRetryDecision, isPipeline
 export type { Pipeline, PipelineOptions, CallOptions } from './pipeline.js';
 export { joinUrl, attributeError } from './provider-call.js';
 export { CORE_VERSION } from './version.js';
+export * from './services.js';
