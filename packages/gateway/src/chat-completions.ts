@@ -1,0 +1,78 @@
+/**
+ * POST /v1/chat/completions. Non-streaming answers are one `chat.completion` object. Streams
+ * follow the commit-point contract: nothing but SSE comment heartbeats before the pipeline
+ * commits; after it, a failure is an SSE error event and the stream never ends with `[DONE]`.
+ */
+import { SwitchyardError, type ChatRequest, type ChatStream, type SwitchyardError as SwitchyardErrorType } from '@switchyard/core';
+import type { Exchange } from './exchange.js';
+import { drained, infoHeaders, sendError, sendJson } from './http-reply.js';
+import { replyForError } from './openai-errors.js';
+import { chatCompletionBody, ChunkEncoder, sseErrorEvent } from './openai-wire.js';
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
+
+function attemptsOf(error: unknown): Record<string, string> {
+  const attempts = (error as SwitchyardErrorType | undefined)?.attempts;
+  return attempts ? { 'x-switchyard-attempts': String(attempts.length) } : {};
+}
+
+export async function chatCompletions(x: Exchange, body: unknown): Promise<void> {
+  const stream = (body as { stream?: unknown } | null)?.stream;
+  if (stream !== undefined && stream !== null && typeof stream !== 'boolean') {
+    throw new SwitchyardError('invalid-request', 'stream must be a boolean', { path: 'stream', status: 400 });
+  }
+  if (stream === true) return streamCompletion(x, body as ChatRequest);
+  try {
+    const response = await x.pipeline.chat(body as ChatRequest, x.call);
+    sendJson(x.res, 200, chatCompletionBody(response), infoHeaders(response.switchyard));
+  } catch (error) {
+    sendError(x.res, replyForError(error), attemptsOf(error));
+  }
+}
+
+async function streamCompletion(x: Exchange, request: ChatRequest): Promise<void> {
+  const { res } = x;
+  const startSse = (headers: Record<string, string>) => {
+    res.writeHead(200, { ...SSE_HEADERS, ...headers });
+    // Headers go out now, not with the first chunk: the client's stream starts at commit.
+    res.flushHeaders();
+  };
+  let heartbeat: ReturnType<Exchange['clock']['setTimeout']> | undefined;
+  const beat = () => {
+    if (!res.headersSent) startSse({});
+    res.write(': heartbeat\n\n');
+    heartbeat = x.clock.setTimeout(beat, x.heartbeatMs);
+  };
+  heartbeat = x.clock.setTimeout(beat, x.heartbeatMs);
+
+  let stream: ChatStream;
+  try {
+    stream = await x.pipeline.stream(request, x.call);
+  } catch (error) {
+    const reply = replyForError(error);
+    // Before any byte went out the client gets a normal error status; after heartbeats, an SSE error event.
+    if (!res.headersSent) sendError(res, reply, attemptsOf(error));
+    else res.end(sseErrorEvent(reply.body));
+    return;
+  } finally {
+    x.clock.clearTimeout(heartbeat);
+  }
+  if (!res.headersSent) startSse(infoHeaders(stream.info));
+
+  const encoder = new ChunkEncoder(stream.info, request.stream_options?.include_usage === true);
+  let failure: SwitchyardErrorType | undefined;
+  for await (const part of stream) {
+    if (part.type === 'error') {
+      failure = part.error;
+      break;
+    }
+    const text = encoder.encode(part);
+    if (text && !res.write(text)) await drained(res);
+    if (res.destroyed) break; // leaving the loop cancels the upstream attempt
+  }
+  if (res.destroyed) return;
+  if (failure) {
+    x.logger.warn('stream failed after commit', { requestId: x.call.requestId, kind: failure.kind, endpoint: failure.endpoint });
+    res.end(sseErrorEvent(replyForError(failure).body));
+  } else res.end(encoder.end());
+}

@@ -1,0 +1,16 @@
+/** What a route handler gets for one HTTP exchange. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CallOptions, Clock, Pipeline } from '@switchyard/core';
+import type { Logger } from './logger.js';
+
+export interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  pipeline: Pipeline;
+  /** Aborts when the client disconnects before its answer is complete. */
+  signal: AbortSignal;
+  call: CallOptions;
+  clock: Clock;
+  logger: Logger;
+  heartbeatMs: number;
+}

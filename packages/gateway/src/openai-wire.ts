@@ -1,0 +1,113 @@
+/**
+ * Serialises unified answers back to the OpenAI wire format the official SDKs parse:
+ * `chat.completion` objects and `chat.completion.chunk` SSE events.
+ */
+import type { ChatResponse, EmbeddingResponse, FinishReason, StreamInfo, StreamPart, Usage } from '@switchyard/core';
+
+const OPENAI_FINISH = new Set(['stop', 'length', 'tool_calls', 'content_filter', 'function_call']);
+
+/** Our `error` / `other` reasons are not in OpenAI's enum; SDK stream helpers reject unknown ones. */
+export function wireFinishReason(reason: FinishReason | null): string | null {
+  if (reason === null) return null;
+  return OPENAI_FINISH.has(reason) ? reason : 'stop';
+}
+
+/** The response without Switchyard's own info (that travels in `x-switchyard-*` headers). */
+export function chatCompletionBody(response: ChatResponse): Record<string, unknown> {
+  return {
+    id: response.id,
+    object: 'chat.completion',
+    created: response.created,
+    model: response.model,
+    choices: response.choices.map((choice) => ({
+      index: choice.index,
+      message: { ...choice.message, refusal: choice.message.refusal ?? null },
+      logprobs: null,
+      finish_reason: wireFinishReason(choice.finish_reason),
+    })),
+    ...(response.usage ? { usage: response.usage } : {}),
+    system_fingerprint: response.system_fingerprint ?? null,
+  };
+}
+
+export function embeddingsBody(response: EmbeddingResponse): Record<string, unknown> {
+  const { switchyard: _info, ...body } = response;
+  return body;
+}
+
+/** Turns stream parts into SSE text, one `data:` event per chunk. */
+export class ChunkEncoder {
+  private prefix: string | undefined;
+  private id: string | undefined;
+  private model: string | undefined;
+  private created = Math.floor(Date.now() / 1000);
+  private roleSent = false;
+  private usage: Usage | undefined;
+  private readonly toolCallsSeen = new Set<number>();
+
+  constructor(
+    private readonly info: StreamInfo,
+    private readonly includeUsage: boolean,
+  ) {}
+
+  /** SSE text for one part ('' when the part produces no chunk by itself). */
+  encode(part: StreamPart): string {
+    switch (part.type) {
+      case 'response-metadata':
+        if (this.prefix === undefined) {
+          this.id ??= part.id;
+          this.model ??= part.model;
+          if (part.created) this.created = part.created;
+        }
+        return '';
+      case 'text-delta':
+        return this.chunk({ content: part.text }, null);
+      case 'reasoning-delta':
+        return this.chunk({ reasoning_content: part.text }, null);
+      case 'tool-call-delta': {
+        const first = !this.toolCallsSeen.has(part.index);
+        this.toolCallsSeen.add(part.index);
+        const fn: Record<string, string> = { arguments: part.argumentsDelta };
+        if (part.name) fn.name = part.name;
+        const call = { index: part.index, ...(part.id ? { id: part.id } : {}), ...(first ? { type: 'function' } : {}), function: fn };
+        return this.chunk({ tool_calls: [call] }, null);
+      }
+      case 'usage':
+        this.usage = part.usage;
+        return '';
+      case 'finish':
+        if (part.usage) this.usage = part.usage;
+        return this.chunk({}, wireFinishReason(part.finishReason));
+      case 'error':
+        return '';
+    }
+  }
+
+  /** The trailing usage chunk (when the client asked `stream_options.include_usage`) and `[DONE]`. */
+  end(): string {
+    let out = '';
+    if (this.includeUsage) {
+      const usage = this.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+      out += `data: ${this.head()}"choices":[],"usage":${JSON.stringify(usage)}}\n\n`;
+    }
+    return `${out}data: [DONE]\n\n`;
+  }
+
+  private head(): string {
+    // Built once: every chunk of a stream shares id, created and model.
+    this.prefix ??= `{"id":${JSON.stringify(this.id ?? `chatcmpl-${Math.random().toString(36).slice(2, 14)}`)},"object":"chat.completion.chunk","created":${this.created},"model":${JSON.stringify(this.model || this.info.model)},`;
+    return this.prefix;
+  }
+
+  private chunk(delta: Record<string, unknown>, finishReason: string | null): string {
+    if (!this.roleSent) {
+      this.roleSent = true;
+      delta = { role: 'assistant', ...delta };
+    }
+    return `data: ${this.head()}"choices":[{"index":0,"delta":${JSON.stringify(delta)},"logprobs":null,"finish_reason":${finishReason === null ? 'null' : `"${finishReason}"`}}]}\n\n`;
+  }
+}
+
+export function sseErrorEvent(body: unknown): string {
+  return `data: ${JSON.stringify(body)}\n\n`;
+}

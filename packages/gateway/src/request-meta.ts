@@ -1,0 +1,22 @@
+/** Request id and trace context taken from client headers only when they are well-formed. */
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+
+const REQUEST_ID_RE = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+const TRACEPARENT_RE = /^[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The client's `x-request-id` when it is short and plain, otherwise a fresh one. */
+export function requestIdOf(req: IncomingMessage): string {
+  const given = single(req.headers['x-request-id'])?.trim();
+  return given && REQUEST_ID_RE.test(given) ? given : `req_${randomBytes(12).toString('hex')}`;
+}
+
+/** A W3C `traceparent` to forward upstream, or undefined when absent or malformed. */
+export function traceparentOf(req: IncomingMessage): string | undefined {
+  const value = single(req.headers.traceparent)?.trim().toLowerCase();
+  return value && TRACEPARENT_RE.test(value) ? value : undefined;
+}

@@ -1,0 +1,111 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { answers, chatBody, fails, GATEWAY_KEY, pipelineFor, raw, startGateway, stopAll, VENDOR_KEY, vendor } from './support/harness.js';
+
+afterEach(stopAll);
+
+describe('non-streaming chat through the OpenAI SDK', () => {
+  it('answers a chat.completion and names who answered', async () => {
+    const primary = await vendor(answers(['Hello', ' there']));
+    const { client } = await startGateway(pipelineFor({ vendors: { primary } }));
+    const { data, response } = await client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    expect(data.object).toBe('chat.completion');
+    expect(data.choices[0].message).toMatchObject({ role: 'assistant', content: 'Hello there' });
+    expect(data.choices[0].finish_reason).toBe('stop');
+    expect(data.model).toBe('upstream-model');
+    expect(data.usage?.total_tokens).toBe(5);
+    expect(response.headers.get('x-switchyard-endpoint')).toBe('primary');
+    expect(response.headers.get('x-switchyard-attempts')).toBe('1');
+    expect(response.headers.get('x-switchyard-degraded')).toBeNull();
+    expect(response.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{24}$/);
+    expect(data).not.toHaveProperty('switchyard');
+  });
+
+  it('fails over to the next endpoint and reports both attempts', async () => {
+    const down = await vendor(fails(503, 'overloaded'));
+    const backup = await vendor(answers(['from backup']));
+    const { client } = await startGateway(pipelineFor({ vendors: { down, backup } }));
+    const { data, response } = await client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    expect(data.choices[0].message.content).toBe('from backup');
+    expect(response.headers.get('x-switchyard-endpoint')).toBe('backup');
+    expect(response.headers.get('x-switchyard-attempts')).toBe('2');
+    expect(down.requests).toHaveLength(1);
+  });
+
+  it('sends the vendor key upstream, never the gateway key, and forwards request id and traceparent', async () => {
+    const primary = await vendor(answers(['ok']));
+    const { client } = await startGateway(pipelineFor({ vendors: { primary } }));
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const { response } = await client.chat.completions
+      .create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }, { headers: { 'x-request-id': 'client-req-42', traceparent } })
+      .withResponse();
+    expect(response.headers.get('x-request-id')).toBe('client-req-42');
+    const seen = primary.requests[0].headers;
+    expect(seen.authorization).toBe(`Bearer ${VENDOR_KEY}`);
+    expect(JSON.stringify(seen)).not.toContain(GATEWAY_KEY);
+    expect(seen.traceparent).toBe(traceparent);
+  });
+
+  it('replaces a malformed request id and drops a malformed traceparent', async () => {
+    const primary = await vendor(answers(['ok']));
+    const { origin } = await startGateway(pipelineFor({ vendors: { primary } }));
+    const res = await raw(origin, '/v1/chat/completions', { body: chatBody(), headers: { 'x-request-id': 'x'.repeat(500), traceparent: '00-zz-not-a-trace-01' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+    expect(primary.requests[0].headers.traceparent).toBeUndefined();
+  });
+
+  it('lists the logical models and answers health and readiness', async () => {
+    const primary = await vendor(answers(['ok']));
+    const { client, origin } = await startGateway(pipelineFor({ vendors: { primary }, model: 'fast' }));
+    const models = await client.models.list();
+    expect(models.data.map((m) => m.id)).toEqual(['fast']);
+    expect((await client.models.retrieve('fast')).id).toBe('fast');
+    const health = await fetch(`${origin}/health`);
+    expect(health.status).toBe(200);
+    const ready = await fetch(`${origin}/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ready', models: 1 });
+  });
+
+  it('is not ready while a logical model has no usable candidate', async () => {
+    const primary = await vendor(answers(['ok']));
+    const { origin } = await startGateway(
+      pipelineFor({
+        vendors: { primary },
+        extra: {
+          endpoints: [{ name: 'primary', provider: 'openai', baseUrl: primary.url, apiKey: VENDOR_KEY }, { name: 'off', provider: 'openai', enabled: false }],
+          models: { chat: [{ endpoint: 'primary', model: 'm' }], orphan: [{ endpoint: 'off', model: 'm' }] },
+        },
+      }),
+    );
+    const ready = await fetch(`${origin}/ready`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ status: 'not_ready', modelsWithoutCandidates: ['orphan'] });
+  });
+
+  it('serves embeddings with the same failover', async () => {
+    const down = await vendor(fails(500));
+    const up = await vendor((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.25, -0.5] }], model: 'up-model', usage: { prompt_tokens: 2, total_tokens: 2 } }));
+    });
+    const { client } = await startGateway(pipelineFor({ vendors: { down, up } }));
+    const { data, response } = await client.embeddings.create({ model: 'chat', input: 'hello', encoding_format: 'float' }).withResponse();
+    expect(data.data[0].embedding).toEqual([0.25, -0.5]);
+    expect(response.headers.get('x-switchyard-endpoint')).toBe('up');
+    expect(response.headers.get('x-switchyard-attempts')).toBe('2');
+  });
+
+  it('exposes counters on /metrics', async () => {
+    const down = await vendor(fails(503));
+    const up = await vendor(answers(['ok']));
+    const { client, origin } = await startGateway(pipelineFor({ vendors: { down, up } }));
+    await client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] });
+    const text = await (await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${GATEWAY_KEY}` } })).text();
+    expect(text).toContain('switchyard_gateway_requests_total{route="/v1/chat/completions",status="200"} 1');
+    expect(text).toContain('switchyard_upstream_attempts_total{endpoint="down",outcome="endpoint-failure"} 1');
+    expect(text).toContain('switchyard_failovers_total 1');
+    expect(text).not.toContain(VENDOR_KEY);
+    expect((await fetch(`${origin}/metrics`)).status).toBe(401);
+  });
+});
