@@ -1,7 +1,7 @@
 /**
- * Per-deployment PeakEWMA estimates fed from every attempt outcome, plus the attempts in flight
- * (PeakEWMA scales the estimate by pending + 1). Failures are biased (Linkerd): a deployment that
- * fails fast must never look fast.
+ * Per-deployment PeakEWMA estimates fed from every attempt outcome, plus the requests in flight
+ * on each deployment (PeakEWMA scales the estimate by pending + 1). Failures are biased
+ * (Linkerd): a deployment that fails fast must never look fast.
  */
 import type { AttemptOutcome } from '@switchyard/core';
 import { PeakEwma, type PeakEwmaOptions } from './peak-ewma.js';
@@ -12,11 +12,12 @@ export interface LatencyTrackerOptions extends PeakEwmaOptions {
 
 /** Retry-After longer than this says "not soon", not "this slow" (reference b.3). */
 const MAX_RETRY_AFTER_BIAS_MS = 300_000;
-/** An attempt whose outcome never arrives (an abandoned hedge) stops counting as in flight. */
+/** A request whose outcome never arrives stops counting as in flight after this. */
 const PENDING_TTL_MS = 10 * 60_000;
 
 export class LatencyTracker {
   private readonly estimates = new Map<string, PeakEwma>();
+  /** deploymentId → requestId → since when. */
   private readonly inFlight = new Map<string, Map<string, number>>();
 
   constructor(private readonly options: LatencyTrackerOptions) {}
@@ -27,15 +28,25 @@ export class LatencyTracker {
     return estimate;
   }
 
-  started(deploymentId: string, attemptKey: string, now: number): void {
-    let attempts = this.inFlight.get(deploymentId);
-    if (!attempts) this.inFlight.set(deploymentId, (attempts = new Map()));
-    attempts.set(attemptKey, now);
+  /** Counted from the moment the router picks it, so concurrent routing decisions see each other. */
+  started(deploymentId: string, requestId: string, now: number): void {
+    let requests = this.inFlight.get(deploymentId);
+    if (!requests) this.inFlight.set(deploymentId, (requests = new Map()));
+    if (!requests.has(requestId)) requests.set(requestId, now);
   }
 
-  record(outcome: AttemptOutcome, attemptKey: string, now: number): void {
+  finished(deploymentId: string, requestId: string): void {
+    this.inFlight.get(deploymentId)?.delete(requestId);
+  }
+
+  /** The request ended: nothing of it is in flight any more. */
+  ended(requestId: string): void {
+    for (const requests of this.inFlight.values()) requests.delete(requestId);
+  }
+
+  record(outcome: AttemptOutcome, requestId: string, now: number): void {
     const id = outcome.candidate.deploymentId;
-    this.inFlight.get(id)?.delete(attemptKey);
+    this.finished(id, requestId);
     if (outcome.outcome === 'ignored' || outcome.outcome === 'request-failure') return;
     const measured = outcome.stream && outcome.ttftMs !== undefined ? outcome.ttftMs : outcome.latencyMs;
     if (outcome.ok) {
@@ -47,10 +58,10 @@ export class LatencyTracker {
   }
 
   pending(deploymentId: string, now: number): number {
-    const attempts = this.inFlight.get(deploymentId);
-    if (!attempts) return 0;
-    for (const [key, startedAt] of attempts) if (now - startedAt > PENDING_TTL_MS) attempts.delete(key);
-    return attempts.size;
+    const requests = this.inFlight.get(deploymentId);
+    if (!requests) return 0;
+    for (const [key, since] of requests) if (now - since > PENDING_TTL_MS) requests.delete(key);
+    return requests.size;
   }
 
   load(deploymentId: string, now: number): number {

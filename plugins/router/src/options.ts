@@ -16,8 +16,11 @@ export const routerOptionsSchema = z.object({
   stickyTtlMs: z.number().int().positive().default(30 * 60_000),
   /** PeakEWMA decay time constant (ms). */
   latencyDecayMs: z.number().positive().default(10_000),
-  /** Latency assumed for a deployment without samples (ms). */
-  defaultRttMs: z.number().nonnegative().default(1_000),
+  /**
+   * Latency assumed for a deployment without samples (ms). 0 (default) tries an unknown
+   * deployment first, one request at a time, so it gets measured.
+   */
+  defaultRttMs: z.number().nonnegative().default(0),
   /** A failed attempt counts as at least this slow, so a fast failure never looks fast (ms). */
   failurePenaltyMs: z.number().nonnegative().default(5_000),
   /** Default `costTolerance` when the request gives none: 0 = cheapest, 1 = best quality. */

@@ -21,7 +21,6 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
   apply(pipeline, options) {
     const { clock, random, store } = pipeline;
     const latency = new LatencyTracker({ decayMs: options.latencyDecayMs, defaultRttMs: options.defaultRttMs, failurePenaltyMs: options.failurePenaltyMs });
-    const attemptKey = (requestId: string, attempt: number) => `${requestId}#${attempt}`;
 
     pipeline.hooks.classify.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (classification, ctx) => {
       if (ctx.kind !== 'chat') return classification;
@@ -35,14 +34,24 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
       const demoted = demotedIds(ctx);
       const preferred = eligible.filter((c) => !demoted.has(c.id));
       const lastResort = eligible.filter((c) => demoted.has(c.id));
-      const ordered = await order(strategyFor(classification, options), preferred, classification, ctx);
-      return [...(options.sticky ? await preferSticky(ordered, ctx) : ordered), ...lastResort];
+      const chosen = order(strategyFor(classification, options), preferred, classification, ctx);
+      let ordered = Array.isArray(chosen) ? chosen : await chosen;
+      // Counted as in flight at once, before any await, so concurrent decisions see each other.
+      const first = ordered[0];
+      if (first) latency.started(first.deploymentId, ctx.id, clock.now());
+      if (options.sticky) ordered = await preferSticky(ordered, ctx);
+      if (first && ordered[0] !== first) {
+        latency.finished(first.deploymentId, ctx.id);
+        latency.started(ordered[0].deploymentId, ctx.id, clock.now());
+      }
+      return [...ordered, ...lastResort];
     });
 
-    pipeline.events.on('attempt:start', ({ requestId, attempt, candidate }) => latency.started(candidate.deploymentId, attemptKey(requestId, attempt), clock.now()));
+    pipeline.events.on('attempt:start', ({ requestId, candidate }) => latency.started(candidate.deploymentId, requestId, clock.now()));
+    pipeline.hooks.recordRequest.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (_outcome, ctx) => latency.ended(ctx.id));
 
     pipeline.hooks.recordAttempt.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (outcome, ctx) => {
-      latency.record(outcome, attemptKey(ctx.id, outcome.attempt), clock.now());
+      latency.record(outcome, ctx.id, clock.now());
       const key = options.sticky && outcome.ok ? conversationKey(ctx) : undefined;
       if (key) await store.set(key, outcome.candidate.deploymentId, options.stickyTtlMs);
     });
@@ -52,7 +61,7 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
       pipeline.hooks.retry.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, async (outcome, ctx) => contextReroute(outcome, ctx));
     }
 
-    async function order(strategy: Strategy, list: Candidate[], classification: Classification, ctx: RequestContext): Promise<Candidate[]> {
+    function order(strategy: Strategy, list: Candidate[], classification: Classification, ctx: RequestContext): Candidate[] | Promise<Candidate[]> {
       switch (strategy) {
         case 'round-robin':
           return roundRobin(list, store, ctx.model);
