@@ -77,14 +77,12 @@ export async function startVendor(reply: Reply): Promise<Vendor> {
     }
     res.end();
   });
-  return Object.assign(server, {
-    get reply() {
-      return holder.reply;
-    },
-    set reply(next: Reply) {
+  return Object.defineProperty(server, 'reply', {
+    get: () => holder.reply,
+    set: (next: Reply) => {
       holder.reply = next;
     },
-  });
+  }) as Vendor;
 }
 
 export const SECRET_KEY = 'sk-test-SECRETSECRETSECRET0123456789';
@@ -123,10 +121,10 @@ export async function closeAll(): Promise<void> {
 }
 
 /** A loopback vendor answering `reply`, and a pipeline whose only candidate is that vendor. */
-export async function replay(provider: ProviderV1, reply: Reply, endpoint: Partial<EndpointConfig> = {}, model = 'upstream-model'): Promise<{ vendor: Vendor; pipeline: Pipeline }> {
+export async function replay(provider: ProviderV1, reply: Reply, endpoint: Partial<EndpointConfig> | ((url: string) => Partial<EndpointConfig>) = {}, model = 'upstream-model'): Promise<{ vendor: Vendor; pipeline: Pipeline }> {
   const vendor = await startVendor(reply);
   opened.push(() => vendor.close());
-  const pipeline = pipelineFor(provider, { baseUrl: vendor.url, ...endpoint }, model);
+  const pipeline = pipelineFor(provider, { baseUrl: vendor.url, ...(typeof endpoint === 'function' ? endpoint(vendor.url) : endpoint) }, model);
   opened.push(() => pipeline.close());
   return { vendor, pipeline };
 }
