@@ -169,11 +169,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   for (const provider of options.providers ?? []) pipeline.registerProvider(provider);
   const pending: Promise<void>[] = [];
   const applied = new Set<string>();
+  // Providers first, so every plugin sees every provider id when it is applied.
+  for (const item of options.plugins ?? []) if (isProvider(item)) pipeline.registerProvider(item);
   for (const item of options.plugins ?? []) {
-    if (isProvider(item)) {
-      pipeline.registerProvider(item);
-      continue;
-    }
+    if (isProvider(item)) continue;
     if (!isPlugin(item)) {
       throw new SwitchyardError('plugin', `plugins[${(options.plugins ?? []).indexOf(item)}] is neither a plugin nor a provider (make it with definePlugin() or defineProvider())`, { code: 'SWITCHYARD_ERR_PLUGIN_INVALID' });
     }

@@ -1,0 +1,57 @@
+/**
+ * @switchyard/plugin-hedge: hedged requests, mid-stream continuation and the per-tier commit
+ * point. Everything is opt-in per tier.
+ */
+import { definePlugin, STAGE } from '@switchyard/core';
+import { continueStream } from './continuation.js';
+import { hedgeDelay, runHedged } from './hedge.js';
+import { LatencyTracker } from './latency-tracker.js';
+import { hedgeOptionsSchema, tierOptions, type HedgeOptions, type HedgeOptionsInput } from './options.js';
+
+export const PLUGIN_NAME = '@switchyard/plugin-hedge';
+
+/**
+ * @example
+ * hedge({ tiers: { interactive: { hedge: { delayMs: 'p95' }, continuation: true },
+ *                  batch: { commit: 'end' } } })
+ */
+export const hedge = definePlugin<HedgeOptions, HedgeOptionsInput>({
+  name: PLUGIN_NAME,
+  version: '0.1.0',
+  core: '^0.1.0',
+  optionsSchema: hedgeOptionsSchema,
+  apply(pipeline, options) {
+    const tracker = new LatencyTracker();
+
+    pipeline.hooks.classify.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (classification) => {
+      const tier = tierOptions(options, classification.tier);
+      return tier?.commit === 'end' ? { ...classification, commit: 'end' } : classification;
+    });
+
+    pipeline.hooks.recordAttempt.tap({ name: PLUGIN_NAME }, (outcome) => {
+      if (outcome.ok) tracker.add(outcome.candidate.deploymentId, outcome.stream ? (outcome.ttftMs ?? outcome.latencyMs) : outcome.latencyMs);
+    });
+
+    const tapCall = (providerId: string) =>
+      pipeline.hooks.call.for(providerId).tapPromise({ name: PLUGIN_NAME, stage: STAGE.FIRST }, async (attempt, ctx) => {
+        if (attempt.initiator !== 'core') return undefined;
+        const tier = tierOptions(options, ctx.classification.tier);
+        if (!tier || tier.hedge === false) return undefined;
+        return runHedged(attempt, ctx, hedgeDelay(tier.hedge, tracker, attempt.candidate.deploymentId), PLUGIN_NAME);
+      });
+    // The core registers every provider before it applies plugins.
+    for (const id of pipeline.providers.keys()) tapCall(id);
+
+    pipeline.hooks.continueStream.tapPromise({ name: PLUGIN_NAME }, async (interruption, ctx) => {
+      const tier = tierOptions(options, ctx.classification.tier);
+      if (!tier?.continuation) return undefined;
+      return continueStream(interruption, ctx, tier.maxContinuations, PLUGIN_NAME);
+    });
+  },
+});
+
+export { hedgeDelay, runHedged } from './hedge.js';
+export { continueStream, continuationCandidates, prefillRequest } from './continuation.js';
+export { LatencyTracker } from './latency-tracker.js';
+export { hedgeOptionsSchema, type HedgeOptions, type HedgeOptionsInput, type TierOptions } from './options.js';
+export default hedge;
