@@ -58,23 +58,22 @@ export function requestCost(candidate: Candidate, tokens: CostEstimate): number 
 }
 
 /**
- * Trades price against quality across every tier. Quality is the priority rank (the lowest
- * priority number is the best); `tolerance` 0 wants the cheapest, 1 the best regardless of cost.
- * A deployment without a price counts as the most expensive: it never wins on cost by accident.
+ * Trades price against quality across every tier; `tolerance` 0 wants the cheapest, 1 the best
+ * regardless of cost. Both scores are ratios, so "slightly worse but ten times cheaper" is
+ * visible even between two deployments: cheapness = cheapest cost / this cost, quality =
+ * 1 / (1 + rank of the priority), the lowest priority number being rank 0. A deployment
+ * without a price scores no cheapness: it never wins on cost by accident.
  */
 export function costAware(candidates: readonly Candidate[], tolerance: number, tokens: CostEstimate): Candidate[] {
   if (candidates.length <= 1) return [...candidates];
   const costs = candidates.map((c) => requestCost(c, tokens));
   const known = costs.filter((c): c is number => c !== undefined);
-  const maxCost = known.length ? Math.max(...known) : 0;
-  const minCost = known.length ? Math.min(...known) : 0;
-  const priorities = candidates.map((c) => c.priority);
-  const best = Math.min(...priorities);
-  const worst = Math.max(...priorities);
+  const cheapest = known.length ? Math.min(...known) : 0;
+  const ranks = [...new Set(candidates.map((c) => c.priority))].sort((a, b) => a - b);
   const scored = candidates.map((candidate, index) => {
     const cost = costs[index];
-    const cheapness = cost === undefined ? 0 : maxCost > minCost ? (maxCost - cost) / (maxCost - minCost) : 1;
-    const quality = worst > best ? (worst - candidate.priority) / (worst - best) : 1;
+    const cheapness = cost === undefined ? 0 : cost === 0 ? 1 : cheapest / cost;
+    const quality = 1 / (1 + ranks.indexOf(candidate.priority));
     return { candidate, index, utility: tolerance * quality + (1 - tolerance) * cheapness };
   });
   scored.sort((a, b) => b.utility - a.utility || a.candidate.priority - b.candidate.priority || a.index - b.index);
