@@ -1,0 +1,150 @@
+/**
+ * Budgets: counters per scope and window in the StateStore. They are checked before a call
+ * (route) and spent after it (recordAttempt); `quota:threshold` fires once per crossing per
+ * window, guarded by a counter in the store so several gateway instances agree.
+ */
+import type { Candidate, Pipeline, RequestContext } from '@switchyard/core';
+import { LIMIT_NAMES, type Budget, type LimitName, type ScopeName } from './options.js';
+import { windowOf } from './windows.js';
+
+/** Spend is counted in micro-dollars so the store only ever adds integers. */
+const MICRO = 1_000_000;
+
+export interface Amounts {
+  rpm: number;
+  tpm: number;
+  /** USD. */
+  spend: number;
+}
+
+export interface Exhaustion {
+  scope: string;
+  limit: LimitName;
+  used: number;
+  max: number;
+  resetsAt: number;
+}
+
+interface ScopedBudget {
+  scope: ScopeName;
+  value: string;
+  id: string;
+  budget: Budget;
+}
+
+export class BudgetBook {
+  private readonly budgets: ScopedBudget[];
+
+  constructor(
+    budgets: readonly Budget[],
+    private readonly pipeline: Pipeline,
+    private readonly prefix: string,
+    private readonly thresholds: readonly number[],
+  ) {
+    this.budgets = budgets.map((budget) => {
+      const scope = (['endpoint', 'key', 'model', 'tag'] as const).find((s) => budget[s] !== undefined)!;
+      const value = budget[scope]!;
+      return { scope, value, id: `${scope}:${value}`, budget };
+    });
+  }
+
+  get size(): number {
+    return this.budgets.length;
+  }
+
+  /** Budgets that apply to the whole request (model and tag scopes). */
+  requestBudgets(ctx: RequestContext): ScopedBudget[] {
+    const tags = ctx.request.switchyard?.tags ?? {};
+    return this.budgets.filter((b) => (b.scope === 'model' ? b.value === ctx.model : b.scope === 'tag' ? tagMatches(b.value, tags) : false));
+  }
+
+  /** Budgets that apply to one candidate (endpoint and key scopes). */
+  candidateBudgets(candidate: Candidate): ScopedBudget[] {
+    return this.budgets.filter((b) => (b.scope === 'endpoint' ? b.value === candidate.endpoint.name : b.scope === 'key' ? b.value === candidate.keyId : false));
+  }
+
+  /** The first exhausted limit among `budgets`, if any. */
+  async exhausted(budgets: readonly ScopedBudget[], memo = new Map<string, Promise<Exhaustion | undefined>>()): Promise<Exhaustion | undefined> {
+    for (const b of budgets) {
+      let pending = memo.get(b.id);
+      if (!pending) {
+        pending = this.check(b);
+        memo.set(b.id, pending);
+      }
+      const found = await pending;
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  private async check(b: ScopedBudget): Promise<Exhaustion | undefined> {
+    const now = this.pipeline.clock.now();
+    for (const limit of LIMIT_NAMES) {
+      const max = b.budget[limit];
+      if (max === undefined) continue;
+      const window = windowOf(limit, now);
+      const raw = (await this.pipeline.store.get<number>(this.counterKey(b, limit, window.start))) ?? 0;
+      const used = isSpend(limit) ? raw / MICRO : raw;
+      if (used >= max) return { scope: b.id, limit, used, max, resetsAt: window.end };
+    }
+    return undefined;
+  }
+
+  /** Adds one attempt's amounts to every budget that covers it; returns the limits it used up. */
+  async spend(candidate: Candidate, ctx: RequestContext, amounts: Amounts): Promise<Exhaustion[]> {
+    const reached: Exhaustion[] = [];
+    const now = this.pipeline.clock.now();
+    for (const b of [...this.requestBudgets(ctx), ...this.candidateBudgets(candidate)]) {
+      for (const limit of LIMIT_NAMES) {
+        const max = b.budget[limit];
+        if (max === undefined) continue;
+        const by = limit === 'rpm' ? amounts.rpm : limit === 'tpm' ? amounts.tpm : Math.round(amounts.spend * MICRO);
+        if (by <= 0) continue;
+        const window = windowOf(limit, now);
+        const ttl = window.end - now + 1000;
+        const raw = await this.pipeline.store.increment(this.counterKey(b, limit, window.start), by, ttl);
+        const scale = isSpend(limit) ? MICRO : 1;
+        const used = raw / scale;
+        const before = (raw - by) / scale;
+        for (const level of this.thresholds) {
+          if (before < level * max && used >= level * max) await this.announce(b, limit, level, used, max, window.start, ttl);
+        }
+        if (used >= max) reached.push({ scope: b.id, limit, used, max, resetsAt: window.end });
+      }
+    }
+    return reached;
+  }
+
+  private async announce(b: ScopedBudget, limit: LimitName, level: number, used: number, max: number, windowStart: number, ttl: number): Promise<void> {
+    const first = await this.pipeline.store.increment(`${this.prefix}:threshold:${b.id}:${limit}:${level}:${windowStart}`, 1, ttl);
+    if (first === 1) this.pipeline.events.emit('quota:threshold', { scope: b.id, limit, level, used, max });
+  }
+
+  private counterKey(b: ScopedBudget, limit: LimitName, windowStart: number): string {
+    return `${this.prefix}:used:${b.id}:${limit}:${windowStart}`;
+  }
+}
+
+function isSpend(limit: LimitName): boolean {
+  return limit === 'spendPerDay' || limit === 'spendPerMonth';
+}
+
+function tagMatches(tag: string, tags: Record<string, string>): boolean {
+  const at = tag.indexOf('=');
+  return tags[tag.slice(0, at)] === tag.slice(at + 1);
+}
+
+/** `spendPerDay $20.00 used of $20.00` / `rpm 10 of 10`. */
+export function describeExhaustion(e: Exhaustion, now: number): string {
+  const money = e.limit === 'spendPerDay' || e.limit === 'spendPerMonth';
+  const fmt = (n: number) => (money ? `$${Number(n.toFixed(6))}` : String(Math.round(n)));
+  return `${e.scope} ${e.limit} used ${fmt(e.used)} of ${fmt(e.max)} (resets in ${formatDuration(e.resetsAt - now)})`;
+}
+
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${s % 60 ? ` ${s % 60}s` : ''}`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
+  return `${Math.floor(s / 86_400)}d ${Math.floor((s % 86_400) / 3600)}h`;
+}

@@ -1,0 +1,72 @@
+/** The quota plugin's options, validated by zod when the plugin is created. */
+import { z } from 'zod';
+
+const nonNegative = z.number().nonnegative('prices cannot be negative');
+
+export const priceOptionSchema = z.object({ input: nonNegative, output: nonNegative, cachedInput: nonNegative.optional() }).strict();
+
+const limit = z.number().positive('a limit must be above 0');
+
+export const LIMIT_NAMES = ['rpm', 'tpm', 'spendPerDay', 'spendPerMonth'] as const;
+export type LimitName = (typeof LIMIT_NAMES)[number];
+export const SCOPE_NAMES = ['endpoint', 'key', 'model', 'tag'] as const;
+export type ScopeName = (typeof SCOPE_NAMES)[number];
+
+export const budgetSchema = z
+  .object({
+    endpoint: z.string().min(1).optional(),
+    /** A key label: `endpoint#index` or one of the endpoint's `keyIds`. */
+    key: z.string().min(1).optional(),
+    /** A logical model. */
+    model: z.string().min(1).optional(),
+    /** A caller tag as `name=value` (request.switchyard.tags). */
+    tag: z.string().regex(/^[^=]+=.*$/, 'expected "name=value"').optional(),
+    rpm: limit.optional(),
+    tpm: limit.optional(),
+    /** USD per UTC day. */
+    spendPerDay: limit.optional(),
+    /** USD per UTC calendar month. */
+    spendPerMonth: limit.optional(),
+  })
+  .strict()
+  .refine((b) => SCOPE_NAMES.filter((s) => b[s] !== undefined).length === 1, 'a budget needs exactly one of endpoint, key, model, tag')
+  .refine((b) => LIMIT_NAMES.some((l) => b[l] !== undefined), 'a budget needs at least one of rpm, tpm, spendPerDay, spendPerMonth');
+
+export const pacingSchema = z
+  .object({
+    /** Pace a key when `x-ratelimit-remaining-requests` is at or below this. */
+    minRemainingRequests: z.number().int().nonnegative().default(1),
+    /** Pace a key when `x-ratelimit-remaining-tokens` is at or below this. */
+    minRemainingTokens: z.number().int().nonnegative().default(1000),
+    /** `deprioritise`: paced keys go after the others; `hold`: they are skipped until the reset. */
+    mode: z.enum(['deprioritise', 'hold']).default('deprioritise'),
+    /** Pause when the vendor sent no reset header. */
+    defaultResetMs: z.number().int().positive().default(1000),
+    maxHoldMs: z.number().int().positive().default(60_000),
+  })
+  .strict();
+
+export const quotaOptionsSchema = z
+  .object({
+    /** USD per million tokens by upstream model or `endpoint/model`; overrides the built-in table. */
+    prices: z.record(z.string().min(1), priceOptionSchema).default({}),
+    budgets: z.array(budgetSchema).default([]),
+    /** Fractions of a limit at which `quota:threshold` fires, once per crossing per window. */
+    thresholds: z.array(z.number().gt(0).lte(1)).default([0.8, 1]),
+    /** How long a key rests after a 429 without a retry header. */
+    rateLimitRestMs: z.number().int().positive().default(1000),
+    /** Retry-After values above this are capped (treated as "not soon"). */
+    maxRestMs: z.number().int().positive().default(300_000),
+    /** How long a key is parked after 402 / insufficient_quota / 401 / 403. */
+    keyParkMs: z.number().int().positive().default(3_600_000),
+    /** Header-driven pacing; `false` turns it off. */
+    pacing: z.union([z.literal(false), pacingSchema]).default(() => pacingSchema.parse({})),
+    /** Key prefix in the StateStore (share one store between pipelines with different prefixes). */
+    storePrefix: z.string().min(1).default('quota'),
+  })
+  .strict();
+
+export type QuotaOptions = z.output<typeof quotaOptionsSchema>;
+export type QuotaOptionsInput = z.input<typeof quotaOptionsSchema>;
+export type Budget = z.output<typeof budgetSchema>;
+export type PacingOptions = z.output<typeof pacingSchema>;

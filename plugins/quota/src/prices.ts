@@ -1,0 +1,70 @@
+/**
+ * Prices in USD per million tokens, and the cost of one answer. Built-in defaults cover common
+ * models as their vendors listed them in 2025; they are a starting point, not an invoice:
+ * override them in the plugin's `prices` option or with `price` on a deployment.
+ */
+import type { Candidate, Price, Usage } from '@switchyard/core';
+
+export const DEFAULT_PRICES: Readonly<Record<string, Price>> = Object.freeze({
+  'gpt-5': { input: 1.25, output: 10, cachedInput: 0.125 },
+  'gpt-5-mini': { input: 0.25, output: 2, cachedInput: 0.025 },
+  'gpt-5-nano': { input: 0.05, output: 0.4, cachedInput: 0.005 },
+  'gpt-4.1': { input: 2, output: 8, cachedInput: 0.5 },
+  'gpt-4.1-mini': { input: 0.4, output: 1.6, cachedInput: 0.1 },
+  'gpt-4.1-nano': { input: 0.1, output: 0.4, cachedInput: 0.025 },
+  'gpt-4o': { input: 2.5, output: 10, cachedInput: 1.25 },
+  'gpt-4o-mini': { input: 0.15, output: 0.6, cachedInput: 0.075 },
+  o3: { input: 2, output: 8, cachedInput: 0.5 },
+  'o3-mini': { input: 1.1, output: 4.4, cachedInput: 0.55 },
+  'o4-mini': { input: 1.1, output: 4.4, cachedInput: 0.275 },
+  'claude-opus-4-1': { input: 15, output: 75, cachedInput: 1.5 },
+  'claude-opus-4': { input: 15, output: 75, cachedInput: 1.5 },
+  'claude-sonnet-4-5': { input: 3, output: 15, cachedInput: 0.3 },
+  'claude-sonnet-4': { input: 3, output: 15, cachedInput: 0.3 },
+  'claude-3-7-sonnet': { input: 3, output: 15, cachedInput: 0.3 },
+  'claude-haiku-4-5': { input: 1, output: 5, cachedInput: 0.1 },
+  'claude-3-5-haiku': { input: 0.8, output: 4, cachedInput: 0.08 },
+  'gemini-2.5-pro': { input: 1.25, output: 10, cachedInput: 0.125 },
+  'gemini-2.5-flash': { input: 0.3, output: 2.5, cachedInput: 0.075 },
+  'gemini-2.5-flash-lite': { input: 0.1, output: 0.4, cachedInput: 0.025 },
+  'gemini-2.0-flash': { input: 0.1, output: 0.4, cachedInput: 0.025 },
+  'deepseek-chat': { input: 0.28, output: 0.42, cachedInput: 0.028 },
+  'deepseek-reasoner': { input: 0.28, output: 0.42, cachedInput: 0.028 },
+});
+
+const BY_LENGTH = Object.keys(DEFAULT_PRICES).sort((a, b) => b.length - a.length);
+
+/** A built-in price for an upstream model name, tolerating dated and vendor-prefixed variants. */
+export function defaultPrice(model: string): Price | undefined {
+  const name = model.slice(model.lastIndexOf('/') + 1).toLowerCase();
+  if (DEFAULT_PRICES[name]) return DEFAULT_PRICES[name];
+  // `gpt-4o-mini-2024-07-18`, `claude-sonnet-4-5-20250929`, `gemini-2.5-flash-preview-05-20`
+  const base = BY_LENGTH.find((key) => name.startsWith(`${key}-`) || name.startsWith(`${key}@`));
+  return base ? DEFAULT_PRICES[base] : undefined;
+}
+
+export type PriceTable = Readonly<Record<string, Price>>;
+
+/** Deployment `price` first, then the option table by `endpoint/model` or model, then the defaults. */
+export function priceFor(candidate: Candidate, table: PriceTable): Price | undefined {
+  return candidate.deployment.price ?? table[candidate.deploymentId] ?? table[candidate.model] ?? defaultPrice(candidate.model);
+}
+
+export interface TokenCounts {
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+}
+
+export function tokensOf(usage: Usage | undefined): TokenCounts {
+  const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
+  return { inputTokens: usage?.prompt_tokens ?? 0, outputTokens: usage?.completion_tokens ?? 0, cachedTokens: cached };
+}
+
+/** USD for one answer; cached prompt tokens are charged at the cached rate when there is one. */
+export function costOf(tokens: TokenCounts, price: Price | undefined): number {
+  if (!price) return 0;
+  const cached = Math.min(tokens.cachedTokens, tokens.inputTokens);
+  const fresh = tokens.inputTokens - cached;
+  return (fresh * price.input + cached * (price.cachedInput ?? price.input) + tokens.outputTokens * price.output) / 1_000_000;
+}
