@@ -11,7 +11,7 @@ afterEach(async () => {
 const textAnswer = () => json(200, fixtureJson('anthropic-text.json'));
 
 /** Sends `request` through the pipeline and returns the body and headers the vendor received. */
-async function sent(request: Omit<ChatRequest, 'model'>, endpoint = {}) {
+async function sent(request: Partial<ChatRequest> & Pick<ChatRequest, 'messages'>, endpoint = {}) {
   rig = await anthropicRig([textAnswer()], endpoint);
   await rig.pipeline.chat({ model: 'chat', ...request });
   const received = rig.servers[0]!.requests[0]!;
@@ -134,6 +134,11 @@ describe('request translation', () => {
       { role: 'assistant', content: [{ type: 'text', text: 'The answer is' }] },
     ]);
     expect(body.system).toBeUndefined();
+  });
+
+  it('drops a whitespace-only trailing assistant turn instead of sending an empty prefill', async () => {
+    const { body } = await sent({ messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: ' \n' }] });
+    expect(body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'x' }] }]);
   });
 
   it('sends signed thinking blocks back first on the assistant turn and drops unsigned ones', async () => {
