@@ -1,0 +1,100 @@
+/**
+ * Breaker records and probe leases in the StateStore. Updates to one breaker are serialised
+ * in-process (read, step, write), so concurrent attempts never lose a count; a shared store
+ * (Redis) shares the records and the single-probe lease between gateway instances.
+ */
+import type { Clock, RandomSource, StateStore, SwitchyardEventBus } from '@switchyard/core';
+import { closedRecord, phaseAt, startProbe, windowStats, type BreakerOptions, type BreakerPhase, type BreakerRecord, type Step } from './state-machine.js';
+
+export interface BreakerState {
+  state: BreakerPhase;
+  /** Endpoint failures in a row. */
+  failures: number;
+  /** When the open period ends (0 when closed). */
+  openUntil: number;
+  /** Trips since the last success. */
+  trips: number;
+  /** Calls and failures in the current window. */
+  window: { calls: number; failures: number };
+  forced: boolean;
+}
+
+const PREFIX = 'switchyard:breaker:';
+
+export class BreakerStore {
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly store: StateStore,
+    private readonly clock: Clock,
+    private readonly random: RandomSource,
+    private readonly events: SwitchyardEventBus,
+    readonly options: BreakerOptions & { probeLeaseMs: number },
+  ) {}
+
+  async read(id: string): Promise<BreakerRecord> {
+    return (await this.store.get<BreakerRecord>(PREFIX + id)) ?? closedRecord();
+  }
+
+  async phase(id: string): Promise<BreakerPhase> {
+    return phaseAt(await this.read(id), this.clock.now());
+  }
+
+  async state(id: string): Promise<BreakerState> {
+    const record = await this.read(id);
+    const now = this.clock.now();
+    return {
+      state: phaseAt(record, now),
+      failures: record.consecutiveFailures,
+      openUntil: record.state === 'closed' ? 0 : record.openUntil,
+      trips: record.trips,
+      window: windowStats(record, now, this.options),
+      forced: record.forced === true,
+    };
+  }
+
+  /** Applies one step to a breaker and announces its transition. */
+  update(id: string, step: (record: BreakerRecord, now: number, random: RandomSource) => Step): Promise<Step> {
+    const previous = this.queues.get(id) ?? Promise.resolve();
+    const run = previous.then(async () => {
+      const now = this.clock.now();
+      const result = step(await this.read(id), now, this.random);
+      await this.store.set(PREFIX + id, result.record);
+      this.announce(id, result);
+      return result;
+    });
+    const tail = run.catch(() => undefined);
+    this.queues.set(id, tail);
+    void tail.then(() => {
+      if (this.queues.get(id) === tail) this.queues.delete(id);
+    });
+    return run;
+  }
+
+  /**
+   * Admission for one request: closed → yes; open → no; half-open → only for the request that
+   * takes the probe lease (it expires after probeLeaseMs if the probe never reports back).
+   */
+  async admit(id: string, holder: string): Promise<'closed' | 'probe' | false> {
+    const phase = await this.phase(id);
+    if (phase === 'closed') return 'closed';
+    if (phase === 'open') return false;
+    if (!(await this.store.acquireLease(this.leaseKey(id), holder, this.options.probeLeaseMs))) return false;
+    await this.update(id, (record, now) => startProbe(record, now));
+    return 'probe';
+  }
+
+  async releaseProbe(id: string, holder: string): Promise<void> {
+    await this.store.releaseLease(this.leaseKey(id), holder);
+  }
+
+  private leaseKey(id: string): string {
+    return `${PREFIX}${id}:probe`;
+  }
+
+  private announce(id: string, step: Step): void {
+    if (step.transition === 'open') this.events.emit('breaker:open', { deployment: id, until: step.record.openUntil, reason: step.reason ?? 'failures' });
+    else if (step.transition === 'half-open') this.events.emit('breaker:half-open', { deployment: id });
+    else if (step.transition === 'close') this.events.emit('breaker:close', { deployment: id });
+  }
+}

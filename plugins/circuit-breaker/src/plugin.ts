@@ -1,0 +1,113 @@
+/** @switchyard/plugin-circuit-breaker: per-deployment (and per-key) breakers in the StateStore. */
+import { definePlugin, STAGE, SwitchyardError, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
+import { BreakerStore, type BreakerState } from './breaker-store.js';
+import { breakerOptionsSchema, type BreakerPluginOptions, type BreakerPluginOptionsInput } from './options.js';
+import { forceClose, forceOpen, recordFailure, recordSuccess } from './state-machine.js';
+
+export const PLUGIN_NAME = '@switchyard/plugin-circuit-breaker';
+
+/** What the breaker did for one request (`ctx.state.circuitBreaker`). */
+export interface BreakerRequestState {
+  /** Breakers whose half-open probe lease this request holds. */
+  probes: string[];
+  /** Candidates dropped because their breaker was open (or another request held the probe). */
+  skipped: string[];
+}
+
+declare module '@switchyard/core' {
+  interface RequestState {
+    circuitBreaker?: BreakerRequestState;
+  }
+}
+
+/**
+ * Read and steer the breakers of a pipeline. Ids are candidate ids: `endpoint/model`, plus
+ * `#index` for each key of an endpoint with several keys.
+ */
+export interface BreakerControl {
+  readonly options: BreakerPluginOptions;
+  getState(id: string): Promise<BreakerState>;
+  /** Opens a breaker for `ms`, or until forceClose() when no time is given. */
+  forceOpen(id: string, ms?: number): Promise<void>;
+  forceClose(id: string): Promise<void>;
+}
+
+const registry = new WeakMap<Pipeline, BreakerControl>();
+
+/** The breaker controls of `pipeline`; throws a coded error when the plugin is not applied. */
+export function getBreaker(pipeline: Pipeline): BreakerControl {
+  const control = registry.get(pipeline);
+  if (!control) throw new SwitchyardError('plugin', `${PLUGIN_NAME} is not applied to this pipeline`, { code: 'SWITCHYARD_ERR_PLUGIN_MISSING' });
+  return control;
+}
+
+function requestState(ctx: RequestContext): BreakerRequestState {
+  return (ctx.state.circuitBreaker ??= { probes: [], skipped: [] });
+}
+
+/** Only endpoint failures count against a breaker; 429s, key and request failures and cancellations never do. */
+const counts = (outcome: AttemptOutcome) => outcome.ok || outcome.outcome === 'endpoint-failure';
+
+export const circuitBreaker = definePlugin<BreakerPluginOptions, BreakerPluginOptionsInput>({
+  name: PLUGIN_NAME,
+  version: '0.1.0',
+  core: '^0.1.0',
+  optionsSchema: breakerOptionsSchema,
+  apply(pipeline, options) {
+    const breakers = new BreakerStore(pipeline.store, pipeline.clock, pipeline.random, pipeline.events, options);
+    registry.set(pipeline, {
+      options,
+      getState: (id) => breakers.state(id),
+      forceOpen: async (id, ms = Number.POSITIVE_INFINITY) => {
+        await breakers.update(id, (record, now) => forceOpen(record, now, ms));
+      },
+      forceClose: async (id) => {
+        await breakers.update(id, (record) => forceClose(record));
+      },
+    });
+
+    /** Keeps the candidates this request may send to; takes the probe lease of half-open ones. */
+    async function admitted(candidates: Candidate[], ctx: RequestContext): Promise<Candidate[]> {
+      const state = requestState(ctx);
+      const verdicts = await Promise.all(candidates.map((c) => breakers.admit(c.id, ctx.id)));
+      return candidates.filter((c, i) => {
+        if (verdicts[i] === 'probe' && !state.probes.includes(c.id)) state.probes.push(c.id);
+        if (!verdicts[i]) state.skipped.push(c.id);
+        return verdicts[i] !== false;
+      });
+    }
+
+    pipeline.hooks.route.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, (candidates, _classification, ctx) => admitted(candidates, ctx));
+
+    pipeline.hooks.recordAttempt.tapPromise({ name: PLUGIN_NAME }, async (outcome, ctx) => {
+      const id = outcome.candidate.id;
+      if (counts(outcome)) {
+        await breakers.update(id, (record, now, random) => (outcome.ok ? recordSuccess(record, now, options) : recordFailure(record, now, options, random)));
+      }
+      // Whatever the probe's answer, its lease is done: a 429 or a cancelled probe leaves the breaker half-open.
+      const state = requestState(ctx);
+      if (state.probes.includes(id)) {
+        state.probes = state.probes.filter((p) => p !== id);
+        await breakers.releaseProbe(id, ctx.id);
+      }
+    });
+
+    // Before the retry policy: never retry on, or fail over to, a candidate whose breaker is open.
+    pipeline.hooks.retry.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, async (outcome, ctx) => {
+      if (outcome.outcome === 'request-failure' || outcome.outcome === 'ignored') return undefined;
+      const remaining = await admitted(ctx.remaining, ctx);
+      ctx.remaining.splice(0, ctx.remaining.length, ...remaining);
+      if (outcome.outcome !== 'endpoint-failure' && outcome.outcome !== 'rate-limited') return undefined;
+      if ((await breakers.phase(outcome.candidate.id)) === 'open') return { action: 'next', reason: `circuit open for ${outcome.candidate.id}` };
+      return undefined;
+    });
+
+    pipeline.hooks.recordRequest.tapPromise({ name: PLUGIN_NAME }, async (_outcome, ctx) => {
+      const state = ctx.state.circuitBreaker;
+      if (!state || state.probes.length === 0) return;
+      // Probes this request was granted but never sent: let another request probe now.
+      await Promise.all(state.probes.map((id) => breakers.releaseProbe(id, ctx.id)));
+      state.probes = [];
+    });
+  },
+});
