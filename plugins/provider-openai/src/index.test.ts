@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { createPipeline, isProvider, loadProviders } from '@switchyard/core';
+import providersDefault, { azureProvider, openaiCompatibleProvider, openaiProvider, providers } from './index.js';
+import { fixtureText, reframeChunks, startVendor } from './test-support/harness.js';
+
+describe('package exports', () => {
+  it('exports the three providers, as `providers` and as the default export', () => {
+    expect(providers).toEqual([openaiProvider, azureProvider, openaiCompatibleProvider]);
+    expect(providersDefault).toBe(providers);
+    expect(providers.map((p) => [p.id, isProvider(p), p.specificationVersion])).toEqual([
+      ['openai', true, 'v1'],
+      ['azure', true, 'v1'],
+      ['openai-compatible', true, 'v1'],
+    ]);
+  });
+
+  it('fails over from an OpenAI key with no quota to an Azure deployment, mid-pipeline', async () => {
+    const openai = await startVendor({ status: 429, body: fixtureText('openai-error.1.json') });
+    const azure = await startVendor({ body: reframeChunks('azure-model-router.1.chunks.txt') });
+    const pipeline = createPipeline({
+      endpoints: [
+        { name: 'oai', provider: 'openai', baseUrl: openai.url, apiKey: 'sk-aaaaaaaaaaaaaaaaaaaa' },
+        { name: 'az', provider: 'azure', baseUrl: azure.url.replace(/\/v1$/, ''), apiKey: 'azure-key-123456' },
+      ],
+      models: { chat: [{ endpoint: 'oai', model: 'gpt-4o-mini' }, { endpoint: 'az', model: 'router' }] },
+      providers,
+    });
+    try {
+      const res = await (await pipeline.stream({ model: 'chat', messages: [{ role: 'user', content: 'capital?' }] })).collect();
+      expect(res.switchyard).toMatchObject({ endpoint: 'az', provider: 'azure' });
+      expect(res.model).toBe('gpt-5-nano-2025-08-07');
+      expect(openai.requests).toHaveLength(1);
+      expect(azure.requests[0].headers['api-key']).toBe('azure-key-123456');
+    } finally {
+      await pipeline.close();
+      await openai.close();
+      await azure.close();
+    }
+  });
+});
+
+describe('config loading', () => {
+  it('the core loader finds these providers by their first-party ids', async () => {
+    const asked: string[] = [];
+    const importer = async (specifier: string) => {
+      asked.push(specifier);
+      return (await import('./index.js')) as Record<string, unknown>;
+    };
+    const found = await loadProviders({ endpoints: [{ name: 'a', provider: 'azure', baseUrl: 'https://x.openai.azure.com' }] }, importer);
+    expect(asked).toEqual(['@switchyard/provider-openai']);
+    expect(found.map((p) => p.id).sort()).toEqual(['azure', 'openai', 'openai-compatible']);
+  });
+});
