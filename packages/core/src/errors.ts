@@ -130,6 +130,12 @@ export class SwitchyardError extends Error {
   }
 
   toJSON(): Record<string, unknown> {
+    // An attempt list may contain this very error (a request failure is also its last attempt).
+    return { ...this.summary(), attempts: this.attempts?.map((a) => a.summary()) };
+  }
+
+  /** The error without its attempt list. */
+  summary(): Record<string, unknown> {
     return {
       name: this.name,
       kind: this.kind,
@@ -144,7 +150,6 @@ export class SwitchyardError extends Error {
       keyId: this.keyId,
       vendorCode: this.vendorCode,
       path: this.path,
-      attempts: this.attempts?.map((a) => a.toJSON()),
     };
   }
 }
