@@ -101,7 +101,7 @@ describe('pacing from x-ratelimit headers', () => {
   });
 
   it('in hold mode, skips the key until the reset and fails locally when nothing else is left', async () => {
-    const up = await upstream(({ n, model }) => ({ headers: n === 1 ? { 'x-ratelimit-remaining-tokens': '500', 'x-ratelimit-reset-tokens': '6m0s' } : {}, body: answer('ok', model) }));
+    const up = await upstream(({ n, model }) => ({ headers: n === 1 ? { 'x-ratelimit-remaining-tokens': '500', 'x-ratelimit-reset-tokens': '6m0s' } : ({} as Record<string, string>), body: answer('ok', model) }));
     current = rig([{ name: 'a', provider: 'test', baseUrl: up.server.url, apiKey: 'sk-a' }], { chat: [{ endpoint: 'a', model: 'm0' }] }, [quota({ pacing: { mode: 'hold', maxHoldMs: 120_000 } })], [up]);
     await current.pipeline.chat(ask());
     const err = await current.pipeline.chat(ask()).catch((e) => e);

@@ -1,0 +1,42 @@
+/**
+ * The cache key: a SHA-256 of the normalised request. Everything that can change the answer is
+ * in it (model, messages, tools, sampling settings, unknown vendor fields); how the answer is
+ * delivered (`stream`), who asked (`user`, `metadata`) and our own hints (`switchyard`) are not.
+ */
+import { createHash } from 'node:crypto';
+import type { ChatRequest } from '@switchyard/core';
+
+const DELIVERY_FIELDS = new Set(['stream', 'stream_options', 'user', 'metadata', 'switchyard', 'store', 'service_tier']);
+
+/** A content array of text parts only says the same as their concatenation. */
+function normaliseContent(content: unknown): unknown {
+  if (!Array.isArray(content)) return content;
+  if (content.every((p) => p && typeof p === 'object' && (p as { type?: unknown }).type === 'text' && typeof (p as { text?: unknown }).text === 'string')) {
+    return content.map((p) => (p as { text: string }).text).join('');
+  }
+  return content;
+}
+
+/** JSON with sorted keys and without undefined values, so equal requests serialise equally. */
+function canonical(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonical(v))).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+}
+
+export function normaliseRequest(request: ChatRequest): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(request)) {
+    if (!DELIVERY_FIELDS.has(field)) out[field] = value;
+  }
+  out.messages = (request.messages ?? []).map((m) => ({ ...m, content: normaliseContent(m.content) }));
+  if (typeof request.stop === 'string') out.stop = [request.stop];
+  return out;
+}
+
+export function cacheKey(request: ChatRequest): string {
+  return createHash('sha256').update(canonical(normaliseRequest(request))).digest('hex');
+}
