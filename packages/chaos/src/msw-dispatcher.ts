@@ -13,6 +13,12 @@ export type HandlerSource = readonly RequestHandler[] | (() => readonly RequestH
 
 const noop = () => undefined;
 
+/**
+ * A socket delivers each read in its own macrotask; doing the same lets the consumer take every
+ * chunk before a later error destroys its buffer (undici drops unread data on error).
+ */
+const nextMacrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** A socket-level failure exactly as undici reports a peer that went away. */
 function connectionReset(cause?: unknown): Error {
   const error = new errors.SocketError('other side closed');
@@ -98,12 +104,15 @@ async function pumpBody(body: ReadableStream<Uint8Array>, sink: ResponseSink, si
       } catch (error) {
         if (signal.aborted) throw signal.reason;
         // The handler's stream errored: to the client that is a peer dying mid-body.
+        await nextMacrotask();
         throw connectionReset(error);
       }
       if (chunk.done) return;
       const value = chunk.value as Uint8Array | string;
       const bytes = typeof value === 'string' ? Buffer.from(value) : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-      if (bytes.byteLength > 0) sink.data(bytes);
+      if (bytes.byteLength === 0) continue;
+      sink.data(bytes);
+      await nextMacrotask();
     }
   } finally {
     signal.removeEventListener('abort', cancel);

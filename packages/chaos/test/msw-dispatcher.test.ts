@@ -143,6 +143,28 @@ describe('msw → undici bridge: aborts and edge cases', () => {
     expect(gates.at(-1)!.cancelled()).toBeDefined();
   });
 
+  it('delivers every chunk sent before a mid-body failure, then a socket error', async () => {
+    const cut = createMswDispatcher([
+      http.get(`${BASE}/cut`, () => {
+        const body = new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(encoder.encode('one,'));
+            controller.enqueue(encoder.encode('two,'));
+            controller.error(new Error('peer died'));
+          },
+        });
+        return new HttpResponse(body);
+      }),
+    ]);
+    const res = await request(`${BASE}/cut`, { dispatcher: cut });
+    let received = '';
+    const failure = await (async () => {
+      for await (const chunk of res.body) received += Buffer.from(chunk).toString();
+    })().catch((e: unknown) => e);
+    expect(received).toBe('one,two,');
+    expect(failure).toMatchObject({ code: 'UND_ERR_SOCKET' });
+  });
+
   it('fails an unhandled request with a coded error', async () => {
     await expect(post('/nothing-here', {})).rejects.toMatchObject({ code: 'SWITCHYARD_ERR_MSW_UNHANDLED' });
   });
