@@ -146,13 +146,17 @@ describe('msw → undici bridge: aborts and edge cases', () => {
   it('delivers every chunk sent before a mid-body failure, then a socket error', async () => {
     const cut = createMswDispatcher([
       http.get(`${BASE}/cut`, () => {
-        const body = new ReadableStream<Uint8Array>({
-          start(controller) {
-            controller.enqueue(encoder.encode('one,'));
-            controller.enqueue(encoder.encode('two,'));
-            controller.error(new Error('peer died'));
+        const parts = ['one,', 'two,'];
+        const body = new ReadableStream<Uint8Array>(
+          {
+            pull(controller) {
+              const next = parts.shift();
+              if (next) controller.enqueue(encoder.encode(next));
+              else controller.error(new Error('peer died'));
+            },
           },
-        });
+          { highWaterMark: 0 },
+        );
         return new HttpResponse(body);
       }),
     ]);
