@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createPipeline, isProvider, loadProviders } from '@switchyard/core';
+import { readFileSync } from 'node:fs';
+import { createPipeline, createPipelineFromConfig, isProvider, loadProviders, parseConfig } from '@switchyard/core';
 import providersDefault, { azureProvider, openaiCompatibleProvider, openaiProvider, providers } from './index.js';
 import { fixtureText, reframeChunks, startVendor } from './test-support/harness.js';
 
@@ -49,5 +50,29 @@ describe('config loading', () => {
     const found = await loadProviders({ endpoints: [{ name: 'a', provider: 'azure', baseUrl: 'https://x.openai.azure.com' }] }, importer);
     expect(asked).toEqual(['@switchyard/provider-openai']);
     expect(found.map((p) => p.id).sort()).toEqual(['azure', 'openai', 'openai-compatible']);
+  });
+
+  it("the README's YAML example loads and routes each endpoint to the right codec and URL", async () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    const config = parseConfig(yaml, { OPENAI_API_KEY: 'sk-one', AZURE_OPENAI_KEY: 'az-key', DEEPSEEK_API_KEY: 'ds-key' });
+    const pipeline = await createPipelineFromConfig(config, { importer: async () => (await import('./index.js')) as Record<string, unknown> });
+    try {
+      const candidates = pipeline.candidatesFor('chat');
+      const built = candidates.map((c) => {
+        const provider = pipeline.providers.get(c.provider)!;
+        const req = provider.buildRequest({ model: 'chat', messages: [{ role: 'user', content: 'x' }] }, c, { stream: false });
+        return [c.endpoint.name, c.provider, c.endpoint.baseUrl ?? provider.defaultBaseUrl, req.path];
+      });
+      expect(built).toEqual([
+        ['openai', 'openai', 'https://api.openai.com/v1', '/chat/completions'],
+        ['azure-east', 'azure', 'https://my-resource.openai.azure.com', '/openai/deployments/my-gpt-4o-deployment/chat/completions?api-version=2024-10-21'],
+        ['deepseek', 'openai-compatible', 'https://api.deepseek.com/v1', '/chat/completions'],
+        ['ollama', 'openai-compatible', 'http://127.0.0.1:11434/v1', '/chat/completions'],
+      ]);
+      expect(candidates[0].endpoint.headers).toEqual({ 'OpenAI-Project': 'proj_123' });
+    } finally {
+      await pipeline.close();
+    }
   });
 });

@@ -66,6 +66,16 @@ describe('deepseek', () => {
     expect(parts.some((p) => p.type === 'finish')).toBe(false);
   });
 
+  it('a non-stream answer cut by insufficient_system_resource is an overloaded failure, not an answer', async () => {
+    const { pipeline } = await replay(compat, { body: JSON.stringify({ id: 'd', object: 'chat.completion', created: 1, model: 'deepseek-chat', choices: [{ index: 0, message: { role: 'assistant', content: 'Par' }, finish_reason: 'insufficient_system_resource' }] }) });
+    expect(await attemptError(pipeline.chat(ask))).toMatchObject({ kind: 'overloaded', retryable: true, outcome: 'endpoint-failure' });
+  });
+
+  it('a 200 whose body is an error object is classified, not parsed as an empty answer', async () => {
+    const { pipeline } = await replay(compat, { body: JSON.stringify({ error: { message: 'Provider returned error', code: 502 } }) });
+    expect(await attemptError(pipeline.chat(ask))).toMatchObject({ kind: 'server', status: 502, retryable: true });
+  });
+
   it('402 Insufficient Balance (type and code swapped) is a payment key failure', async () => {
     const { pipeline } = await replay(compat, { status: 402, body: JSON.stringify({ error: { message: 'Insufficient Balance', type: 'unknown_error', param: null, code: 'invalid_request_error' } }) });
     expect(await attemptError(pipeline.chat(ask))).toMatchObject({ kind: 'payment', status: 402, retryable: false, outcome: 'key-failure' });
