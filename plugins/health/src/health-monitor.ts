@@ -1,0 +1,96 @@
+/**
+ * The health of every deployment of a pipeline, fed by live traffic and probes, read by the
+ * route filter and by anyone holding the pipeline (`getHealth(pipeline)`).
+ */
+import type { Pipeline } from '@switchyard/core';
+import { DeploymentHealth, type HealthSettings, type HealthView, type Sample } from './deployment-health.js';
+import type { ProbeDepth } from './options.js';
+import type { ProbeResult } from './probes.js';
+
+export interface HealthSnapshotEntry extends HealthView {
+  probes: Partial<Record<ProbeDepth, { at: number; ok: boolean; latencyMs: number; error?: string }>>;
+}
+
+export interface HealthMonitor {
+  /** Score in [0, 1]; 1 for a deployment never seen. */
+  score(deploymentId: string): number;
+  isHealthy(deploymentId: string): boolean;
+  snapshot(): Record<string, HealthSnapshotEntry>;
+  /** Runs the configured active probes once, now (the CLI's `check`). */
+  runProbes(depths?: ProbeDepth[]): Promise<ProbeResult[]>;
+  /** Stops the active probes (call it when closing the pipeline). */
+  stop(): void;
+}
+
+const registry = new WeakMap<Pipeline, HealthMonitor>();
+
+/** The health monitor of a pipeline that applied the health plugin. */
+export function getHealth(pipeline: Pipeline): HealthMonitor | undefined {
+  return registry.get(pipeline);
+}
+
+export function registerHealth(pipeline: Pipeline, monitor: HealthMonitor): void {
+  registry.set(pipeline, monitor);
+}
+
+export class HealthBook {
+  private readonly deployments = new Map<string, DeploymentHealth>();
+  private readonly probeResults = new Map<string, HealthSnapshotEntry['probes']>();
+
+  constructor(
+    private readonly pipeline: Pipeline,
+    private readonly settings: HealthSettings,
+  ) {}
+
+  get(deploymentId: string): DeploymentHealth {
+    let health = this.deployments.get(deploymentId);
+    if (!health) this.deployments.set(deploymentId, (health = new DeploymentHealth(this.settings)));
+    return health;
+  }
+
+  record(deploymentId: string, sample: Sample): void {
+    const health = this.get(deploymentId);
+    this.announce(deploymentId, health, health.record(sample, this.pipeline.clock.now()));
+  }
+
+  /** Current state after applying hysteresis to the score as it is now. */
+  assess(deploymentId: string): DeploymentHealth {
+    const health = this.get(deploymentId);
+    this.announce(deploymentId, health, health.evaluate(this.pipeline.clock.now()));
+    return health;
+  }
+
+  recordProbe(result: ProbeResult): void {
+    const probes = this.probeResults.get(result.deployment) ?? {};
+    probes[result.depth] = { at: this.pipeline.clock.now(), ok: result.ok, latencyMs: result.latencyMs, ...(result.error ? { error: result.error.message } : {}) };
+    this.probeResults.set(result.deployment, probes);
+    if (result.failure === 'probe') {
+      this.pipeline.events.emit('plugin-error', { plugin: '@switchyard/plugin-health', stage: `probe:${result.depth}`, error: result.error });
+      return;
+    }
+    // Reachability is not a completion: its latency says nothing about answer speed.
+    const latencyMs = result.depth === 'reachability' ? undefined : result.latencyMs;
+    this.record(result.deployment, result.ok ? { kind: 'success', latencyMs } : { kind: 'failure', latencyMs });
+  }
+
+  snapshot(): Record<string, HealthSnapshotEntry> {
+    const now = this.pipeline.clock.now();
+    const out: Record<string, HealthSnapshotEntry> = {};
+    for (const [id, health] of this.deployments) out[id] = { ...health.view(now), probes: { ...this.probeResults.get(id) } };
+    return out;
+  }
+
+  score(deploymentId: string): number {
+    return this.deployments.get(deploymentId)?.score(this.pipeline.clock.now()) ?? 1;
+  }
+
+  isHealthy(deploymentId: string): boolean {
+    const health = this.deployments.get(deploymentId);
+    return health ? this.assess(deploymentId).isHealthy() : true;
+  }
+
+  private announce(deploymentId: string, health: DeploymentHealth, flipped: boolean | undefined): void {
+    if (flipped === undefined) return;
+    this.pipeline.events.emit('health:change', { deployment: deploymentId, healthy: flipped, score: health.score(this.pipeline.clock.now()) });
+  }
+}

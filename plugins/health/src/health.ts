@@ -1,0 +1,53 @@
+/**
+ * The health plugin: passive scoring from every attempt, optional active probes, and a route
+ * filter that puts healthy deployments first without ever ejecting all of them.
+ */
+import { definePlugin, STAGE } from '@switchyard/core';
+import { HealthBook, registerHealth, type HealthMonitor } from './health-monitor.js';
+import { healthOptionsSchema, type HealthOptions, type HealthOptionsInput } from './options.js';
+import { Prober } from './probes.js';
+import { orderByHealth } from './route-filter.js';
+
+export const PLUGIN_NAME = '@switchyard/plugin-health';
+
+export const health = definePlugin<HealthOptions, HealthOptionsInput>({
+  name: PLUGIN_NAME,
+  version: '0.1.0',
+  core: '^0.1.0',
+  optionsSchema: healthOptionsSchema,
+  apply(pipeline, options) {
+    const book = new HealthBook(pipeline, options);
+    const prober = new Prober(pipeline, options.probes, (result) => book.recordProbe(result));
+
+    pipeline.hooks.recordAttempt.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (outcome) => {
+      const latencyMs = outcome.stream && outcome.ttftMs !== undefined ? outcome.ttftMs : outcome.latencyMs;
+      const id = outcome.candidate.deploymentId;
+      switch (outcome.outcome) {
+        case 'success':
+          return book.record(id, { kind: 'success', latencyMs });
+        case 'endpoint-failure':
+          return book.record(id, { kind: 'failure', latencyMs });
+        case 'rate-limited':
+          // Throttled, not down: a partial failure, and its (fast) latency says nothing.
+          return book.record(id, { kind: 'failure', weight: options.rateLimitedWeight });
+        default:
+          // Key, request and misconfiguration failures and cancellations say nothing about health.
+          return undefined;
+      }
+    });
+
+    pipeline.hooks.route.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, async (candidates, _classification, ctx) =>
+      orderByHealth(candidates, book, pipeline.random, pipeline.clock.now(), options.unhealthy, ctx),
+    );
+
+    const monitor: HealthMonitor = {
+      score: (id) => book.score(id),
+      isHealthy: (id) => book.isHealthy(id),
+      snapshot: () => book.snapshot(),
+      runProbes: (depths) => prober.runAll(depths),
+      stop: () => prober.stop(),
+    };
+    registerHealth(pipeline, monitor);
+    if (prober.configured.length > 0) prober.start();
+  },
+});

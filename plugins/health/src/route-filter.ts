@@ -1,0 +1,46 @@
+/**
+ * The route filter: healthy deployments first (in the order given), then recovered ones that
+ * slow start held back this time, then unhealthy ones least bad first. Never empty when the
+ * input is not: under mass failure the least bad deployment still gets the request.
+ */
+import type { Candidate, RandomSource, RequestContext } from '@switchyard/core';
+import type { HealthBook } from './health-monitor.js';
+
+export function orderByHealth(candidates: Candidate[], book: HealthBook, random: RandomSource, now: number, unhealthy: 'demote' | 'drop', ctx: RequestContext): Candidate[] {
+  const verdicts = new Map<string, { rank: 'admitted' | 'deferred' | 'unhealthy'; score: number }>();
+  const verdict = (id: string) => {
+    let v = verdicts.get(id);
+    if (!v) {
+      const health = book.assess(id);
+      const share = health.admission(now);
+      const rank = !health.isHealthy() ? 'unhealthy' : share >= 1 || random() < share ? 'admitted' : 'deferred';
+      verdicts.set(id, (v = { rank, score: health.score(now) }));
+    }
+    return v;
+  };
+  const admitted: Candidate[] = [];
+  const deferred: Candidate[] = [];
+  const sick: Candidate[] = [];
+  for (const c of candidates) {
+    const { rank } = verdict(c.deploymentId);
+    (rank === 'admitted' ? admitted : rank === 'deferred' ? deferred : sick).push(c);
+  }
+  if (deferred.length === 0 && sick.length === 0) return candidates;
+  // Stable: equal scores keep their configured order.
+  sick.sort((a, b) => verdict(b.deploymentId).score - verdict(a.deploymentId).score);
+  const lastResort = unhealthy === 'drop' && admitted.length + deferred.length > 0 ? [] : sick;
+  markDemoted(ctx, [...deferred, ...lastResort]);
+  return [...admitted, ...deferred, ...lastResort];
+}
+
+/**
+ * Tells later route taps (the router) that these candidates are last resorts, so a strategy
+ * that re-sorts by priority does not move them forward again. See the router's README.
+ */
+function markDemoted(ctx: RequestContext, candidates: Candidate[]): void {
+  if (candidates.length === 0) return;
+  const current = ctx.state.demoted;
+  const demoted = current instanceof Set ? (current as Set<string>) : new Set<string>();
+  for (const c of candidates) demoted.add(c.id);
+  ctx.state.demoted = demoted;
+}
