@@ -79,6 +79,8 @@ export class ResponseAccumulator {
             content: this.text.length > 0 || toolCalls.length === 0 ? this.text : null,
             ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
             ...(this.reasoning ? { reasoning_content: this.reasoning } : {}),
+            // Signatures must travel back on the next turn, so the message carries them too.
+            ...(this.providerMetadata ? { providerMetadata: this.providerMetadata } : {}),
           },
           finish_reason: this.finishReason,
         },

@@ -734,6 +734,8 @@ class CommittedAttempt {
         failure = run.errorFor(error, this.base, this.candidate);
       }
       if (!failure && !finished) failure = attributeError(new SwitchyardError('stream-cut', 'stream ended without a finish signal'), this.candidate);
+      // Release the upstream body now (an error event may leave the connection open).
+      if (failure) await this.result.rest.return?.(undefined);
       await this.record(failure);
       if (failure && failure.kind !== 'cancelled') {
         const continuation = await run.ctx.pipeline.hooks.continueStream.promise({ error: failure, candidate: this.candidate, partial: acc.toResponse() }, run.ctx);

@@ -109,7 +109,11 @@ export function createUndiciTransport(options: UndiciTransportOptions = {}): Tra
           status: res.statusCode,
           headers: flattenHeaders(res.headers),
           body: wrapBody(body, req.signal),
-          discard: () => body.destroy(),
+          discard: () => {
+            // Destroying an unread body makes undici emit an AbortError; nobody is listening.
+            body.on('error', () => undefined);
+            body.destroy();
+          },
         };
       } catch (error) {
         throw transportError(error, req.signal);
@@ -127,6 +131,7 @@ async function* wrapBody(body: AsyncIterable<Uint8Array> & { destroy(): void }, 
   } catch (error) {
     throw transportError(error, signal);
   } finally {
+    body.on('error', () => undefined);
     body.destroy();
   }
 }
