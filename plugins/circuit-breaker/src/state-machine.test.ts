@@ -110,9 +110,9 @@ describe('open, half-open, close', () => {
     expect(m.record.openUntil - m.clock.now()).toBe(5_000);
   });
 
-  it('jitter adds up to 20 % and is present at the cap', () => {
-    expect(openDurationMs(1, opts, () => 0.5)).toBe(5_500);
-    expect(openDurationMs(30, opts, () => 0.999)).toBeCloseTo(71_988, 0);
+  it('jitter adds up to 10 % and is present at the cap', () => {
+    expect(openDurationMs(1, opts, () => 0.5)).toBe(5_250);
+    expect(openDurationMs(30, opts, () => 0.999)).toBeCloseTo(65_994, 0);
     expect(openDurationMs(30, opts, () => Number.NaN)).toBe(60_000);
   });
 

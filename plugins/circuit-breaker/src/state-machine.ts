@@ -42,7 +42,7 @@ export interface BreakerOptions {
   /** First open period; doubles on each trip without a success in between. */
   baseOpenMs: number;
   maxOpenMs: number;
-  /** Random extra open time, as a share of the period (0.2 → up to +20 %). */
+  /** Random extra open time, as a share of the period (0.1 → up to +10 %). */
   openJitter: number;
 }
 
@@ -54,7 +54,7 @@ export const DEFAULT_BREAKER: Readonly<BreakerOptions> = Object.freeze({
   buckets: 10,
   baseOpenMs: 5_000,
   maxOpenMs: 60_000,
-  openJitter: 0.2,
+  openJitter: 0.1,
 });
 
 export type Transition = 'open' | 'half-open' | 'close';
