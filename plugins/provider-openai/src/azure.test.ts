@@ -63,7 +63,7 @@ describe('azure', () => {
 
   it('an output-side content_filter finish ends the stream with finish_reason content_filter', async () => {
     const chunk = (c: unknown) => `data: ${JSON.stringify(c)}\n\n`;
-    const { vendor, pipeline } = await replay(azureProvider, {
+    const { pipeline } = await replay(azureProvider, {
       body: [
         chunk({ choices: [], created: 0, id: '', model: '', object: '', prompt_filter_results: [] }),
         chunk({ id: 'a1', model: 'gpt-4o', created: 2, choices: [{ index: 0, delta: { role: 'assistant', content: 'Once' }, finish_reason: null }] }),
