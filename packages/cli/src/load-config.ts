@@ -1,0 +1,33 @@
+/** Reads, validates and builds a config the way `serve` runs it; shared by every command. */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseConfig, SwitchyardError, type LoadedConfig, type Pipeline } from '@switchyard/core';
+import { assertSafeBinding, pipelineFromConfig, resolveServerOptions } from '@switchyard/gateway';
+import { cliImporter } from './importer.js';
+import { referencedValues } from './secrets.js';
+
+export interface LoadedSetup {
+  file: string;
+  config: LoadedConfig;
+  /** Values of referenced environment variables: never printed. */
+  secrets: string[];
+}
+
+export async function readConfig(file: string, env: Record<string, string | undefined>, cwd: string): Promise<LoadedSetup> {
+  const resolved = path.resolve(cwd, file);
+  let text: string;
+  try {
+    text = await readFile(resolved, 'utf8');
+  } catch (cause) {
+    throw new SwitchyardError('config', `cannot read config file ${resolved}: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`, { code: 'SWITCHYARD_ERR_CONFIG_READ', cause });
+  }
+  const secrets = referencedValues(text, env);
+  const config = parseConfig(text, env, resolved);
+  assertSafeBinding(resolveServerOptions(config.server));
+  return { file: resolved, config, secrets };
+}
+
+/** Imports providers and plugins, checks their versions and options, and builds the pipeline. */
+export function buildPipeline(setup: LoadedSetup): Promise<Pipeline> {
+  return pipelineFromConfig(setup.config, { importer: cliImporter(path.dirname(setup.file)) });
+}

@@ -1,0 +1,112 @@
+/**
+ * A served config: the gateway plus its reload triggers (SIGHUP, the config file changing)
+ * and shutdown signals (SIGTERM, SIGINT). A config that fails to load on reload is rejected,
+ * logged, and the running one kept.
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import { toSwitchyardError } from '@switchyard/core';
+import { createGateway, resolveServerOptions, type Gateway, type GatewayAddress, type Logger, type ServerOptions } from '@switchyard/gateway';
+import type { CliIO } from './io.js';
+import { cliImporter } from './importer.js';
+import { buildPipeline, readConfig } from './load-config.js';
+import { formatError } from './format-error.js';
+import { lineLogger } from './stderr-logger.js';
+
+export interface ServeOptions {
+  file: string;
+  io: CliIO;
+  /** Command-line overrides of the config's server section. */
+  overrides?: Partial<Pick<ServerOptions, 'host' | 'port'>>;
+  /** Reload when the config file changes (default true). */
+  watch?: boolean;
+  logger?: Logger;
+  /** Milliseconds to let an editor finish writing before reloading (default 150). */
+  debounceMs?: number;
+}
+
+export interface RunningServer {
+  gateway: Gateway;
+  address: GatewayAddress;
+  /** Loads the config again; resolves false (old config kept) when it is invalid. */
+  reload(reason?: string): Promise<boolean>;
+  stop(): Promise<void>;
+  /** Resolves once the server stopped (after a signal or stop()). */
+  readonly stopped: Promise<void>;
+}
+
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const { io } = options;
+  const secrets = new Set<string>();
+  const logger = options.logger ?? lineLogger(io.err, () => [...secrets]);
+  const setup = await readConfig(options.file, io.env, io.cwd);
+  setup.secrets.forEach((s) => secrets.add(s));
+  const overrides = options.overrides ?? {};
+  const gateway = createGateway({ config: setup.config, server: overrides, logger, pipelineOptions: { importer: cliImporter(path.dirname(setup.file)) } });
+  const address = await gateway.listen();
+  const started = gateway.options;
+
+  let chain: Promise<unknown> = Promise.resolve();
+  const reload = (reason = 'manual'): Promise<boolean> => {
+    // Reloads run one after the other: a burst of file events must not interleave swaps.
+    const run = chain.then(async () => {
+      try {
+        const next = await readConfig(setup.file, io.env, io.cwd);
+        next.secrets.forEach((s) => secrets.add(s));
+        const server = resolveServerOptions(next.config.server, overrides);
+        const pipeline = await buildPipeline(next);
+        try {
+          gateway.reload(pipeline, { apiKeys: server.apiKeys });
+        } catch (error) {
+          await pipeline.close();
+          throw error;
+        }
+        if (server.host !== started.host || server.port !== started.port) logger.warn('server.host and server.port changes apply after a restart', { host: started.host, port: started.port });
+        logger.info('config reloaded', { reason, file: setup.file });
+        return true;
+      } catch (error) {
+        logger.error('config reload rejected; the running config stays', { reason, error: formatError(error).trim() });
+        gateway.pipeline?.events.emit('config:reload', { ok: false, error: toSwitchyardError(error) });
+        return false;
+      }
+    });
+    chain = run;
+    return run;
+  };
+
+  let watcher: FSWatcher | undefined;
+  let debounce: ReturnType<typeof setTimeout> | undefined;
+  if (options.watch ?? true) {
+    // Watching the folder catches editors that replace the file instead of writing it in place.
+    watcher = watch(path.dirname(setup.file), (_event, name) => {
+      if (name !== path.basename(setup.file)) return;
+      clearTimeout(debounce);
+      debounce = setTimeout(() => void reload('file change'), options.debounceMs ?? 150);
+    });
+  }
+
+  let resolveStopped!: () => void;
+  const stopped = new Promise<void>((r) => (resolveStopped = r));
+  let stopping: Promise<void> | undefined;
+  const onHangup = () => void reload('SIGHUP');
+  const onTerminate = (signal: string) => {
+    logger.info('shutting down', { signal, inFlight: gateway.inFlight });
+    void stop();
+  };
+  const stop = () =>
+    (stopping ??= (async () => {
+      process.off('SIGHUP', onHangup);
+      process.off('SIGTERM', onTerminate);
+      process.off('SIGINT', onTerminate);
+      clearTimeout(debounce);
+      watcher?.close();
+      await chain;
+      await gateway.close();
+      resolveStopped();
+    })());
+  process.on('SIGHUP', onHangup);
+  process.on('SIGTERM', onTerminate);
+  process.on('SIGINT', onTerminate);
+
+  return { gateway, address, reload, stop, stopped };
+}

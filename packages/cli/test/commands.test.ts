@@ -1,0 +1,167 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startLoopback, type Loopback } from '../../core/test/support/loopback.js';
+import { main, runDemoCommand } from '../src/index.js';
+import { capture, configFile, removeTempDirs } from './support.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const EXAMPLE = path.resolve(here, '../../../examples/gateway/switchyard.yaml');
+const servers: Loopback[] = [];
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+  await removeTempDirs();
+});
+
+describe('command line', () => {
+  it('prints the overview for --help and exits 0; with no command, exits 2', async () => {
+    const help = capture();
+    expect(await main(['--help'], help.io)).toBe(0);
+    for (const name of ['serve', 'validate', 'check', 'demo']) expect(help.out).toMatch(new RegExp(`^  ${name}\\s+\\S`, 'm'));
+    const none = capture();
+    expect(await main([], none.io)).toBe(2);
+    expect(none.out).toContain('Usage: switchyard <command>');
+  });
+
+  it.each(['serve', 'validate', 'check', 'demo'])('%s --help prints its usage and exits 0', async (name) => {
+    const c = capture();
+    expect(await main([name, '--help'], c.io)).toBe(0);
+    expect(c.out).toContain(`Usage: switchyard ${name}`);
+    const viaHelp = capture();
+    expect(await main(['help', name], viaHelp.io)).toBe(0);
+    expect(viaHelp.out).toBe(c.out);
+  });
+
+  it('an unknown command prints help and exits 2', async () => {
+    const c = capture();
+    expect(await main(['serv'], c.io)).toBe(2);
+    expect(c.err).toContain('unknown command "serv"');
+    expect(c.err).toContain('Commands:');
+  });
+
+  it('an unknown option prints the command help and exits 2', async () => {
+    const c = capture();
+    expect(await main(['validate', '--confg', 'x.yaml'], c.io)).toBe(2);
+    expect(c.err).toContain("Unknown option '--confg'");
+    expect(c.err).toContain('Usage: switchyard validate');
+  });
+});
+
+describe('validate', () => {
+  const exampleEnv = {
+    OPENAI_API_KEY: 'sk-example-openai-0123456789',
+    AZURE_OPENAI_API_KEY: 'azure-example-key-0123456789',
+    ANTHROPIC_API_KEY: 'sk-ant-example-0123456789',
+    GEMINI_API_KEY: 'AIzaExampleKey0123456789abcdefghij',
+    DEEPSEEK_API_KEY: 'sk-deepseek-example-0123456789',
+  };
+
+  it('accepts the example config when its variables are set', async () => {
+    const c = capture(exampleEnv);
+    const code = await main(['validate', '--config', EXAMPLE], c.io);
+    expect(c.err).toBe('');
+    expect(code).toBe(0);
+    expect(c.out).toMatch(/is valid: 6 endpoint\(s\), 3 model\(s\) \[chat, reasoning, embed\], 2 plugin\(s\)/);
+    for (const secret of Object.values(exampleEnv)) expect(c.out).not.toContain(secret);
+  });
+
+  it('names the missing variable of the example config', async () => {
+    const { GEMINI_API_KEY: _unset, ...env } = exampleEnv;
+    const c = capture(env);
+    expect(await main(['validate', '-c', EXAMPLE], c.io)).toBe(1);
+    expect(c.err).toContain('endpoints[3].apiKey: environment variable GEMINI_API_KEY is not set');
+    for (const secret of Object.values(env)) expect(c.err).not.toContain(secret);
+  });
+
+  it('reports a file that cannot be read', async () => {
+    const c = capture();
+    expect(await main(['validate', '--config', '/nonexistent/switchyard.yaml'], c.io)).toBe(1);
+    expect(c.err).toContain('cannot read config file /nonexistent/switchyard.yaml: ENOENT');
+  });
+});
+
+describe('check', () => {
+  it('probes every endpoint and prints reachability, latency, auth and models', async () => {
+    const healthy = await startLoopback((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ object: 'list', data: [{ id: 'gpt-a' }, { id: 'gpt-b' }] }));
+    });
+    const locked = await startLoopback((_req, res) => {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'bad key', code: 'invalid_api_key' } }));
+    });
+    servers.push(healthy, locked);
+    const gone = await startLoopback(() => undefined);
+    const goneUrl = gone.url;
+    await gone.close();
+    const file = await configFile(`
+endpoints:
+  - { name: healthy, provider: openai, baseUrl: "${healthy.url}", apiKey: "\${HEALTHY_KEY}" }
+  - { name: locked, provider: openai-compatible, baseUrl: "${locked.url}", apiKey: "\${LOCKED_KEY}" }
+  - { name: gone, provider: openai, baseUrl: "${goneUrl}" }
+  - { name: off, provider: openai, enabled: false }
+models:
+  chat:
+    - { endpoint: healthy, model: gpt-a }
+    - { endpoint: healthy, model: gpt-z }
+    - { endpoint: locked, model: m }
+    - { endpoint: gone, model: m }
+`);
+    const c = capture({ HEALTHY_KEY: 'sk-healthy-0123456789abcdef', LOCKED_KEY: 'sk-locked-0123456789abcdef' });
+    const code = await main(['check', '--config', file, '--timeout', '2000'], c.io);
+    expect(c.err).toBe('');
+    expect(code).toBe(1);
+    const rows = Object.fromEntries(c.out.split('\n').filter((l) => /^(healthy|locked|gone|off) /.test(l)).map((l) => [l.split(/\s+/)[0], l.split(/\s{2,}/)]));
+    expect(rows.healthy.slice(0, 3)).toEqual(['healthy', 'openai', 'yes']);
+    expect(rows.healthy[3]).toMatch(/^\d+ ms$/);
+    expect(rows.healthy[4]).toBe('ok');
+    expect(rows.healthy[5]).toBe('2 listed, 1/2 configured found (missing: gpt-z)');
+    expect(rows.locked.slice(2, 3).concat(rows.locked.slice(4))).toEqual(['yes', 'failed', '-', 'HTTP 401']);
+    expect(rows.gone.slice(2, 5)).toEqual(['no', '-', '-']);
+    expect(rows.off).toEqual(['off', 'openai', '-', '-', '-', '-', 'disabled']);
+    expect(c.out).toContain('2 endpoint(s) need attention: locked, gone');
+    expect(healthy.requests[0]).toMatchObject({ path: '/v1/models' });
+    expect(healthy.requests[0].headers.authorization).toBe('Bearer sk-healthy-0123456789abcdef');
+    expect(c.out).not.toContain('sk-healthy');
+  });
+
+  it('exits 0 when every endpoint is fine', async () => {
+    const ok = await startLoopback((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ data: [{ id: 'm' }] }));
+    });
+    servers.push(ok);
+    const file = await configFile(`endpoints: [{ name: ok, provider: openai, baseUrl: "${ok.url}" }]\nmodels: { chat: [{ endpoint: ok, model: m }] }\n`);
+    const c = capture();
+    expect(await main(['check', '-c', file], c.io)).toBe(0);
+    expect(c.out).toContain('1 listed, 1/1 configured found');
+  });
+
+  it('rejects a bad --timeout with exit 2', async () => {
+    const c = capture();
+    expect(await main(['check', '--timeout', 'soon'], c.io)).toBe(2);
+    expect(c.err).toContain('--timeout must be a positive number');
+  });
+});
+
+describe('demo', () => {
+  it('runs the demo module with the output stream', async () => {
+    const c = capture();
+    let given: unknown;
+    const code = await runDemoCommand(c.io, async () => ({ runDemo: async ({ out }) => void (given = out) }));
+    expect(code).toBe(0);
+    expect(given).toBe(c.io.out);
+  });
+
+  it('explains a missing demo module instead of crashing', async () => {
+    const c = capture();
+    const missing = Object.assign(new Error("Cannot find module './demo/index.js'"), { code: 'ERR_MODULE_NOT_FOUND' });
+    expect(await runDemoCommand(c.io, () => Promise.reject(missing))).toBe(1);
+    expect(c.err).toContain('the demo is not part of this build');
+    const empty = capture();
+    expect(await runDemoCommand(empty.io, async () => ({}))).toBe(1);
+    expect(empty.err).toContain('does not export runDemo()');
+  });
+});
+

@@ -1,0 +1,39 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { CliIO } from '../src/index.js';
+
+export interface Captured {
+  io: CliIO;
+  readonly out: string;
+  readonly err: string;
+}
+
+export function capture(env: Record<string, string | undefined> = {}, cwd = process.cwd()): Captured {
+  let out = '';
+  let err = '';
+  return {
+    io: { out: { write: (s: string) => (out += s) }, err: { write: (s: string) => (err += s) }, env, cwd },
+    get out() {
+      return out;
+    },
+    get err() {
+      return err;
+    },
+  };
+}
+
+const dirs: string[] = [];
+
+/** Writes a config into a fresh temp folder and returns its path. */
+export async function configFile(text: string, name = 'switchyard.yaml'): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'switchyard-cli-'));
+  dirs.push(dir);
+  const file = path.join(dir, name);
+  await writeFile(file, text);
+  return file;
+}
+
+export async function removeTempDirs(): Promise<void> {
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+}
