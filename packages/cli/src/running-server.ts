@@ -23,6 +23,8 @@ export interface ServeOptions {
   logger?: Logger;
   /** Milliseconds to let an editor finish writing before reloading (default 150). */
   debounceMs?: number;
+  /** Where SIGHUP / SIGTERM / SIGINT arrive (default: the process). */
+  signals?: Pick<NodeJS.EventEmitter, 'on' | 'off'>;
 }
 
 export interface RunningServer {
@@ -89,24 +91,27 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const stopped = new Promise<void>((r) => (resolveStopped = r));
   let stopping: Promise<void> | undefined;
   const onHangup = () => void reload('SIGHUP');
-  const onTerminate = (signal: string) => {
+  const terminate = (signal: string) => {
     logger.info('shutting down', { signal, inFlight: gateway.inFlight });
     void stop();
   };
+  const onTerm = () => terminate('SIGTERM');
+  const onInt = () => terminate('SIGINT');
   const stop = () =>
     (stopping ??= (async () => {
-      process.off('SIGHUP', onHangup);
-      process.off('SIGTERM', onTerminate);
-      process.off('SIGINT', onTerminate);
+      signals.off('SIGHUP', onHangup);
+      signals.off('SIGTERM', onTerm);
+      signals.off('SIGINT', onInt);
       clearTimeout(debounce);
       watcher?.close();
       await chain;
       await gateway.close();
       resolveStopped();
     })());
-  process.on('SIGHUP', onHangup);
-  process.on('SIGTERM', onTerminate);
-  process.on('SIGINT', onTerminate);
+  const signals = options.signals ?? process;
+  signals.on('SIGHUP', onHangup);
+  signals.on('SIGTERM', onTerm);
+  signals.on('SIGINT', onInt);
 
   return { gateway, address, reload, stop, stopped };
 }

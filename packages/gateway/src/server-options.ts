@@ -35,7 +35,7 @@ export function assertSafeBinding(options: Pick<ServerOptions, 'host' | 'apiKeys
   if (options.apiKeys.length > 0 || isLoopbackHost(options.host)) return;
   throw new SwitchyardError(
     'config',
-    `server.host: refusing to listen on ${options.host} without a gateway key; set server.apiKeys (clients send "Authorization: Bearer <key>") or bind to 127.0.0.1`,
+    `server.host: refusing to listen on ${options.host} without a gateway key; set server.apiKeys (clients then authenticate with one of them as a bearer-token) or bind to 127.0.0.1`,
     { code: 'SWITCHYARD_ERR_CONFIG_UNSAFE_BIND', path: 'server.host' },
   );
 }

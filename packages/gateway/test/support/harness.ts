@@ -81,7 +81,7 @@ export async function startGateway(pipeline: Pipeline, options: Partial<GatewayO
 
 /** A raw HTTP call (for what an SDK would not send). */
 export async function raw(origin: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<{ status: number; headers: Headers; text: string; json: any }> {
-  const res = await fetch(origin + path, { method: init.method ?? 'POST', headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json', ...init.headers }, body: init.body });
+  const res = await fetch(origin + path, { method: init.method ?? 'POST', headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json', ...init.headers }, body: init.body as BodyInit | undefined });
   const text = await res.text();
   let json: unknown;
   try {
