@@ -111,6 +111,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const env: CallEnv = { transport, events };
   const defaultDeadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
   let candidateCache: Map<string, Candidate[]> | undefined;
+  let closing: Promise<void> | undefined;
 
   // Observers never fail a request: every record tap is contained and reported.
   for (const [stage, hook] of [['recordAttempt', hooks.recordAttempt], ['recordRequest', hooks.recordRequest]] as const) {
@@ -158,9 +159,12 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       candidateCache = undefined;
       hooks.call.for(provider.id).tapPromise({ name: `switchyard:provider:${provider.id}`, stage: STAGE.DEFAULT }, (attempt, ctx) => callProvider(env, provider, attempt, ctx));
     },
-    async close() {
-      await transport.close?.();
-      await store.close?.();
+    close() {
+      closing ??= (async () => {
+        await transport.close?.();
+        await store.close?.();
+      })();
+      return closing;
     },
   };
 
