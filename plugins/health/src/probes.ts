@@ -22,6 +22,7 @@ type Probes = HealthOptions['probes'];
 export class Prober {
   private readonly timers = new Set<TimerHandle>();
   private readonly inFlight = new Set<AbortController>();
+  private readonly running = new Set<string>();
   private stopped = false;
 
   constructor(
@@ -62,14 +63,17 @@ export class Prober {
     return (await Promise.all(runs)).filter((r): r is ProbeResult => r !== undefined);
   }
 
+  /** Fixed rate: a slow probe does not stretch the interval, and a probe still running is not doubled. */
   private schedule(target: Candidate, depth: ProbeDepth, delayMs: number): void {
     if (this.stopped) return;
     const handle = this.pipeline.clock.setTimeout(() => {
       this.timers.delete(handle);
-      void this.run(target, depth).finally(() => {
-        const { intervalMs, jitterMs } = this.probes[depth]!;
-        this.schedule(target, depth, intervalMs + this.pipeline.random() * (jitterMs ?? intervalMs / 10));
-      });
+      const { intervalMs, jitterMs } = this.probes[depth]!;
+      this.schedule(target, depth, intervalMs + this.pipeline.random() * (jitterMs ?? intervalMs / 10));
+      const key = `${target.deploymentId} ${depth}`;
+      if (this.running.has(key)) return;
+      this.running.add(key);
+      void this.run(target, depth).finally(() => this.running.delete(key));
     }, delayMs);
     // Probes must never hold a process open on their own.
     (handle as { unref?: () => void }).unref?.();
