@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { definePlugin, STAGE } from '@switchyard/core';
 import { answers, chatBody, fails, GATEWAY_KEY, pipelineFor, raw, startGateway, stopAll, VENDOR_KEY, vendor } from './support/harness.js';
 
 afterEach(stopAll);
@@ -107,5 +108,27 @@ describe('non-streaming chat through the OpenAI SDK', () => {
     expect(text).toContain('switchyard_failovers_total 1');
     expect(text).not.toContain(VENDOR_KEY);
     expect((await fetch(`${origin}/metrics`)).status).toBe(401);
+  });
+
+  it('names the degrade level when every candidate failed and a canned answer was served', async () => {
+    const cannedAnswer = definePlugin({
+      name: 'test-canned',
+      apply(pipeline) {
+        pipeline.hooks.degrade.tapPromise({ name: 'test-canned', stage: STAGE.DEFAULT }, async () => ({
+          level: 'canned',
+          response: { id: 'canned-1', object: 'chat.completion', created: 1, model: 'canned', choices: [{ index: 0, message: { role: 'assistant', content: 'try again later' }, finish_reason: 'stop' }] },
+        }));
+      },
+    });
+    const down = await vendor(fails(500));
+    const { client } = await startGateway(pipelineFor({ vendors: { down }, extra: { plugins: [cannedAnswer()] } }));
+    const { data, response } = await client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    expect(data.choices[0].message.content).toBe('try again later');
+    expect(response.headers.get('x-switchyard-degraded')).toBe('canned');
+    const streamed = await client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], stream: true }).withResponse();
+    expect(streamed.response.headers.get('x-switchyard-degraded')).toBe('canned');
+    let text = '';
+    for await (const c of streamed.data) text += c.choices[0]?.delta.content ?? '';
+    expect(text).toBe('try again later');
   });
 });

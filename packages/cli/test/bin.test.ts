@@ -1,0 +1,67 @@
+import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import OpenAI from 'openai';
+import { completion, startLoopback, type Loopback } from '../../core/test/support/loopback.js';
+import { configFile, removeTempDirs } from './support.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(here, '../../..');
+const BIN = path.resolve(here, '../src/bin.ts');
+const vendors: Loopback[] = [];
+
+afterEach(async () => {
+  await Promise.all(vendors.splice(0).map((v) => v.close()));
+  await removeTempDirs();
+});
+
+async function vendorSaying(text: string): Promise<Loopback> {
+  const v = await startLoopback((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(completion(text)));
+  });
+  vendors.push(v);
+  return v;
+}
+
+const config = (v: Loopback) => `
+server: { apiKeys: ["\${GW_KEY}"] }
+endpoints: [{ name: up, provider: openai, baseUrl: "${v.url}" }]
+models: { chat: [{ endpoint: up, model: m }] }
+`;
+
+describe('the switchyard process', () => {
+  it('serves, reloads on a real SIGHUP and exits 0 on SIGTERM after draining', async () => {
+    const a = await vendorSaying('from A');
+    const b = await vendorSaying('from B');
+    const file = await configFile(config(a));
+    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', BIN, 'serve', '--config', file, '--port', '0', '--no-watch'], {
+      cwd: ROOT,
+      env: { ...process.env, GW_KEY: 'gw-process-test' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    try {
+      await expect.poll(() => stdout, { timeout: 15_000, interval: 50 }).toMatch(/listening on (http:\S+)/);
+      const baseURL = /listening on (http:\S+)/.exec(stdout)![1];
+      const client = new OpenAI({ baseURL, apiKey: 'gw-process-test', maxRetries: 0 });
+      const answer = async () => (await client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] })).choices[0].message.content;
+      expect(await answer()).toBe('from A');
+      await writeFile(file, config(b));
+      child.kill('SIGHUP');
+      await expect.poll(answer, { timeout: 10_000, interval: 50 }).toBe('from B');
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(stderr).toContain('shutting down signal=SIGTERM');
+      expect(stderr).toContain('gateway closed');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 30_000);
+});
