@@ -59,6 +59,16 @@ describe('key failures', () => {
     expect(transport.calls).toHaveLength(6);
   });
 
+  it('a 429 on one key of a multi-key endpoint rotates to the next key at once', async () => {
+    const script: Script = ({ request }) => (request.headers.authorization === 'Bearer sk-bad-0000' ? fail(429, 'slow down', { headers: { 'retry-after': '30' } }) : ok('other key'));
+    const { transport, chat, states } = setup(script, {}, { endpoints: twoKeys });
+    expect((await chat()).choices[0].message.content).toBe('other key');
+    expect(transport.calls.map((c) => c.at)).toEqual([0, 0]);
+    expect(states[0].cooldowns.map((c) => c.scope)).toEqual(['a/x#0']);
+    await chat();
+    expect(transport.calls).toHaveLength(3);
+  });
+
   it('a 429 insufficient_quota is a key failure: no wait, no retry on that key', async () => {
     const { transport, chat, events } = setup(({ host }) => (host === 'a.test' ? fail(429, 'You exceeded your current quota', { code: 'insufficient_quota', headers: { 'retry-after': '1' } }) : ok()));
     await chat();
@@ -206,6 +216,17 @@ describe('cancellation and options', () => {
     const error = await pending;
     expect(error.kind).toBe('cancelled');
     expect(clock.now()).toBe(1_000);
+    expect(transport.calls).toHaveLength(1);
+  });
+
+  it('a caller abort ends a Retry-After wait at once', async () => {
+    const { pipeline, clock, transport } = setup(() => fail(429, 'busy', { headers: { 'retry-after': '3' } }), {}, { models: { chat: [{ endpoint: 'a', model: 'x' }] } });
+    const controller = new AbortController();
+    const pending = pipeline.chat(REQ, { signal: controller.signal }).catch((e) => e);
+    await new Promise((r) => setImmediate(r));
+    await clock.advance(1_000);
+    controller.abort();
+    expect((await pending).kind).toBe('cancelled');
     expect(transport.calls).toHaveLength(1);
   });
 

@@ -10,7 +10,9 @@ import { completion, sseBody, startLoopback, textChunks, type Loopback } from '.
 import { retry, type RetryOptionsInput } from '../src/index.js';
 
 const servers: Loopback[] = [];
+const pipelines: { close(): Promise<void> }[] = [];
 afterEach(async () => {
+  await Promise.all(pipelines.splice(0).map((p) => p.close()));
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
@@ -52,6 +54,7 @@ async function setup(primary: Reply, backup: Reply = (_q, res, _n, stream) => an
     clock,
     random: seededRandom(42),
   });
+  pipelines.push(pipeline);
   const request = { model: 'chat', messages: [{ role: 'user' as const, content: 'hi' }] };
   const chat = () => runWithVirtualTime(clock, pipeline.chat(request), { stepMs: 20 });
   const stream = () => runWithVirtualTime(clock, pipeline.stream({ ...request, stream: true }).then((s) => s.collect()), { stepMs: 20 });
