@@ -120,6 +120,7 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
   const parser = new SseParser();
   const decoder = provider.createStreamDecoder(candidate, request);
   let finished = false;
+  let complete = false;
   let malformed = 0;
   const emit = function* (parts: StreamPart[]): Generator<StreamPart> {
     for (const part of parts) {
@@ -153,6 +154,7 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
         malformed++;
       }
     }
+    complete = finished;
   } catch (error) {
     const err = toSwitchyardError(error);
     // The answer was complete; the connection just did not close (or sent no [DONE]).
@@ -162,7 +164,9 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
     }
     throw attributeError(err, candidate);
   } finally {
-    res.discard();
+    // A complete answer keeps its keep-alive connection; anything else drops it.
+    if (complete && res.release) res.release();
+    else res.discard();
   }
   yield* emit(decoder.end());
   if (!finished) {

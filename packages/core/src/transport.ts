@@ -19,8 +19,13 @@ export interface TransportResponse {
   /** Lower-cased names; repeated headers joined with `, `. */
   headers: Record<string, string>;
   body: AsyncIterable<Uint8Array>;
-  /** Releases the connection without reading the rest of the body. */
+  /** Drops the connection without reading the rest of the body (failures, aborts). */
   discard(): void;
+  /**
+   * The answer is complete but the body may not have ended yet (bytes after `[DONE]`): read
+   * the rest in the background, briefly, so the keep-alive connection can be reused.
+   */
+  release?(): void;
 }
 
 export interface Transport {
@@ -104,16 +109,13 @@ export function createUndiciTransport(options: UndiciTransportOptions = {}): Tra
           headersTimeout: BACKSTOP_MS,
           bodyTimeout: BACKSTOP_MS,
         });
-        const body = res.body;
+        const body = res.body as unknown as UndiciBody;
         return {
           status: res.statusCode,
           headers: flattenHeaders(res.headers),
           body: wrapBody(body, req.signal),
-          discard: () => {
-            // Destroying an unread body makes undici emit an AbortError; nobody is listening.
-            body.on('error', () => undefined);
-            body.destroy();
-          },
+          discard: () => destroyQuietly(body),
+          release: () => releaseBody(body),
         };
       } catch (error) {
         throw transportError(error, req.signal);
@@ -125,14 +127,39 @@ export function createUndiciTransport(options: UndiciTransportOptions = {}): Tra
   };
 }
 
-async function* wrapBody(body: AsyncIterable<Uint8Array> & { destroy(): void }, signal: AbortSignal): AsyncIterable<Uint8Array> {
+type UndiciBody = AsyncIterable<Uint8Array> & { destroy(): void; on(event: 'error', fn: () => void): unknown; dump(opts?: { limit?: number; signal?: AbortSignal }): Promise<void>; readableEnded?: boolean };
+
+/** Destroying an unread body makes undici emit an AbortError that nobody listens to. */
+function destroyQuietly(body: UndiciBody): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
+const RELEASE_LIMIT_BYTES = 64 * 1024;
+const RELEASE_WAIT_MS = 1000;
+
+function releaseBody(body: UndiciBody): void {
+  if (body.readableEnded) return;
+  body.on('error', () => undefined);
+  const give = AbortSignal.timeout(RELEASE_WAIT_MS);
+  body.dump({ limit: RELEASE_LIMIT_BYTES, signal: give }).catch(() => destroyQuietly(body));
+}
+
+/**
+ * Iterating the body: errors are mapped to the taxonomy. Leaving the loop early does not
+ * destroy the socket: the reader decides between discard() and release().
+ */
+async function* wrapBody(body: UndiciBody, signal: AbortSignal): AsyncIterable<Uint8Array> {
+  const iterator = body[Symbol.asyncIterator]();
   try {
-    for await (const chunk of body) yield chunk;
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) return;
+      yield next.value;
+    }
   } catch (error) {
+    destroyQuietly(body);
     throw transportError(error, signal);
-  } finally {
-    body.on('error', () => undefined);
-    body.destroy();
   }
 }
 
