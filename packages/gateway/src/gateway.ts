@@ -14,6 +14,7 @@ import { silentLogger, type Logger } from './logger.js';
 import { GatewayMetrics } from './metrics.js';
 import { modelEntry, modelList, modelsWithoutCandidates } from './models.js';
 import { errorReply, replyForError, type ErrorReply } from './openai-errors.js';
+import { sseErrorEvent } from './openai-wire.js';
 import { PipelineSlot, type Lease } from './pipeline-slot.js';
 import { pipelineFromConfig } from './pipeline-from-config.js';
 import { BodyError, readJsonBody } from './read-body.js';
@@ -160,6 +161,9 @@ export function createGateway(options: GatewayOptions): Gateway {
         // The rest of an oversized body is not worth reading on this connection.
         if (error.reply.status === 413) res.setHeader('connection', 'close');
         sendError(res, error.reply);
+      } else if (res.headersSent) {
+        // Only SSE answers send headers early: end them with an error event, never a clean end.
+        if (!res.writableEnded) res.end(sseErrorEvent(replyForError(error).body));
       } else if (!controller.signal.aborted) sendError(res, replyForError(error));
     } finally {
       inFlight--;
@@ -239,6 +243,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         if (inFlight > 0) {
           logger.warn('shutdown grace period over; aborting requests in flight', { inFlight });
           for (const controller of active) controller.abort(new SwitchyardError('cancelled', 'the gateway is shutting down'));
+          await waitForIdle(1_000);
         }
         httpServer.closeAllConnections();
         await closed;
