@@ -1,0 +1,64 @@
+/** Options of the Redis store, validated when the store is created. */
+import { SwitchyardError } from '@switchyard/core';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { redactUrl } from './redact-url.js';
+
+export const redisStoreOptionsSchema = z
+  .object({
+    /** `redis://[user:password@]host[:port][/db]` or `rediss://…` (TLS). */
+    url: z.string().min(1).optional(),
+    /** An ioredis client you own: the store uses it and never quits it. */
+    client: z.custom<Redis>((value) => typeof value === 'object' && value !== null && typeof (value as Redis).evalsha === 'function', 'must be an ioredis client').optional(),
+    /** Prepended to every key, so several deployments can share one Redis. */
+    prefix: z.string().default('switchyard:'),
+    /** A command that has not answered by then counts as Redis being unavailable. */
+    commandTimeoutMs: z.number().int().min(1).max(60_000).default(500),
+    /** How long the first connection (and `ready()`) may take. */
+    connectTimeoutMs: z.number().int().min(1).max(60_000).default(2_000),
+    /** After a timeout, operations skip Redis for this long before trying it again. */
+    recheckMs: z.number().int().min(0).max(600_000).default(1_000),
+    /** `local`: serve from this instance's memory while Redis is unavailable; `throw`: reject with a coded error. */
+    whenUnavailable: z.enum(['local', 'throw']).default('local'),
+    /** Told once per outage (and about each command Redis rejects); defaults to a process warning. */
+    onError: z.custom<(error: SwitchyardError) => void>((value) => typeof value === 'function', 'must be a function').optional(),
+  })
+  .strict()
+  .refine((o) => (o.url === undefined) !== (o.client === undefined), { message: 'give exactly one of url or client', path: ['url'] });
+
+export type RedisStoreOptions = z.output<typeof redisStoreOptionsSchema>;
+export type RedisStoreOptionsInput = z.input<typeof redisStoreOptionsSchema>;
+
+export function parseRedisStoreOptions(input: RedisStoreOptionsInput): RedisStoreOptions {
+  const result = redisStoreOptionsSchema.safeParse(input ?? {});
+  if (result.success) {
+    if (result.data.url !== undefined) checkRedisUrl(result.data.url);
+    return result.data;
+  }
+  const first = result.error.issues[0];
+  const field = first?.path.length ? first.path.join('.') : '(options)';
+  const detail = result.error.issues.map((i) => `${i.path.join('.') || '(options)'}: ${i.message}`).join('; ');
+  throw new SwitchyardError('config', `@switchyard/store-redis: invalid option ${field}: ${detail}`, { code: 'SWITCHYARD_ERR_STORE_OPTIONS', path: field });
+}
+
+/** Rejects what ioredis would misread (it falls back to localhost:6379 on most garbage). */
+export function checkRedisUrl(url: string): void {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // fall through with parsed undefined
+  }
+  const problem = !parsed
+    ? 'is not a URL'
+    : parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:'
+      ? `has scheme "${parsed.protocol.replace(/:$/, '')}", expected redis or rediss`
+      : !parsed.hostname
+        ? 'names no host'
+        : !/^\/?(\d+)?$/.test(parsed.pathname)
+          ? `has path "${parsed.pathname}", expected a database number such as /0`
+          : undefined;
+  if (problem) {
+    throw new SwitchyardError('config', `@switchyard/store-redis: url ${redactUrl(url)} ${problem}`, { code: 'SWITCHYARD_ERR_REDIS_URL', path: 'url' });
+  }
+}

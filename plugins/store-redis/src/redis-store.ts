@@ -1,0 +1,255 @@
+/**
+ * A StateStore on Redis, so several gateway instances share breakers, cooldowns, health and
+ * quota counters. Values are JSON; counters and leases are atomic on the server.
+ *
+ * Redis being down never fails a request: while it is unreachable or slow, each operation is
+ * answered from this instance's memory (whenUnavailable: 'local', the default) or rejected
+ * with a coded error ('throw'), after at most one command timeout.
+ */
+import { MemoryStateStore, SwitchyardError, type StateStore } from '@switchyard/core';
+import { Redis } from 'ioredis';
+import { parseRedisStoreOptions, type RedisStoreOptions, type RedisStoreOptionsInput } from './options.js';
+import { redactUrl } from './redact-url.js';
+import { ACQUIRE_LEASE, INCREMENT, RELEASE_LEASE, runScript } from './scripts.js';
+
+/** A TTL as Redis takes it: `undefined` keeps the current expiry, `never` drops it, 0 expires now. */
+type Expiry = undefined | 'never' | number;
+
+export class RedisStateStore implements StateStore {
+  readonly prefix: string;
+  private readonly options: RedisStoreOptions;
+  private readonly client: Redis;
+  private readonly ownsClient: boolean;
+  /** Where the store's name shows in messages: the URL without its password. */
+  private readonly where: string;
+  /** Answers while Redis is unavailable; emptied when Redis is back, since Redis holds the shared truth. */
+  private readonly local = new MemoryStateStore();
+  private readonly firstConnection: Promise<void>;
+  private outage = false;
+  private skipUntil = 0;
+  private lastError: unknown;
+  private closed = false;
+
+  constructor(input: RedisStoreOptionsInput) {
+    this.options = parseRedisStoreOptions(input);
+    this.prefix = this.options.prefix;
+    if (this.options.client) {
+      this.client = this.options.client;
+      this.ownsClient = false;
+      this.where = 'the given client';
+      if (this.client.status === 'wait') this.client.connect().catch(() => undefined);
+    } else {
+      this.where = redactUrl(this.options.url!);
+      this.ownsClient = true;
+      this.client = new Redis(this.options.url!, {
+        connectTimeout: this.options.connectTimeoutMs,
+        // Commands never wait in a queue for a connection, nor are they resent after one drops:
+        // a request would rather use local state now than shared state late.
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        autoResendUnfulfilledCommands: false,
+        retryStrategy: (times) => Math.min(times * 100, 2_000),
+      });
+    }
+    this.client.on('error', (error: unknown) => {
+      this.lastError = error;
+      this.degrade(error);
+    });
+    this.client.on('ready', () => this.recover());
+    this.firstConnection = settled(this.client, this.options.connectTimeoutMs);
+  }
+
+  /** True while Redis answers (the store is not serving from local memory). */
+  get available(): boolean {
+    return !this.outage && this.client.status === 'ready';
+  }
+
+  /** Waits for the connection; rejects with SWITCHYARD_ERR_STORE_UNAVAILABLE after connectTimeoutMs. */
+  async ready(): Promise<void> {
+    if (this.client.status !== 'ready') await settled(this.client, this.options.connectTimeoutMs, { untilError: false });
+    if (this.client.status !== 'ready') {
+      throw this.unavailable(this.lastError ?? new Error(`no connection within ${this.options.connectTimeoutMs} ms (status ${this.client.status})`), 'connect');
+    }
+  }
+
+  async get<T = unknown>(key: string): Promise<T | undefined> {
+    return this.run('get', async () => decode<T>(await this.client.get(this.prefix + key)), (local) => local.get<T>(key));
+  }
+
+  async set<T = unknown>(key: string, value: T, ttlMs?: number): Promise<void> {
+    const expiry = expiryOf(ttlMs, 'set');
+    const raw = JSON.stringify(value);
+    await this.run(
+      'set',
+      async () => {
+        const name = this.prefix + key;
+        if (raw === undefined || expiry === 0) await this.client.del(name);
+        else if (typeof expiry === 'number') await this.client.set(name, raw, 'PX', expiry);
+        else await this.client.set(name, raw);
+      },
+      (local) => local.set(key, value, ttlMs),
+    );
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.run('delete', async () => void (await this.client.del(this.prefix + key)), (local) => local.delete(key));
+  }
+
+  async increment(key: string, by = 1, ttlMs?: number): Promise<number> {
+    if (!Number.isFinite(by)) throw argumentError(`increment: by must be a finite number, got ${String(by)}`);
+    const expiry = expiryOf(ttlMs, 'increment');
+    const expiryArg = expiry === undefined ? '' : expiry === 'never' ? 'persist' : String(expiry);
+    return this.run(
+      'increment',
+      async () => Number(await runScript(this.client, INCREMENT, this.prefix + key, [String(by), expiryArg])),
+      (local) => local.increment(key, by, ttlMs),
+    );
+  }
+
+  async acquireLease(key: string, holder: string, ttlMs: number): Promise<boolean> {
+    if (!Number.isFinite(ttlMs)) throw argumentError(`acquireLease: ttlMs must be a finite number, got ${String(ttlMs)}`);
+    const ms = Math.max(1, Math.ceil(ttlMs));
+    return this.run(
+      'acquireLease',
+      async () => (await runScript(this.client, ACQUIRE_LEASE, this.prefix + key, [JSON.stringify(holder), ms])) === 1,
+      (local) => local.acquireLease(key, holder, ttlMs),
+    );
+  }
+
+  async releaseLease(key: string, holder: string): Promise<void> {
+    await this.run(
+      'releaseLease',
+      async () => void (await runScript(this.client, RELEASE_LEASE, this.prefix + key, [JSON.stringify(holder)])),
+      (local) => local.releaseLease(key, holder),
+    );
+  }
+
+  /** Quits the connection the store opened; a client passed in stays open (and usable). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.local.close();
+    if (!this.ownsClient) return;
+    if (this.client.status !== 'ready') {
+      this.client.disconnect();
+      return;
+    }
+    try {
+      await this.withTimeout(this.client.quit(), 'quit');
+    } catch {
+      this.client.disconnect();
+    }
+  }
+
+  private async run<T>(operation: string, remote: () => Promise<T>, local: (store: MemoryStateStore) => Promise<T>): Promise<T> {
+    let failure: SwitchyardError | undefined;
+    if (await this.reachable()) {
+      try {
+        const result = await this.withTimeout(remote(), operation);
+        if (this.outage) this.recover();
+        return result;
+      } catch (error) {
+        // Slow, refused or rejected alike: leave Redis alone for a moment rather than make
+        // every request wait out a timeout.
+        this.skipUntil = Date.now() + this.options.recheckMs;
+        this.degrade(error);
+        failure = this.unavailable(error, operation);
+      }
+    }
+    if (this.options.whenUnavailable === 'throw') throw failure ?? this.unavailable(this.lastError ?? new Error(`connection is ${this.client.status}`), operation);
+    return local(this.local);
+  }
+
+  private async reachable(): Promise<boolean> {
+    if (Date.now() < this.skipUntil) return false;
+    if (this.client.status !== 'ready') await this.firstConnection;
+    if (this.client.status === 'ready') return true;
+    this.degrade(this.lastError ?? new Error(`connection is ${this.client.status}`));
+    return false;
+  }
+
+  private withTimeout<T>(work: Promise<T>, operation: string): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`${operation} got no answer within ${this.options.commandTimeoutMs} ms`)), this.options.commandTimeoutMs);
+      timer.unref?.();
+    });
+    // The command may still fail after the timeout won; that is already reported.
+    work.catch(() => undefined);
+    return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  /** The first failure of an outage is reported; the rest of it is quiet. */
+  private degrade(cause: unknown): void {
+    if (this.outage) return;
+    this.outage = true;
+    const error = this.unavailable(cause, this.options.whenUnavailable === 'local' ? 'shared state' : 'store');
+    try {
+      (this.options.onError ?? warn)(error);
+    } catch {
+      // A failing reporter must not turn an outage into a crash.
+    }
+  }
+
+  private recover(): void {
+    this.lastError = undefined;
+    if (!this.outage) return;
+    this.outage = false;
+    void this.local.close();
+  }
+
+  private unavailable(cause: unknown, operation: string): SwitchyardError {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    const fallback = this.options.whenUnavailable === 'local' ? '; serving state from this instance until Redis answers' : '';
+    return new SwitchyardError('plugin', `@switchyard/store-redis: Redis at ${this.where} is unavailable for ${operation} (${reason})${fallback}`, {
+      code: 'SWITCHYARD_ERR_STORE_UNAVAILABLE',
+      retryable: false,
+      cause,
+    });
+  }
+}
+
+export function createRedisStore(options: RedisStoreOptionsInput): RedisStateStore {
+  return new RedisStateStore(options);
+}
+
+function warn(error: SwitchyardError): void {
+  process.emitWarning(error.message, { type: 'SwitchyardWarning', code: error.code });
+}
+
+function argumentError(message: string): SwitchyardError {
+  return new SwitchyardError('plugin', `@switchyard/store-redis: ${message}`, { code: 'SWITCHYARD_ERR_STORE_ARGUMENT' });
+}
+
+function expiryOf(ttlMs: number | undefined, operation: string): Expiry {
+  if (ttlMs === undefined) return undefined;
+  if (Number.isNaN(ttlMs)) throw argumentError(`${operation}: ttlMs must be a number of milliseconds, got NaN`);
+  if (ttlMs === Number.POSITIVE_INFINITY) return 'never';
+  return Math.max(0, Math.ceil(ttlMs));
+}
+
+/** Values written by something other than this store may not be JSON: they read as strings. */
+function decode<T>(raw: string | null): T | undefined {
+  if (raw === null) return undefined;
+  try {
+    return JSON.parse(raw) as T;
+  } catch {
+    return raw as T;
+  }
+}
+
+/** Resolves once the client is ready, has given up, or the time is over; never rejects. */
+function settled(client: Redis, timeoutMs: number, { untilError = true } = {}): Promise<void> {
+  if (client.status === 'ready' || client.status === 'end') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      client.off('ready', done).off('end', done).off('error', done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    timer.unref?.();
+    client.once('ready', done).once('end', done);
+    if (untilError) client.once('error', done);
+  });
+}
