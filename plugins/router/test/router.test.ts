@@ -188,6 +188,14 @@ describe('router: capability matching', () => {
     expect(transport.calls).toHaveLength(0);
   });
 
+  it('answers no-candidate (503) when capable deployments exist but were all filtered out right now', async () => {
+    const { pipeline, clock, transport } = setup(deployments);
+    pipeline.hooks.route.tapPromise({ name: 'breaker-like', stage: STAGE.FILTER }, async (c) => c.filter((x) => x.endpoint.name !== 'tooly' && x.endpoint.name !== 'any'));
+    const error = await settle(clock, pipeline.chat({ model: 'chat', messages: hi, tools })).catch((e) => e);
+    expect(error).toMatchObject({ kind: 'no-candidate', status: 503 });
+    expect(transport.calls).toHaveLength(0);
+  });
+
   it('derives json from response_format and tools from earlier tool turns', async () => {
     const { pipeline, clock } = setup(deployments.slice(0, 2));
     const seen: string[][] = [];
