@@ -1,0 +1,14 @@
+import { runSimulation } from './run-simulation.js';
+import { loadScenarioFile } from './scenario-file.js';
+import { providers as openai } from '@switchyard/provider-openai';
+import { providers as anthropic } from '@switchyard/provider-anthropic';
+import { providers as gemini } from '@switchyard/provider-gemini';
+import { retry } from '@switchyard/plugin-retry';
+import { circuitBreaker } from '@switchyard/plugin-circuit-breaker';
+import { health } from '@switchyard/plugin-health';
+import { router } from '@switchyard/plugin-router';
+const scenario = await loadScenarioFile(new URL('./scenarios/twenty-days.yaml', import.meta.url).pathname);
+if (process.env.D) scenario.durationMs = Number(process.env.D) * 86_400_000;
+const report = await runSimulation(scenario, { providers: [...openai, ...anthropic, ...gemini], plugins: [retry(), circuitBreaker(), health(), router()], onProgress: (p) => process.env.P && process.stderr.write(`${(p.fraction*100).toFixed(1)}% ${p.requests} ${Math.round(p.wallMs)}ms\n`) });
+const { buckets, ...rest } = report;
+console.log(JSON.stringify(rest, null, 1), process.memoryUsage().heapUsed / 1e6);
