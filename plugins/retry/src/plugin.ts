@@ -1,5 +1,5 @@
 /** @switchyard/plugin-retry: wires the retry policy into the pipeline's hooks. */
-import { definePlugin, sleep, STAGE, type Candidate, type Pipeline, type RequestContext, SwitchyardError } from '@switchyard/core';
+import { definePlugin, provideService, SERVICE, sleep, STAGE, type RetryBudgetService, type Candidate, type Pipeline, type RequestContext, SwitchyardError } from '@switchyard/core';
 import { retryOptionsSchema, type RetryOptions, type RetryOptionsInput } from './options.js';
 import { RetryPolicy, retryState } from './retry-policy.js';
 import type { Cooldown } from './cooldowns.js';
@@ -44,6 +44,8 @@ export const retry = definePlugin<RetryOptions, RetryOptionsInput>({
       budget: (id) => policy.budget.snapshot(id),
       tryWithdraw: (id) => policy.budget.tryWithdraw(id),
     });
+    // Hedges spend the same budget (plugin-hedge looks it up without importing this package).
+    provideService<RetryBudgetService>(pipeline, SERVICE.retryBudget, { tryWithdraw: (id) => policy.budget.tryWithdraw(id) });
 
     pipeline.hooks.route.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, (candidates, _classification, ctx) => skipCooling(policy, options, candidates, ctx));
 

@@ -1,0 +1,74 @@
+/**
+ * Gateway throughput and added latency, against the same loopback upstream direct and through
+ * a thin node:http failover proxy, in one run: healthy, and with the primary failing every 4th
+ * request (503). Upstreams, proxies and the load generator run in three processes.
+ * Run: pnpm bench:gateway
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+// The gateway serves the logical model `chat`; the mock upstreams answer any model.
+const chatBody = JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'Say something short.' }] });
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+
+async function start(file: string, args: string[] = []): Promise<{ child: ChildProcess; info: Record<string, string> }> {
+  const child = fork(fileURLToPath(new URL(file, import.meta.url)), args, { execArgv: ['--conditions=source', '--import', 'tsx'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const lines = createInterface({ input: child.stdout! });
+  const [line] = (await once(lines, 'line')) as [string];
+  return { child, info: JSON.parse(line) };
+}
+
+async function load(baseUrl: string): Promise<{ rps: number; meanMs: number; errors: number }> {
+  const url = new URL(baseUrl);
+  const pool = new Pool(url.origin, { connections: CONCURRENCY, keepAliveTimeout: 30_000 });
+  const path = `${url.pathname.replace(/\/$/, '')}/chat/completions`;
+  const headers = { 'content-type': 'application/json' };
+  let done = 0;
+  let errors = 0;
+  let latency = 0;
+  const one = async () => {
+    const t = performance.now();
+    const res = await pool.request({ method: 'POST', path, headers, body: chatBody });
+    await res.body.dump();
+    if (res.statusCode !== 200) errors++;
+    return performance.now() - t;
+  };
+  const warmUntil = performance.now() + 700;
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => { while (performance.now() < warmUntil) await one(); }));
+  const end = performance.now() + SECONDS * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < end) {
+        const ms = await one();
+        latency += ms;
+        done++;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  await pool.close();
+  return { rps: done / elapsed, meanMs: latency / done, errors };
+}
+
+const upstream = await start('./gateway-upstream.ts');
+const proxies = await start('./gateway-servers.ts', [upstream.info.primary, upstream.info.secondary]);
+console.log(`switchyard gateway bench: concurrency ${CONCURRENCY}, ${SECONDS} s per run, node ${process.version}\n`);
+const rows: string[][] = [['scenario', 'target', 'req/s', 'mean ms', 'non-200', 'vs thin proxy']];
+for (const [scenario, failEvery] of [['healthy', 0], ['primary 503 every 4th', 4]] as const) {
+  upstream.child.send({ failEvery });
+  const direct = failEvery ? undefined : await load(upstream.info.primary);
+  const thin = await load(proxies.info.thin);
+  const gateway = await load(proxies.info.gateway);
+  if (direct) rows.push([scenario, 'upstream direct', direct.rps.toFixed(0), direct.meanMs.toFixed(2), String(direct.errors), '']);
+  rows.push([direct ? '' : scenario, 'thin node:http proxy', thin.rps.toFixed(0), thin.meanMs.toFixed(2), String(thin.errors), '1.00']);
+  rows.push(['', 'switchyard gateway', gateway.rps.toFixed(0), gateway.meanMs.toFixed(2), String(gateway.errors), (gateway.rps / thin.rps).toFixed(2)]);
+}
+const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+for (const r of rows) console.log(r.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  '));
+upstream.child.kill();
+proxies.child.kill();
