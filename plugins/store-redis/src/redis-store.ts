@@ -134,11 +134,14 @@ export class RedisStateStore implements StateStore {
       this.client.disconnect();
       return;
     }
+    const ended = new Promise<void>((resolve) => this.client.once('end', resolve));
     try {
       await this.withTimeout(this.client.quit(), 'quit');
     } catch {
       this.client.disconnect();
     }
+    // QUIT is answered before the socket closes; wait for that, so nothing is sent after close().
+    await this.withTimeout(ended, 'close').catch(() => undefined);
   }
 
   private async run<T>(operation: string, remote: () => Promise<T>, local: (store: MemoryStateStore) => Promise<T>): Promise<T> {
