@@ -22,6 +22,8 @@ export interface SwitchyardEvents {
   'request:end': [RequestOutcome & { requestId: string }];
   'plugin-error': [{ plugin: string; stage: string; error: unknown }];
   'config:reload': [{ ok: boolean; error?: SwitchyardError }];
+  /** The pipeline is closing: stop timers, probes and background work. */
+  'pipeline:close': [];
 }
 
 export type SwitchyardEventName = keyof SwitchyardEvents;

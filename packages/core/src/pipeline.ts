@@ -161,6 +161,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     },
     close() {
       closing ??= (async () => {
+        events.emit('pipeline:close');
         await transport.close?.();
         await store.close?.();
       })();

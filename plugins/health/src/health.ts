@@ -48,6 +48,9 @@ export const health = definePlugin<HealthOptions, HealthOptionsInput>({
       stop: () => prober.stop(),
     };
     registerHealth(pipeline, monitor);
-    if (prober.configured.length > 0) prober.start();
+    if (prober.configured.length > 0) {
+      prober.start();
+      pipeline.events.once('pipeline:close', () => prober.stop());
+    }
   },
 });

@@ -147,6 +147,17 @@ describe('health: active probes (loopback)', () => {
     expect(server.requests.length).toBe(before);
   });
 
+  it('stops probing when the pipeline closes', async () => {
+    const server = await upstream({ models: 200, chat: 200, answer: '4' });
+    const clock = new VirtualClock();
+    const pipeline = pipelineFor(server, { probes: { reachability: { intervalMs: 10_000 } } }, clock);
+    expect(clock.pendingTimers()).toBeGreaterThan(0);
+    await pipeline.close();
+    expect(clock.pendingTimers()).toBe(0);
+    await clock.advance(600_000);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('starts no probes unless configured, and never holds the process open', async () => {
     const server = await upstream({ models: 200, chat: 200, answer: '4' });
     const idle = new VirtualClock();
