@@ -107,6 +107,8 @@ async function pumpBody(body: ReadableStream<Uint8Array>, sink: ResponseSink, si
         await nextMacrotask();
         throw connectionReset(error);
       }
+      // Cancelling the reader (on abort) also ends pending reads as `done`: that is no success.
+      if (signal.aborted) throw signal.reason;
       if (chunk.done) return;
       const value = chunk.value as Uint8Array | string;
       const bytes = typeof value === 'string' ? Buffer.from(value) : Buffer.from(value.buffer, value.byteOffset, value.byteLength);

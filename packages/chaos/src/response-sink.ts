@@ -79,7 +79,9 @@ class Controller implements Dispatcher.DispatchController {
 export function toResponseSink(handler: Dispatcher.DispatchHandler): ResponseSink {
   let controller: Controller | undefined;
   let finished = false;
-  const legacy = typeof handler.onRequestStart !== 'function';
+  // undici itself only looks at onRequestStart; any controller-API method is a clearer signal.
+  const controllerApi = ['onRequestStart', 'onResponseStart', 'onResponseData', 'onResponseEnd', 'onResponseError'] as const;
+  const legacy = !controllerApi.some((name) => typeof handler[name] === 'function');
   const ctl = () => controller!;
   const finish = () => {
     finished = true;
@@ -96,7 +98,7 @@ export function toResponseSink(handler: Dispatcher.DispatchHandler): ResponseSin
     start(abort) {
       controller = new Controller(abort);
       if (legacy) handler.onConnect?.((reason) => ctl().abort(reason));
-      else handler.onRequestStart!(ctl(), {});
+      else handler.onRequestStart?.(ctl(), {});
     },
     headers(status, headers, statusText) {
       if (finished) return;

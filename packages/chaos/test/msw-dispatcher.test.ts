@@ -3,7 +3,7 @@ import { delay, http, HttpResponse, type RequestHandler } from 'msw';
 import { setupServer } from 'msw/node';
 import { request, type Dispatcher } from 'undici';
 import { createPipeline } from '@switchyard/core';
-import { createMswDispatcher } from '../src/index.js';
+import { createMswDispatcher, vendorFaults, type FaultHandler } from '../src/index.js';
 import { testProvider } from '../../core/test/support/test-provider.js';
 
 const BASE = 'http://vendor.test/v1';
@@ -56,6 +56,7 @@ const server = setupServer(...handlers);
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => {
   gates.splice(0);
+  server.resetHandlers();
 });
 afterAll(() => server.close());
 
@@ -118,6 +119,35 @@ describe('msw → undici bridge: the same handler through both paths', () => {
     const b = (await viaUndici.body.json()) as { message: string };
     expect(b.message).toBe(a.message);
     expect(b.message).toBe('resolver bug');
+  });
+});
+
+describe('vendor fault handlers give the same answers through both paths', () => {
+  const anthropic = vendorFaults('anthropic', { baseUrl: 'http://anthropic.test/v1' });
+  const body = (stream: boolean) => JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], stream });
+  const both = async (handler: RequestHandler, stream: boolean) => {
+    server.use(handler);
+    const url = 'http://anthropic.test/v1/messages';
+    const viaFetch = await fetch(url, { method: 'POST', body: body(stream) });
+    const fetched = await viaFetch.text();
+    // Ids count answers; start the second path from the same count.
+    (handler as FaultHandler).fault.reset();
+    const viaUndici = await request(url, { method: 'POST', body: body(stream), dispatcher: createMswDispatcher([handler]) });
+    return {
+      fetch: { status: viaFetch.status, type: viaFetch.headers.get('content-type'), text: fetched },
+      undici: { status: viaUndici.statusCode, type: viaUndici.headers['content-type'], text: await viaUndici.body.text() },
+    };
+  };
+
+  it.each([
+    ['healthy stream', () => anthropic.ok({ tokens: 12 }), true],
+    ['529 overloaded', () => anthropic.overloaded(), false],
+    ['error event inside a 200 stream', () => anthropic.streamError(), true],
+    ['refusal', () => anthropic.contentFilter(), true],
+  ] as const)('%s', async (_name, make, stream) => {
+    const r = await both(make(), stream);
+    expect(r.undici).toEqual(r.fetch);
+    expect(r.undici.text.length).toBeGreaterThan(0);
   });
 });
 
@@ -224,6 +254,22 @@ describe('msw → undici bridge: aborts and edge cases', () => {
     });
     expect(events.slice(0, 3)).toEqual(['start', 'status 200 text/event-stream', 'resume']);
     expect(data).toBe(sse('Hel') + sse('lo') + finishSse);
+  });
+
+  it('lets a controller-API handler abort mid-stream', async () => {
+    const failure = await new Promise<Error>((resolve) => {
+      dispatcher.dispatch(
+        { origin: 'http://vendor.test', path: '/v1/stream', method: 'POST', body: '{}' },
+        {
+          onResponseData: (controller) => controller.abort(new Error('interceptor aborted')),
+          onResponseEnd: () => resolve(new Error('completed instead of aborting')),
+          onResponseError: (_c, error) => resolve(error),
+        },
+      );
+    });
+    expect(failure.message).toBe('interceptor aborted');
+    await new Promise((r) => setTimeout(r, 5));
+    expect(gates.at(-1)!.cancelled()).toBeDefined();
   });
 
   it('rejects new requests after close()', async () => {

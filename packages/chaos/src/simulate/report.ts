@@ -35,6 +35,7 @@ export interface BreakerTrip {
   deployment: string;
   /** How long the breaker stays open (until its half-open probe). */
   openForMs: number;
+  reason: string;
 }
 
 export interface SimulationReport {
@@ -59,7 +60,8 @@ export interface SimulationReport {
   answeredBy: Record<string, number>;
   failovers: number;
   retries: number;
-  breakerTrips: { total: number; byDeployment: Record<string, number>; timeline: BreakerTrip[] };
+  /** Every opening of a breaker; `reopens` are the ones after a failed half-open probe, `closes` the recoveries. */
+  breakerTrips: { total: number; reopens: number; closes: number; byDeployment: Record<string, number>; timeline: BreakerTrip[] };
   healthChanges: number;
   /** Successful requests, arrival to the last byte (virtual ms). */
   latencyMs: LatencySummary;
@@ -90,6 +92,8 @@ export interface RequestResult {
 }
 
 const MAX_SAMPLES = 12;
+/** The circuit-breaker plugin's reason when a half-open probe failed. */
+const REOPEN = /half-open/;
 
 export function summarize(values: Float64Array | number[]): LatencySummary {
   if (values.length === 0) return { p50: 0, p95: 0, p99: 0, max: 0, mean: 0 };
@@ -123,6 +127,7 @@ export class ReportCollector {
   failovers = 0;
   retries = 0;
   healthChanges = 0;
+  breakerCloses = 0;
   private readonly trips: BreakerTrip[] = [];
   private readonly upstreamByEndpoint: Record<string, number> = {};
   private readonly upstreamByFault: Record<string, number> = {};
@@ -226,7 +231,7 @@ export class ReportCollector {
       answeredBy: this.answeredBy,
       failovers: this.failovers,
       retries: this.retries,
-      breakerTrips: { total: this.trips.length, byDeployment, timeline: this.trips },
+      breakerTrips: { total: this.trips.length, reopens: this.trips.filter((t) => REOPEN.test(t.reason)).length, closes: this.breakerCloses, byDeployment, timeline: this.trips },
       healthChanges: this.healthChanges,
       latencyMs: summarize(this.okLatencies),
       failureLatencyMs: summarize(this.failLatencies),

@@ -92,7 +92,8 @@ export async function runSimulation(input: Scenario | unknown, options: RunSimul
   pipeline.events.on('failover', () => collector.failovers++);
   pipeline.events.on('retry', () => collector.retries++);
   pipeline.events.on('health:change', () => collector.healthChanges++);
-  pipeline.events.on('breaker:open', ({ deployment, until }) => collector.addBreakerTrip({ atMs: clock.now() - startAt, deployment, openForMs: Math.max(0, until - clock.now()) }));
+  pipeline.events.on('breaker:open', ({ deployment, until, reason }) => collector.addBreakerTrip({ atMs: clock.now() - startAt, deployment, openForMs: Math.max(0, until - clock.now()), reason }));
+  pipeline.events.on('breaker:close', () => collector.breakerCloses++);
 
   // Which endpoints can serve each logical model, for the "at least one up" figure.
   const endpointsOfModel = new Map(Object.entries(scenario.models).map(([m, ds]) => [m, [...new Set(ds.map((d) => d.endpoint))]]));

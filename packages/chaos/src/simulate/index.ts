@@ -1,0 +1,10 @@
+export { runSimulation, type RunSimulationOptions, type SimulationProgress } from './run-simulation.js';
+export { validateScenario, defaultBucketMs, SCENARIO_ERROR_CODE, type Scenario, type ScenarioEndpoint, type ScenarioTraffic, type ScenarioPluginSpec, type FaultRule, type FaultWindow, type LatencySpec } from './scenario.js';
+export { parseScenario, loadScenarioFile } from './scenario-file.js';
+export { SimulationClock } from './simulation-clock.js';
+export { createSimulatedTransport, type SimulatedTransport, type SimulatedTransportOptions, type SimulatedEndpoint, type SimulatedFaultRule, type UpstreamCall } from './simulated-transport.js';
+export { buildSimulatedEndpoints, endpointUpAt, windowHolds } from './fault-rules.js';
+export { summarize, type SimulationReport, type BucketReport, type BreakerTrip, type LatencySummary } from './report.js';
+export { formatReport, successGlyph, shareGlyph, type FormatReportOptions } from './format-report.js';
+export { renderReportSvg, renderReportHtml } from './render-chart.js';
+export { parseSimDuration, formatSimDuration } from './duration.js';
