@@ -95,8 +95,10 @@ export async function loadPlugins(entries: LoadedConfig['plugins'], importer: Im
       else if (typeof candidate === 'function') plugin = (candidate as (o: unknown) => unknown)(options);
     } catch (error) {
       if (isSwitchyardError(error)) {
-        const path = error.path ? `${where}.options.${error.path}` : `${where}.options`;
-        throw new SwitchyardError('plugin', `${path}: ${error.message}`, { code: error.code, path, cause: error });
+        const prefix = (p: string) => (p && p !== '(options)' ? `${where}.options.${p}` : `${where}.options`);
+        const issues = (error.cause as { issues?: { path: PropertyKey[]; message: string }[] } | undefined)?.issues;
+        const message = issues ? `${issues.map((i) => `${prefix(i.path.map(String).join('.'))}: ${i.message}`).join('; ')} (${name})` : `${prefix('')}: ${error.message}`;
+        throw new SwitchyardError('plugin', message, { code: error.code, path: prefix(error.path ?? ''), cause: error });
       }
       throw error;
     }

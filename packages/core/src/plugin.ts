@@ -63,9 +63,10 @@ function parsePluginOptions<O>(definition: PluginDefinition<O>, input: unknown):
   const first = result.error.issues[0];
   const field = first?.path.length ? first.path.join('.') : '(options)';
   const detail = result.error.issues.map((i) => `${i.path.join('.') || '(options)'}: ${i.message}`).join('; ');
-  throw new SwitchyardError('plugin', `${definition.name}: invalid option ${field}: ${detail}`, {
+  throw new SwitchyardError('plugin', `${detail} (${definition.name})`, {
     code: 'SWITCHYARD_ERR_PLUGIN_OPTIONS',
     path: field,
+    cause: result.error,
   });
 }
 
