@@ -196,6 +196,7 @@ export class RedisStateStore implements StateStore {
 
   private recover(): void {
     this.lastError = undefined;
+    this.skipUntil = 0;
     if (!this.outage) return;
     this.outage = false;
     void this.local.close();

@@ -228,7 +228,7 @@ describeWithRedis('a Redis that restarts', () => {
     const url = `redis://127.0.0.1:${port}`;
     const errors: SwitchyardError[] = [];
     const store = track({ url, onError: (e) => errors.push(e) });
-    const peer = track({ url });
+    const peer = track({ url, onError: () => undefined });
     await Promise.all([store.ready(), peer.ready()]);
     expect(await store.increment('c')).toBe(1);
     expect(await peer.increment('c')).toBe(2);
@@ -239,9 +239,10 @@ describeWithRedis('a Redis that restarts', () => {
     expect(errors).toHaveLength(1);
 
     await startServer(port);
-    await store.ready();
+    await Promise.all([store.ready(), peer.ready()]);
     // The new server started empty; the local counts from the outage are dropped, not merged.
     expect(await store.increment('c')).toBe(1);
     expect(store.available).toBe(true);
+    expect(await peer.increment('c')).toBe(2);
   });
 });
