@@ -9,3 +9,4 @@ export { healthyText, healthyTokens, DEFAULT_TOKENS } from './healthy-text.js';
 export { wireFor } from './wires.js';
 export { VENDORS, type Vendor, type VendorWire, type FaultRequest, type WireContext, type WireErrorName, type WireErrorOptions, type WireResponse, type WireStreamAnswer } from './vendor-wire.js';
 export { startFaultServer, type FaultServer, type FaultServerOptions, type RecordedRequest } from './fault-server.js';
+export * from './simulate/index.js';

@@ -73,7 +73,7 @@ export function renderReportSvg(report: SimulationReport): string {
   const axisY = SHARE_TOP + SHARE_HEIGHT + 16;
   for (let m = 0; m <= 4; m++) {
     const ms = (m * total) / 4;
-    out.push(`<text x="${x(ms)}" y="${axisY}" text-anchor="${m === 0 ? 'start' : m === 4 ? 'end' : 'middle'}" fill="#6b7280">${escapeXml(formatSimDuration(ms))}</text>`);
+    out.push(`<text x="${x(ms)}" y="${axisY}" text-anchor="${m === 0 ? 'start' : m === 4 ? 'end' : 'middle'}" fill="#6b7280">${escapeXml(ms === 0 ? '0' : formatSimDuration(ms))}</text>`);
   }
   let legendX = LEFT;
   names.forEach((name, i) => {

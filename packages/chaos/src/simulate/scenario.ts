@@ -246,10 +246,11 @@ const DEPLOYMENT_FIELDS = ['endpoint', 'model', 'priority', 'weight', 'contextWi
 function logicalModels(value: unknown, endpoints: ScenarioEndpoint[]): ModelsConfig {
   const byName = new Map(endpoints.map((e) => [e.name, e]));
   if (value === undefined) {
-    // One logical model `chat` over every endpoint's first model, in list order.
+    // One logical model `chat` over every endpoint's first model; list order is the priority
+    // (explicitly: a router puts deployments without a priority into one weighted tier).
     const chat = endpoints.map((e, i) => {
       if (!e.models?.length) fail(`endpoints[${i}].models`, 'needed when the scenario has no models mapping');
-      return { endpoint: e.name, model: e.models[0]! };
+      return { endpoint: e.name, model: e.models[0]!, priority: i };
     });
     return { chat };
   }
