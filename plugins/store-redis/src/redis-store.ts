@@ -68,7 +68,7 @@ export class RedisStateStore implements StateStore {
   async ready(): Promise<void> {
     if (this.client.status !== 'ready') await settled(this.client, this.options.connectTimeoutMs, { untilError: false });
     if (this.client.status !== 'ready') {
-      throw this.unavailable(this.lastError ?? new Error(`no connection within ${this.options.connectTimeoutMs} ms (status ${this.client.status})`), 'connect');
+      throw this.unavailable(this.lastError ?? new Error(`no connection within ${this.options.connectTimeoutMs} ms (status ${this.client.status})`));
     }
   }
 
@@ -159,7 +159,7 @@ export class RedisStateStore implements StateStore {
         failure = this.unavailable(error, operation);
       }
     }
-    if (this.options.whenUnavailable === 'throw') throw failure ?? this.unavailable(this.lastError ?? new Error(`connection is ${this.client.status}`), operation);
+    if (this.options.whenUnavailable === 'throw') throw failure ?? this.unavailable(this.whyDown(), operation);
     return local(this.local);
   }
 
@@ -167,8 +167,12 @@ export class RedisStateStore implements StateStore {
     if (Date.now() < this.skipUntil) return false;
     if (this.client.status !== 'ready') await this.firstConnection;
     if (this.client.status === 'ready') return true;
-    this.degrade(this.lastError ?? new Error(`connection is ${this.client.status}`));
+    this.degrade(this.whyDown());
     return false;
+  }
+
+  private whyDown(): unknown {
+    return this.lastError ?? new Error(`connection is ${this.client.status}`);
   }
 
   private withTimeout<T>(work: Promise<T>, operation: string): Promise<T> {
@@ -186,7 +190,7 @@ export class RedisStateStore implements StateStore {
   private degrade(cause: unknown): void {
     if (this.outage) return;
     this.outage = true;
-    const error = this.unavailable(cause, this.options.whenUnavailable === 'local' ? 'shared state' : 'store');
+    const error = this.unavailable(cause);
     try {
       (this.options.onError ?? warn)(error);
     } catch {
@@ -202,10 +206,10 @@ export class RedisStateStore implements StateStore {
     void this.local.close();
   }
 
-  private unavailable(cause: unknown, operation: string): SwitchyardError {
+  private unavailable(cause: unknown, operation?: string): SwitchyardError {
     const reason = cause instanceof Error ? cause.message : String(cause);
     const fallback = this.options.whenUnavailable === 'local' ? '; serving state from this instance until Redis answers' : '';
-    return new SwitchyardError('plugin', `@switchyard/store-redis: Redis at ${this.where} is unavailable for ${operation} (${reason})${fallback}`, {
+    return new SwitchyardError('plugin', `@switchyard/store-redis: Redis at ${this.where} is unavailable${operation ? ` for ${operation}` : ''} (${reason})${fallback}`, {
       code: 'SWITCHYARD_ERR_STORE_UNAVAILABLE',
       retryable: false,
       cause,
