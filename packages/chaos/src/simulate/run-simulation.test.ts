@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { circuitBreaker } from '@switchyard/plugin-circuit-breaker';
+import { degrade } from '@switchyard/plugin-degrade';
 import { health } from '@switchyard/plugin-health';
 import { retry } from '@switchyard/plugin-retry';
 import { router } from '@switchyard/plugin-router';
@@ -142,6 +143,21 @@ describe('runSimulation determinism and control', () => {
     expect(r.failuresByKind.network).toBeGreaterThan(10);
     expect(r.failed).toBe(r.failuresByKind.network);
     expect(r.incompleteAnswers).toBe(0);
+  });
+
+  it('counts degraded answers by level: a canned answer while every vendor is down', async () => {
+    const r = await runSimulation(
+      {
+        duration: '2h',
+        traffic: { every: '30s', streamShare: 0.5 },
+        endpoints: [{ name: 'only', provider: 'openai', models: ['m'], faults: [{ fault: 'unavailable', when: { between: ['1h', '1h20m'] } }] }],
+      },
+      { providers, plugins: [...policies(), degrade({ levels: [{ type: 'canned', text: 'Please try again shortly.' }] })] },
+    );
+    expect(r.successRate).toBe(1);
+    expect(r.incompleteAnswers).toBe(0);
+    expect(Object.values(r.degraded)).toEqual([r.whileAllDown.requests]);
+    expect(r.whileAllDown.requests).toBeGreaterThanOrEqual(39);
   });
 
   it('a provider the caller did not pass is a coded configuration error', async () => {
