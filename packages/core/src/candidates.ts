@@ -29,15 +29,15 @@ export function buildCandidates(
   const byName = new Map(endpoints.map((e) => [e.name, e]));
   const out = new Map<string, Candidate[]>();
   for (const [logical, deployments] of Object.entries(models)) {
+    // Without a priority, list order decides: a deployment's default priority is its position.
     const ordered = deployments
-      .map((d, index) => ({ d, index }))
-      .sort((a, b) => (a.d.priority ?? 0) - (b.d.priority ?? 0) || a.index - b.index)
-      .map(({ d }) => d);
+      .map((d, index) => ({ d, priority: d.priority ?? index, index }))
+      .sort((a, b) => a.priority - b.priority || a.index - b.index);
     const list: Candidate[] = [];
-    for (const deployment of ordered) {
+    for (const { d: deployment, priority } of ordered) {
       const endpoint = byName.get(deployment.endpoint);
       if (!endpoint || endpoint.enabled === false) continue;
-      list.push(...candidatesForDeployment(endpoint, deployment, providers.get(endpoint.provider)));
+      list.push(...candidatesForDeployment(endpoint, { ...deployment, priority }, providers.get(endpoint.provider)));
     }
     out.set(logical, list);
   }

@@ -110,3 +110,17 @@ describe('MemoryStateStore', () => {
     expect(await store.acquireLease('probe', 'a', 1000)).toBe(true);
   });
 });
+
+describe('MemoryStateStore memory', () => {
+  it('sweeps expired entries that are never read again', async () => {
+    const clock = new VirtualClock(0);
+    const store = new MemoryStateStore(clock);
+    for (let i = 0; i < 10_000; i++) {
+      await store.increment(`bucket:${i}`, 1, 1000);
+      await clock.advance(10);
+    }
+    // Only the last second of buckets is live; the sweeps keep the rest from piling up.
+    expect(store.size()).toBeLessThanOrEqual(101);
+    expect((store as unknown as { entries: Map<string, unknown> }).entries.size).toBeLessThan(4096 + 101);
+  });
+});

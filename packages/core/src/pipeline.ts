@@ -162,8 +162,9 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     close() {
       closing ??= (async () => {
         events.emit('pipeline:close');
-        await transport.close?.();
-        await store.close?.();
+        // A store or transport passed in may be shared (a gateway reload): its owner closes it.
+        if (!options.transport) await transport.close?.();
+        if (!options.store) await store.close?.();
       })();
       return closing;
     },

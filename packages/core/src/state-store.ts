@@ -20,8 +20,12 @@ export interface StateStore {
 
 interface Entry { value: unknown; expiresAt: number }
 
+/** Writes between two sweeps of expired entries that nobody read again (bounded memory). */
+const SWEEP_EVERY = 4096;
+
 export class MemoryStateStore implements StateStore {
   private readonly entries = new Map<string, Entry>();
+  private writes = 0;
 
   async close(): Promise<void> {
     this.entries.clear();
@@ -39,6 +43,12 @@ export class MemoryStateStore implements StateStore {
     return entry;
   }
 
+  private written(): void {
+    if (++this.writes % SWEEP_EVERY !== 0) return;
+    const now = this.clock.now();
+    for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
+  }
+
   private expiry(ttlMs?: number): number {
     return ttlMs === undefined ? Number.POSITIVE_INFINITY : this.clock.now() + ttlMs;
   }
@@ -49,6 +59,7 @@ export class MemoryStateStore implements StateStore {
 
   async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
     this.entries.set(key, { value, expiresAt: this.expiry(ttlMs) });
+    this.written();
   }
 
   async delete(key: string): Promise<void> {
@@ -59,6 +70,7 @@ export class MemoryStateStore implements StateStore {
     const entry = this.live(key);
     const next = (typeof entry?.value === 'number' ? entry.value : 0) + by;
     this.entries.set(key, { value: next, expiresAt: entry && ttlMs === undefined ? entry.expiresAt : this.expiry(ttlMs) });
+    this.written();
     return next;
   }
 
@@ -66,6 +78,7 @@ export class MemoryStateStore implements StateStore {
     const entry = this.live(key);
     if (entry && entry.value !== holder) return false;
     this.entries.set(key, { value: holder, expiresAt: this.expiry(ttlMs) });
+    this.written();
     return true;
   }
 

@@ -20,12 +20,6 @@ function counted(handler: Handler, delayMs: number) {
   return { state, handler: wrapped };
 }
 
-/** A transport that records when the pipeline closed it. */
-function watchedTransport(onClose: () => void): Transport {
-  const inner = createUndiciTransport();
-  return { request: (r) => inner.request(r), close: async () => (onClose(), inner.close?.()) };
-}
-
 describe('hot reload', () => {
   it('swaps the pipeline under load with no failed request; the old one closes after it drained', async () => {
     let releaseStream!: () => void;
@@ -41,7 +35,8 @@ describe('hot reload', () => {
     const oldVendor = await vendor(old.handler);
     const newVendor = await vendor(answers(['new']));
     let openAtClose = -1;
-    const oldPipeline = pipelineFor({ vendors: { a: oldVendor }, extra: { transport: watchedTransport(() => (openAtClose = old.state.open)) } });
+    const oldPipeline = pipelineFor({ vendors: { a: oldVendor } });
+    oldPipeline.events.once('pipeline:close', () => (openAtClose = old.state.open));
     const { client, gateway } = await startGateway(oldPipeline);
     const longStream = await client.chat.completions.create({ ...ask, stream: true });
 
@@ -88,7 +83,9 @@ describe('graceful shutdown', () => {
     const slow = counted(answers(['finished']), 120);
     const up = await vendor(slow.handler);
     let closed = false;
-    const { client, gateway } = await startGateway(pipelineFor({ vendors: { up }, extra: { transport: watchedTransport(() => (closed = true)) } }));
+    const pipeline = pipelineFor({ vendors: { up } });
+    pipeline.events.once('pipeline:close', () => (closed = true));
+    const { client, gateway } = await startGateway(pipeline);
     const inflight = client.chat.completions.create(ask);
     await expect.poll(() => gateway.inFlight).toBe(1);
     const closing = gateway.close();

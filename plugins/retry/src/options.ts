@@ -40,6 +40,8 @@ export const retryOptionsSchema = z
     rateLimitCooldownMs: ms().default(1_000),
     /** A key that failed (401/402/403, insufficient_quota) is skipped for this long. */
     keyFailureCooldownMs: ms().default(60_000),
+    /** A key that keeps failing rests twice as long each time, up to this. */
+    maxKeyFailureCooldownMs: ms().default(3_600_000),
     /** A deployment that answered 404 (model or deployment not found) is skipped for this long. */
     misconfiguredCooldownMs: ms().default(60_000),
     /** A retry is only started when this much time is left after its delay. */

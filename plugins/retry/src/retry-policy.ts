@@ -75,7 +75,7 @@ export class RetryPolicy {
         // It would fail the same way anywhere: the vendor's reason goes to the caller.
         return { action: 'fail', reason: `request rejected (${error.kind})` };
       case 'key-failure':
-        await this.coolDown(ctx, keyScope(candidate), this.options.keyFailureCooldownMs, `key-failure: ${error.kind}`);
+        await this.coolDown(ctx, keyScope(candidate), await this.keyCooldownMs(keyScope(candidate)), `key-failure: ${error.kind}`);
         return { action: 'next', reason: `key failure (${error.kind}): never retried on the same key` };
       case 'misconfigured': {
         const cooldown = await this.coolDown(ctx, candidate.deploymentId, this.options.misconfiguredCooldownMs, 'misconfigured');
@@ -123,6 +123,17 @@ export class RetryPolicy {
     if (delayMs + this.options.minAttemptMs > ctx.timeLeft()) return { action: 'next', reason: `${reason}: a retry in ${Math.round(delayMs)} ms would not finish before the deadline` };
     if (!(await this.budget.tryWithdraw(candidate.deploymentId))) return { action: 'next', reason: `${reason}: retry budget of ${candidate.deploymentId} exhausted` };
     return { action: 'retry', delayMs, reason };
+  }
+
+  /**
+   * A key that keeps failing (out of balance, revoked) rests longer each time: 60 s, 2 min,
+   * 4 min… up to maxKeyFailureCooldownMs. Strikes are forgotten after two maximum cooldowns
+   * without a new key failure.
+   */
+  private async keyCooldownMs(scope: string): Promise<number> {
+    const { keyFailureCooldownMs: base, maxKeyFailureCooldownMs: max } = this.options;
+    const strikes = await this.pipeline.store.increment(`switchyard:retry:key-strikes:${scope}`, 1, 2 * max);
+    return Math.min(max, base * 2 ** Math.min(30, strikes - 1));
   }
 
   private attemptsOn(candidate: Candidate, ctx: RequestContext): number {

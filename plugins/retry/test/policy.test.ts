@@ -59,6 +59,20 @@ describe('key failures', () => {
     expect(transport.calls).toHaveLength(6);
   });
 
+  it('a key that keeps failing rests twice as long each time, up to the maximum', async () => {
+    const script: Script = ({ request }) => (request.headers.authorization === 'Bearer sk-bad-0000' ? fail(402, 'insufficient balance') : ok('fine'));
+    const { transport, chat, clock } = setup(script, { keyFailureCooldownMs: 60_000, maxKeyFailureCooldownMs: 300_000 }, { endpoints: twoKeys });
+    const badCallsAt: number[] = [];
+    // One request a minute for 20 minutes: the bad key is tried after 1, 2, 4 then every 5 minutes.
+    for (let minute = 0; minute < 20; minute++) {
+      const before = transport.calls.length;
+      await chat();
+      if (transport.calls.length - before === 2) badCallsAt.push(minute);
+      await clock.advance(60_000);
+    }
+    expect(badCallsAt).toEqual([0, 1, 3, 7, 12, 17]);
+  });
+
   it('a 429 on one key of a multi-key endpoint rotates to the next key at once', async () => {
     const script: Script = ({ request }) => (request.headers.authorization === 'Bearer sk-bad-0000' ? fail(429, 'slow down', { headers: { 'retry-after': '30' } }) : ok('other key'));
     const { transport, chat, states } = setup(script, {}, { endpoints: twoKeys });

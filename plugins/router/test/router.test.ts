@@ -19,7 +19,8 @@ function setup(deployments: (DeploymentConfig & { delayMs?: number; status?: num
   );
   const pipeline = createPipeline({
     endpoints,
-    models: { chat: deployments.map(({ delayMs: _d, status: _s, ...d }) => d) },
+    // Deployments without a priority form one tier here (core would order them by position).
+    models: { chat: deployments.map(({ delayMs: _d, status: _s, ...d }) => ({ priority: 0, ...d })) },
     providers: [testProvider],
     plugins: [router(options)],
     clock,
