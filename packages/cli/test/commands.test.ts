@@ -18,13 +18,13 @@ describe('command line', () => {
   it('prints the overview for --help and exits 0; with no command, exits 2', async () => {
     const help = capture();
     expect(await main(['--help'], help.io)).toBe(0);
-    for (const name of ['serve', 'validate', 'check', 'demo', 'replay']) expect(help.out).toMatch(new RegExp(`^  ${name}\\s+\\S`, 'm'));
+    for (const name of ['serve', 'validate', 'check', 'demo', 'simulate', 'replay']) expect(help.out).toMatch(new RegExp(`^  ${name}\\s+\\S`, 'm'));
     const none = capture();
     expect(await main([], none.io)).toBe(2);
     expect(none.out).toContain('Usage: switchyard <command>');
   });
 
-  it.each(['serve', 'validate', 'check', 'demo', 'replay'])('%s --help prints its usage and exits 0', async (name) => {
+  it.each(['serve', 'validate', 'check', 'demo', 'simulate', 'replay'])('%s --help prints its usage and exits 0', async (name) => {
     const c = capture();
     expect(await main([name, '--help'], c.io)).toBe(0);
     expect(c.out).toContain(`Usage: switchyard ${name}`);
