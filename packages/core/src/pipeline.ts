@@ -215,13 +215,17 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 /** One request's journey through the stages. */
 class RequestRun {
   readonly ctx: RequestContext;
-  private readonly controller = new AbortController();
+  /** Why the request was aborted (caller, deadline), once it was. */
+  private abortReason: SwitchyardError | undefined;
+  /** Created on first use: most requests never need a request-level signal object. */
+  private controller: AbortController | undefined;
   private readonly timer: RequestTimer;
   private readonly hooks: PipelineHooks;
   private readonly clock: Clock;
   private early: ChatResponse | undefined;
   private attemptNumber = 0;
   private timerBusy = false;
+  private readonly activeAttempts = new Set<AbortController>();
   /** Results and errors of plugin-run attempts, so a tap can hand them over to the core. */
   private readonly handedOver = new WeakMap<object, AttemptBase>();
   private readonly recordedFailures = new WeakMap<SwitchyardError, AttemptOutcome>();
@@ -242,9 +246,9 @@ class RequestRun {
     this.clock = pipeline.clock;
     const startedAt = this.clock.now();
     const deadlineAt = startedAt + (options.deadlineMs ?? defaultDeadlineMs);
-    this.timer = new RequestTimer(this.clock, deadlineAt, (error) => this.controller.abort(error));
+    this.timer = new RequestTimer(this.clock, deadlineAt, (error) => this.abortRequest(error));
     const caller = options.signal;
-    const onCallerAbort = () => this.controller.abort(new SwitchyardError('cancelled', 'request was cancelled by the caller', { cause: caller?.reason }));
+    const onCallerAbort = () => this.abortRequest(new SwitchyardError('cancelled', 'request was cancelled by the caller', { cause: caller?.reason }));
     if (caller?.aborted) onCallerAbort();
     else caller?.addEventListener('abort', onCallerAbort, { once: true });
     this.removeCallerAbort = () => caller?.removeEventListener('abort', onCallerAbort);
@@ -261,7 +265,9 @@ class RequestRun {
       stream,
       startedAt,
       deadlineAt,
-      signal: this.controller.signal,
+      get signal() {
+        return run.requestSignal();
+      },
       clock: this.clock,
       random: pipeline.random,
       pipeline,
@@ -282,12 +288,13 @@ class RequestRun {
 
   async execute(): Promise<ChatResponse | ChatStream | EmbeddingResponse> {
     const { ctx } = this;
-    this.pipeline.events.emit('request:start', { requestId: ctx.id, model: ctx.model, stream: ctx.stream });
+    const events = this.pipeline.events;
+    if (events.listenerCount('request:start')) events.emit('request:start', { requestId: ctx.id, model: ctx.model, stream: ctx.stream });
     let handedOver = false;
     try {
-      ctx.classification = await this.hooks.classify.promise(ctx.classification, ctx);
+      if (this.hooks.classify.taps.length) ctx.classification = await this.hooks.classify.promise(ctx.classification, ctx);
       if (!this.early) {
-        ctx.candidates = await this.hooks.route.promise([...this.configured], ctx.classification, ctx);
+        ctx.candidates = this.hooks.route.taps.length ? await this.hooks.route.promise([...this.configured], ctx.classification, ctx) : [...this.configured];
         ctx.remaining = [...ctx.candidates];
       }
       if (this.early) return this.finishEarly(this.early);
@@ -298,12 +305,29 @@ class RequestRun {
       }
       return this.finishResponse(result.result, result.candidate);
     } catch (error) {
-      const err = this.finalError(error);
+      const err = toSwitchyardError(error);
       await this.recordRequest({ ok: false, error: err });
       throw err;
     } finally {
       if (!handedOver) this.dispose();
     }
+  }
+
+  /** The request's abort signal (plugins' sleeps, ctx.signal). */
+  requestSignal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.abortReason) this.controller.abort(this.abortReason);
+    }
+    return this.controller.signal;
+  }
+
+  /** Aborts the request and every attempt still running (no per-attempt listeners needed). */
+  private abortRequest(reason: SwitchyardError): void {
+    if (this.abortReason) return;
+    this.abortReason = reason;
+    this.controller?.abort(reason);
+    for (const attempt of this.activeAttempts) attempt.abort(reason);
   }
 
   private dispose(): void {
@@ -313,13 +337,6 @@ class RequestRun {
     this.removeCallerAbort();
   }
 
-  private finalError(error: unknown): SwitchyardError {
-    const err = toSwitchyardError(error);
-    if (this.controller.signal.aborted && isSwitchyardError(this.controller.signal.reason) && err.kind !== this.controller.signal.reason.kind && err.kind === 'all-candidates-failed') {
-      return err;
-    }
-    return err;
-  }
 
   private info(candidate: Candidate | undefined, startedAt = this.ctx.startedAt) {
     return {
@@ -360,8 +377,9 @@ class RequestRun {
       latencyMs: this.clock.now() - this.ctx.startedAt,
       degraded: this.degradedLevel,
     };
-    await this.hooks.recordRequest.promise(outcome, this.ctx);
-    this.pipeline.events.emit('request:end', { ...outcome, requestId: this.ctx.id });
+    if (this.hooks.recordRequest.taps.length) await this.hooks.recordRequest.promise(outcome, this.ctx);
+    const events = this.pipeline.events;
+    if (events.listenerCount('request:end')) events.emit('request:end', { ...outcome, requestId: this.ctx.id });
   }
 
   /** The retry / failover loop, then the degrade stage. */
@@ -370,13 +388,13 @@ class RequestRun {
     let current = ctx.remaining.shift();
     let stopError: SwitchyardError | undefined;
     while (current) {
-      if (this.controller.signal.aborted) break;
+      if (this.abortReason !== undefined) break;
       ctx.current = current;
       const base = this.startAttempt(current, { initiator: 'core' });
       const settled = await this.settleAttempt(base);
       if (settled.ok) return { type: settled.result.type === 'stream' ? 'stream' : 'response', result: settled.result, candidate: settled.base.candidate, outcomeBase: settled.base };
       const outcome = settled.outcome;
-      if (outcome.outcome === 'ignored' && this.controller.signal.aborted) break;
+      if (outcome.outcome === 'ignored' && this.abortReason !== undefined) break;
       let decision = (await this.hooks.retry.promise(outcome, ctx)) ?? defaultRetryDecision(outcome);
       const error = outcome.error!;
       if (decision.action === 'retry') {
@@ -390,7 +408,7 @@ class RequestRun {
         const target = decision.candidate ?? current;
         this.pipeline.events.emit('retry', { requestId: ctx.id, attempt: outcome.attempt, candidate: target, delayMs: decision.delayMs, reason: decision.reason ?? error.kind });
         try {
-          await sleep(this.clock, decision.delayMs, this.controller.signal);
+          await sleep(this.clock, decision.delayMs, this.requestSignal());
         } catch {
           break;
         }
@@ -406,13 +424,13 @@ class RequestRun {
       current = next;
     }
     const failure = this.failureError(stopError);
-    if (this.controller.signal.aborted && (failure.kind === 'cancelled' || this.controller.signal.reason?.kind === 'cancelled')) throw failure;
+    if (this.abortReason && (failure.kind === 'cancelled' || this.abortReason.kind === 'cancelled')) throw failure;
     return this.degrade(failure);
   }
 
   private failureError(stopError?: SwitchyardError): SwitchyardError {
     const errors = this.ctx.errors();
-    const reason = this.controller.signal.aborted ? toSwitchyardError(this.controller.signal.reason) : undefined;
+    const reason = this.abortReason;
     if (reason?.kind === 'cancelled') return attach(reason, errors);
     // A request failure reaches the caller as the vendor said it (status and reason).
     if (stopError && outcomeOf(stopError) === 'request-failure') return attach(stopError, errors);
@@ -448,13 +466,13 @@ class RequestRun {
         return { type: 'response', result: { type: 'response', response }, candidate: syntheticCandidate(degraded.level), outcomeBase: undefined as never };
       }
       for (const candidate of degraded.candidates) {
-        if (this.controller.signal.aborted) break;
+        if (this.abortReason !== undefined) break;
         const base = this.startAttempt({ ...candidate, degradeLevel: degraded.level }, { initiator: 'degrade' });
         const settled = await this.settleAttempt(base);
         if (settled.ok) return { type: settled.result.type === 'stream' ? 'stream' : 'response', result: settled.result, candidate: settled.base.candidate, outcomeBase: settled.base };
       }
       failure = this.failureError();
-      if (this.controller.signal.aborted) throw failure;
+      if (this.abortReason !== undefined) throw failure;
     }
   }
 
@@ -513,17 +531,15 @@ class RequestRun {
   private startAttempt(candidate: Candidate, opts: { initiator: string; signal?: AbortSignal; request?: ChatRequest | EmbeddingRequest }): AttemptBase {
     const number = ++this.attemptNumber;
     const controller = new AbortController();
-    const requestSignal = this.controller.signal;
-    const forward = (signal: AbortSignal) => () => controller.abort(signal.reason);
-    const cleanups: (() => void)[] = [];
-    for (const signal of [requestSignal, opts.signal]) {
-      if (!signal) continue;
-      if (signal.aborted) controller.abort(signal.reason);
-      else {
-        const fn = forward(signal);
-        signal.addEventListener('abort', fn, { once: true });
-        cleanups.push(() => signal.removeEventListener('abort', fn));
-      }
+    if (this.abortReason) controller.abort(this.abortReason);
+    else this.activeAttempts.add(controller);
+    let unlink: (() => void) | undefined;
+    const extra = opts.signal;
+    if (extra?.aborted) controller.abort(extra.reason);
+    else if (extra) {
+      const forward = () => controller.abort(extra.reason);
+      extra.addEventListener('abort', forward, { once: true });
+      unlink = () => extra.removeEventListener('abort', forward);
     }
     // The request's single timer serves the core's attempt; concurrent plugin attempts (hedges) get their own.
     const useShared = !this.timerBusy;
@@ -546,7 +562,8 @@ class RequestRun {
       release: () => {
         if (released) return;
         released = true;
-        for (const c of cleanups) c();
+        this.activeAttempts.delete(controller);
+        unlink?.();
         if (useShared) {
           this.timer.clearAttempt();
           this.timerBusy = false;
@@ -573,7 +590,8 @@ class RequestRun {
     };
     base.attempt = attempt;
     timer.setPhase(stream ? 'headers' : 'attempt', stream ? Math.min(timeouts.headersMs, timeouts.firstTokenMs) : timeouts.attemptMs, controller);
-    this.pipeline.events.emit('attempt:start', { requestId: this.ctx.id, attempt: number, candidate });
+    const events = this.pipeline.events;
+    if (events.listenerCount('attempt:start')) events.emit('attempt:start', { requestId: this.ctx.id, attempt: number, candidate });
     return base;
   }
 
@@ -641,8 +659,9 @@ class RequestRun {
 
   async recordAttempt(outcome: AttemptOutcome): Promise<void> {
     this.ctx.attempts.push(outcome);
-    await this.hooks.recordAttempt.promise(outcome, this.ctx);
-    this.pipeline.events.emit('attempt:end', { ...outcome, requestId: this.ctx.id });
+    if (this.hooks.recordAttempt.taps.length) await this.hooks.recordAttempt.promise(outcome, this.ctx);
+    const events = this.pipeline.events;
+    if (events.listenerCount('attempt:end')) events.emit('attempt:end', { ...outcome, requestId: this.ctx.id });
   }
 
   /* ------------------------------------------------------------------ committed streams */
