@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import PlainSummaryReporter from './test/plain-summary-reporter.js';
 
 // Tests run on a clean checkout without a build: the "source" export condition points every
 // workspace package at its TypeScript sources.
@@ -7,6 +8,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['source', 'module', 'node', 'import', 'default'], externalConditions: ['source'] } },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'plugins/*/src/**/*.test.ts', 'plugins/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'examples/*/src/**/*.test.ts'],
+    reporters: ['default', new PlainSummaryReporter()],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
