@@ -51,3 +51,4 @@ const gateway = createGateway({ pipeline, server: { host: '127.0.0.1', port: 0, 
 const address = await gateway.listen();
 
 process.stdout.write(JSON.stringify({ thin: `http://127.0.0.1:${(thin.address() as AddressInfo).port}/v1`, gateway: address.url }) + '\n');
+process.on('SIGTERM', () => process.exit(0));

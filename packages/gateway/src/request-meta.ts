@@ -1,5 +1,5 @@
 /** Request id and trace context taken from client headers only when they are well-formed. */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
@@ -12,7 +12,8 @@ function single(value: string | string[] | undefined): string | undefined {
 /** The client's `x-request-id` when it is short and plain, otherwise a fresh one. */
 export function requestIdOf(req: IncomingMessage): string {
   const given = single(req.headers['x-request-id'])?.trim();
-  return given && REQUEST_ID_RE.test(given) ? given : `req_${randomBytes(12).toString('hex')}`;
+  // randomUUID draws from a cached pool: far cheaper per request than randomBytes.
+  return given && REQUEST_ID_RE.test(given) ? given : `req_${randomUUID().replaceAll('-', '')}`;
 }
 
 /** A W3C `traceparent` to forward upstream, or undefined when absent or malformed. */

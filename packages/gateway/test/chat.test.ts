@@ -17,7 +17,7 @@ describe('non-streaming chat through the OpenAI SDK', () => {
     expect(response.headers.get('x-switchyard-endpoint')).toBe('primary');
     expect(response.headers.get('x-switchyard-attempts')).toBe('1');
     expect(response.headers.get('x-switchyard-degraded')).toBeNull();
-    expect(response.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{24}$/);
+    expect(response.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/);
     expect(data).not.toHaveProperty('switchyard');
   });
 
