@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
-import { createPipeline, createUndiciTransport } from '@switchyard/core';
+import { createPipeline, createUndiciTransport, type Plugin } from '@switchyard/core';
 import { createGateway } from '@switchyard/gateway';
 import { providers } from '@switchyard/provider-openai';
 import { retry } from '@switchyard/plugin-retry';
@@ -35,20 +35,27 @@ const thin = http.createServer(async (req, res) => {
 });
 await new Promise<void>((r) => thin.listen(0, '127.0.0.1', r));
 
-const pipeline = createPipeline({
-  endpoints: [
-    { name: 'primary', provider: 'openai-compatible', baseUrl: primary },
-    { name: 'secondary', provider: 'openai-compatible', baseUrl: secondary },
-  ],
-  models: { chat: [{ endpoint: 'primary', model: 'bench-model' }, { endpoint: 'secondary', model: 'bench-model' }] },
-  providers,
-  transport: createUndiciTransport({ dispatcher: agent }),
-  // Failures in the failing scenario are deterministic and frequent: keep the breaker from
-  // simply removing the primary, so the failover path itself is what gets measured.
-  plugins: [router(), circuitBreaker({ consecutiveFailures: 1000, failureRatio: 1, minThroughput: 1_000_000 }), retry({ maxAttemptsPerCandidate: 1 })],
-});
+/** Both gateways serve the same two upstreams; only their plugins differ. */
+const pipelineWith = (plugins: Plugin[]) =>
+  createPipeline({
+    endpoints: [
+      { name: 'primary', provider: 'openai-compatible', baseUrl: primary },
+      { name: 'secondary', provider: 'openai-compatible', baseUrl: secondary },
+    ],
+    models: { chat: [{ endpoint: 'primary', model: 'bench-model' }, { endpoint: 'secondary', model: 'bench-model' }] },
+    providers,
+    transport: createUndiciTransport({ dispatcher: agent }),
+    plugins,
+  });
+// Failures in the failing scenario are deterministic and frequent: keep the breaker from
+// simply removing the primary, so the failover path itself is what gets measured.
+const pipeline = pipelineWith([router(), circuitBreaker({ consecutiveFailures: 1000, failureRatio: 1, minThroughput: 1_000_000 }), retry({ maxAttemptsPerCandidate: 1 })]);
 const gateway = createGateway({ pipeline, server: { host: '127.0.0.1', port: 0, maxInFlight: 100_000 } });
 const address = await gateway.listen();
+// The same gateway with the core's default failover only, to show what the policy plugins cost.
+const bare = pipelineWith([]);
+const coreGateway = createGateway({ pipeline: bare, server: { host: '127.0.0.1', port: 0, maxInFlight: 100_000 } });
+const coreAddress = await coreGateway.listen();
 
-process.stdout.write(JSON.stringify({ thin: `http://127.0.0.1:${(thin.address() as AddressInfo).port}/v1`, gateway: address.url }) + '\n');
+process.stdout.write(JSON.stringify({ thin: `http://127.0.0.1:${(thin.address() as AddressInfo).port}/v1`, gateway: address.url, coreGateway: coreAddress.url }) + '\n');
 process.on('SIGTERM', () => process.exit(0));

@@ -63,10 +63,12 @@ for (const [scenario, failEvery] of [['healthy', 0], ['primary 503 every 4th', 4
   upstream.child.send({ failEvery });
   const direct = failEvery ? undefined : await load(upstream.info.primary);
   const thin = await load(proxies.info.thin);
+  const core = await load(proxies.info.coreGateway);
   const gateway = await load(proxies.info.gateway);
   if (direct) rows.push([scenario, 'upstream direct', direct.rps.toFixed(0), direct.meanMs.toFixed(2), String(direct.errors), '']);
   rows.push([direct ? '' : scenario, 'thin node:http proxy', thin.rps.toFixed(0), thin.meanMs.toFixed(2), String(thin.errors), '1.00']);
-  rows.push(['', 'switchyard gateway', gateway.rps.toFixed(0), gateway.meanMs.toFixed(2), String(gateway.errors), (gateway.rps / thin.rps).toFixed(2)]);
+  rows.push(['', 'switchyard gateway, core only', core.rps.toFixed(0), core.meanMs.toFixed(2), String(core.errors), (core.rps / thin.rps).toFixed(2)]);
+  rows.push(['', 'switchyard gateway, policy plugins', gateway.rps.toFixed(0), gateway.meanMs.toFixed(2), String(gateway.errors), (gateway.rps / thin.rps).toFixed(2)]);
 }
 const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
 for (const r of rows) console.log(r.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  '));

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { parseConfig, SwitchyardError, type LoadedConfig, type Pipeline } from '@switchyard/core';
 import { assertSafeBinding, pipelineFromConfig, resolveServerOptions } from '@switchyard/gateway';
 import { cliImporter } from './importer.js';
+import { formatError } from './format-error.js';
+import { EXIT, type CliIO } from './io.js';
 import { referencedValues } from './secrets.js';
 
 export interface LoadedSetup {
@@ -30,4 +32,25 @@ export async function readConfig(file: string, env: Record<string, string | unde
 /** Imports providers and plugins, checks their versions and options, and builds the pipeline. */
 export function buildPipeline(setup: LoadedSetup): Promise<Pipeline> {
   return pipelineFromConfig(setup.config, { importer: cliImporter(path.dirname(setup.file)) });
+}
+
+/**
+ * Runs `work` on the pipeline a config file describes and closes it afterwards; any failure is
+ * printed without secrets and becomes exit code 1.
+ */
+export async function withConfiguredPipeline(file: string, io: CliIO, work: (pipeline: Pipeline, setup: LoadedSetup) => Promise<number>): Promise<number> {
+  let secrets: string[] = [];
+  try {
+    const setup = await readConfig(file, io.env, io.cwd);
+    secrets = setup.secrets;
+    const pipeline = await buildPipeline(setup);
+    try {
+      return await work(pipeline, setup);
+    } finally {
+      await pipeline.close();
+    }
+  } catch (error) {
+    io.err.write(formatError(error, secrets));
+    return EXIT.FAILED;
+  }
 }

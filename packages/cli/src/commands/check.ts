@@ -1,7 +1,6 @@
 /** `switchyard check`: probes every endpoint and prints reachability, latency, auth and models. */
 import { EXIT } from '../io.js';
-import { buildPipeline, readConfig } from '../load-config.js';
-import { formatError } from '../format-error.js';
+import { withConfiguredPipeline } from '../load-config.js';
 import { CONFIG_HELP, configOption, type Command } from '../command.js';
 import { modelsSummary, probeEndpoint } from '../probe-endpoints.js';
 import { renderTable } from '../table.js';
@@ -28,32 +27,21 @@ ${CONFIG_HELP}
       io.err.write(`error: --timeout must be a positive number of milliseconds, got "${values.timeout}"\n`);
       return EXIT.USAGE;
     }
-    let secrets: string[] = [];
-    try {
-      const setup = await readConfig(values.config as string, io.env, io.cwd);
-      secrets = setup.secrets;
-      const pipeline = await buildPipeline(setup);
-      try {
-        const results = await Promise.all(pipeline.endpoints.map((e) => probeEndpoint(pipeline, e, timeoutMs)));
-        const rows = results.map((r) => [
-          r.endpoint,
-          r.provider,
-          r.reachable,
-          r.latencyMs === undefined ? '-' : `${r.latencyMs} ms`,
-          r.auth,
-          modelsSummary(r),
-          r.note ?? '',
-        ]);
-        io.out.write(redact(renderTable(['endpoint', 'provider', 'reachable', 'latency', 'auth', 'models', 'note'], rows), secrets));
-        const bad = results.filter((r) => r.reachable === 'no' || r.auth === 'failed');
-        if (bad.length > 0) io.out.write(`\n${bad.length} endpoint(s) need attention: ${bad.map((r) => r.endpoint).join(', ')}\n`);
-        return bad.length > 0 ? EXIT.FAILED : EXIT.OK;
-      } finally {
-        await pipeline.close();
-      }
-    } catch (error) {
-      io.err.write(formatError(error, secrets));
-      return EXIT.FAILED;
-    }
+    return withConfiguredPipeline(values.config as string, io, async (pipeline, { secrets }) => {
+      const results = await Promise.all(pipeline.endpoints.map((e) => probeEndpoint(pipeline, e, timeoutMs)));
+      const rows = results.map((r) => [
+        r.endpoint,
+        r.provider,
+        r.reachable,
+        r.latencyMs === undefined ? '-' : `${r.latencyMs} ms`,
+        r.auth,
+        modelsSummary(r),
+        r.note ?? '',
+      ]);
+      io.out.write(redact(renderTable(['endpoint', 'provider', 'reachable', 'latency', 'auth', 'models', 'note'], rows), secrets));
+      const bad = results.filter((r) => r.reachable === 'no' || r.auth === 'failed');
+      if (bad.length > 0) io.out.write(`\n${bad.length} endpoint(s) need attention: ${bad.map((r) => r.endpoint).join(', ')}\n`);
+      return bad.length > 0 ? EXIT.FAILED : EXIT.OK;
+    });
   },
 };

@@ -3,8 +3,7 @@ import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import { replayQueue } from '@switchyard/plugin-degrade';
 import { EXIT } from '../io.js';
-import { buildPipeline, readConfig } from '../load-config.js';
-import { formatError } from '../format-error.js';
+import { withConfiguredPipeline } from '../load-config.js';
 import { CONFIG_HELP, configOption, type Command } from '../command.js';
 
 export const replayCommand: Command = {
@@ -32,26 +31,15 @@ ${CONFIG_HELP}
     }
     const queue = path.resolve(io.cwd, values.queue);
     const out = typeof values.out === 'string' ? path.resolve(io.cwd, values.out) : undefined;
-    let secrets: string[] = [];
-    try {
-      const setup = await readConfig(values.config as string, io.env, io.cwd);
-      secrets = setup.secrets;
-      const pipeline = await buildPipeline(setup);
-      try {
-        const summary = await replayQueue(queue, pipeline, {
-          onResult: async ({ entry, ok, response, error }) => {
-            io.out.write(`${ok ? 'ok  ' : 'fail'} ${entry.id} ${ok ? `answered by ${response?.switchyard?.endpoint}` : (error?.code ?? 'failed')}\n`);
-            if (ok && out) await appendFile(out, `${JSON.stringify({ id: entry.id, response })}\n`);
-          },
-        });
-        io.out.write(`replayed ${summary.replayed}, failed ${summary.failed}, still queued ${summary.remaining}\n`);
-        return summary.remaining === 0 ? EXIT.OK : EXIT.FAILED;
-      } finally {
-        await pipeline.close();
-      }
-    } catch (error) {
-      io.err.write(formatError(error, secrets));
-      return EXIT.FAILED;
-    }
+    return withConfiguredPipeline(values.config as string, io, async (pipeline) => {
+      const summary = await replayQueue(queue, pipeline, {
+        onResult: async ({ entry, ok, response, error }) => {
+          io.out.write(`${ok ? 'ok  ' : 'fail'} ${entry.id} ${ok ? `answered by ${response?.switchyard?.endpoint}` : (error?.code ?? 'failed')}\n`);
+          if (ok && out) await appendFile(out, `${JSON.stringify({ id: entry.id, response })}\n`);
+        },
+      });
+      io.out.write(`replayed ${summary.replayed}, failed ${summary.failed}, still queued ${summary.remaining}\n`);
+      return summary.remaining === 0 ? EXIT.OK : EXIT.FAILED;
+    });
   },
 };
