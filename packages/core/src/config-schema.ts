@@ -89,6 +89,8 @@ export const configSchema = z
     models: modelsSchema,
     plugins: z.array(pluginEntrySchema).default([]),
     deadlineMs: z.number().int().positive().optional(),
+    /** A shared StateStore (breakers, cooldowns, quota) from a package, e.g. @switchyard/store-redis. */
+    store: z.object({ use: z.string().min(1), options: z.unknown().optional() }).strict().optional(),
     upstream: z
       .object({ ca: z.string().optional(), connectTimeoutMs: z.number().int().positive().optional(), connections: z.number().int().positive().optional() })
       .strict()

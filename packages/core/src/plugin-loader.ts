@@ -11,6 +11,7 @@ import { isProvider, type ProviderV1 } from './provider.js';
 import { createPipeline, type Pipeline, type PipelineOptions } from './pipeline.js';
 import type { LoadedConfig } from './config.js';
 import { createUndiciTransport } from './transport.js';
+import type { StateStore } from './state-store.js';
 
 /** First-party provider ids and the packages that implement them. */
 export const FIRST_PARTY_PROVIDERS: Readonly<Record<string, string>> = Object.freeze({
@@ -108,6 +109,26 @@ export async function loadPlugins(entries: LoadedConfig['plugins'], importer: Im
   return plugins;
 }
 
+function isStateStore(value: unknown): value is StateStore {
+  const s = value as Partial<StateStore> | null;
+  return typeof s === 'object' && s !== null && ['get', 'set', 'delete', 'increment', 'acquireLease', 'releaseLease'].every((m) => typeof (s as Record<string, unknown>)[m] === 'function');
+}
+
+/** The config's `store:` (a package whose default export makes a StateStore from its options). */
+export async function loadStore(entry: NonNullable<LoadedConfig['store']>, importer: Importer): Promise<StateStore> {
+  const mod = await importModule(importer, entry.use, 'store.use');
+  const factory = mod.default ?? mod.createStore;
+  let store: unknown;
+  try {
+    store = typeof factory === 'function' ? await (factory as (o: unknown) => unknown)(entry.options ?? {}) : undefined;
+  } catch (error) {
+    if (isSwitchyardError(error)) throw new SwitchyardError('config', `store.options: ${error.message}`, { code: error.code, path: error.path ? `store.options.${error.path}` : 'store.options', cause: error });
+    throw error;
+  }
+  if (!isStateStore(store)) throw new SwitchyardError('plugin', `store.use: "${entry.use}" does not export a StateStore factory as its default export`, { code: 'SWITCHYARD_ERR_PLUGIN_INVALID', path: 'store.use' });
+  return store;
+}
+
 export interface FromConfigOptions extends Omit<PipelineOptions, 'endpoints' | 'models' | 'plugins' | 'providers'> {
   importer?: Importer;
   /** Plugins applied before the configured ones (tests, embedding apps). */
@@ -120,8 +141,11 @@ export async function createPipelineFromConfig(config: LoadedConfig, options: Fr
   const providers = await loadProviders(config, importer);
   const plugins = await loadPlugins(config.plugins, importer);
   const transport = options.transport ?? (options.dispatcher ? undefined : config.upstream ? createUndiciTransport({ ca: config.upstream.ca, connectTimeoutMs: config.upstream.connectTimeoutMs, connections: config.upstream.connections }) : undefined);
+  // A store the config names belongs to this pipeline: it closes with it.
+  const ownStore = !options.store && config.store ? await loadStore(config.store, importer) : undefined;
   const pipeline = createPipeline({
     ...options,
+    store: options.store ?? ownStore,
     transport,
     deadlineMs: options.deadlineMs ?? config.deadlineMs,
     endpoints: config.endpoints,
@@ -129,6 +153,7 @@ export async function createPipelineFromConfig(config: LoadedConfig, options: Fr
     providers,
     plugins: [...(options.extraPlugins ?? []), ...plugins],
   });
+  if (ownStore) pipeline.events.once('pipeline:close', () => void ownStore.close?.());
   await pipeline.ready;
   return pipeline;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createPipelineFromConfig, definePlugin, parseConfig, type Importer } from '../src/index.js';
+import { createPipelineFromConfig, definePlugin, MemoryStateStore, parseConfig, type Importer } from '../src/index.js';
 import { testProvider } from './support/test-provider.js';
 
 const yaml = (plugins: string) => `
@@ -21,7 +21,18 @@ const limiter = definePlugin({
   },
 });
 
+class ClosableStore extends MemoryStateStore {
+  closed = false;
+  constructor(readonly options: unknown) {
+    super();
+  }
+  override async close(): Promise<void> {
+    this.closed = true;
+  }
+}
+
 const modules: Record<string, Record<string, unknown>> = {
+  '@acme/store': { default: (options: unknown) => new ClosableStore(options) },
   '@acme/provider-test': { providers: [testProvider] },
   '@acme/plugin-limit': { default: limiter },
   '@acme/not-a-plugin': { default: { name: 'x' } },
@@ -59,5 +70,22 @@ describe('plugin loader', () => {
     const err = await createPipelineFromConfig(parseConfig(text, {}), { importer }).catch((e) => e);
     expect(err.code).toBe('SWITCHYARD_ERR_PLUGIN_INVALID');
     expect(err.message).toContain('endpoints[0].provider');
+  });
+
+  it('builds the store the config names and closes it with the pipeline', async () => {
+    const text = yaml('  []').replace('plugins:\n  []', 'plugins: []\nstore: { use: "@acme/store", options: { url: "redis://127.0.0.1:6390" } }');
+    const pipeline = await createPipelineFromConfig(parseConfig(text, {}), { importer });
+    const store = pipeline.store as ClosableStore;
+    expect(store).toBeInstanceOf(ClosableStore);
+    expect(store.options).toEqual({ url: 'redis://127.0.0.1:6390' });
+    await pipeline.close();
+    expect(store.closed).toBe(true);
+  });
+
+  it('a store package that makes no StateStore fails at load', async () => {
+    const text = yaml('  []').replace('plugins:\n  []', 'plugins: []\nstore: { use: "@acme/plugin-limit" }');
+    const err = await createPipelineFromConfig(parseConfig(text, {}), { importer }).catch((e) => e);
+    expect(err.code).toBe('SWITCHYARD_ERR_PLUGIN_INVALID');
+    expect(err.message).toContain('store.use');
   });
 });
