@@ -51,7 +51,7 @@ export async function sendProviderRequest(env: CallEnv, provider: ProviderV1, ca
 }
 
 async function readHttpResponse(res: TransportResponse): Promise<ProviderHttpResponse> {
-  const text = await readBodyText(res.body);
+  const text = res.text ? await res.text() : await readBodyText(res.body);
   return { status: res.status, headers: res.headers, text, json: parseJson(text) };
 }
 

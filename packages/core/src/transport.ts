@@ -26,6 +26,8 @@ export interface TransportResponse {
    * the rest in the background, briefly, so the keep-alive connection can be reused.
    */
   release?(): void;
+  /** Reads the whole body as text (faster than iterating `body` when the transport has it). */
+  text?(): Promise<string>;
 }
 
 export interface Transport {
@@ -116,6 +118,14 @@ export function createUndiciTransport(options: UndiciTransportOptions = {}): Tra
           body: wrapBody(body, req.signal),
           discard: () => destroyQuietly(body),
           release: () => releaseBody(body),
+          text: async () => {
+            try {
+              return await body.text();
+            } catch (error) {
+              destroyQuietly(body);
+              throw transportError(error, req.signal);
+            }
+          },
         };
       } catch (error) {
         throw transportError(error, req.signal);
@@ -127,7 +137,7 @@ export function createUndiciTransport(options: UndiciTransportOptions = {}): Tra
   };
 }
 
-type UndiciBody = AsyncIterable<Uint8Array> & { destroy(): void; on(event: 'error', fn: () => void): unknown; dump(opts?: { limit?: number; signal?: AbortSignal }): Promise<void>; readableEnded?: boolean };
+type UndiciBody = AsyncIterable<Uint8Array> & { text(): Promise<string>; destroy(): void; on(event: 'error', fn: () => void): unknown; dump(opts?: { limit?: number; signal?: AbortSignal }): Promise<void>; readableEnded?: boolean };
 
 /** Destroying an unread body makes undici emit an AbortError that nobody listens to. */
 function destroyQuietly(body: UndiciBody): void {
