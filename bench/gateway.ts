@@ -5,6 +5,7 @@
  * Run: pnpm bench:gateway
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +23,17 @@ async function start(file: string, args: string[] = []): Promise<{ child: ChildP
   return { child, info: JSON.parse(line) };
 }
 
-async function load(baseUrl: string): Promise<{ rps: number; meanMs: number; errors: number }> {
+/** CPU time (ms) a process has used, from /proc (Linux); undefined elsewhere. */
+function cpuMs(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+async function load(baseUrl: string, serverPid?: number): Promise<{ rps: number; meanMs: number; errors: number; cpuUsPerRequest?: number }> {
   const url = new URL(baseUrl);
   const pool = new Pool(url.origin, { connections: CONCURRENCY, keepAliveTimeout: 30_000 });
   const path = `${url.pathname.replace(/\/$/, '')}/chat/completions`;
@@ -41,6 +52,7 @@ async function load(baseUrl: string): Promise<{ rps: number; meanMs: number; err
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => { while (performance.now() < warmUntil) await one(); }));
   const end = performance.now() + SECONDS * 1000;
   const started = performance.now();
+  const cpuBefore = serverPid ? cpuMs(serverPid) : undefined;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (performance.now() < end) {
@@ -51,24 +63,27 @@ async function load(baseUrl: string): Promise<{ rps: number; meanMs: number; err
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
+  const cpuAfter = serverPid ? cpuMs(serverPid) : undefined;
   await pool.close();
-  return { rps: done / elapsed, meanMs: latency / done, errors };
+  const cpuUsPerRequest = cpuBefore !== undefined && cpuAfter !== undefined ? ((cpuAfter - cpuBefore) * 1000) / done : undefined;
+  return { rps: done / elapsed, meanMs: latency / done, errors, cpuUsPerRequest };
 }
 
 const upstream = await start('./gateway-upstream.ts');
 const proxies = await start('./gateway-servers.ts', [upstream.info.primary, upstream.info.secondary]);
 console.log(`switchyard gateway bench: concurrency ${CONCURRENCY}, ${SECONDS} s per run, node ${process.version}\n`);
-const rows: string[][] = [['scenario', 'target', 'req/s', 'mean ms', 'non-200', 'vs thin proxy']];
+const rows: string[][] = [['scenario', 'target', 'req/s', 'mean ms', 'non-200', 'CPU µs/req', 'vs thin proxy']];
+const cpu = (r: { cpuUsPerRequest?: number }) => (r.cpuUsPerRequest === undefined ? '-' : r.cpuUsPerRequest.toFixed(0));
 for (const [scenario, failEvery] of [['healthy', 0], ['primary 503 every 4th', 4]] as const) {
   upstream.child.send({ failEvery });
-  const direct = failEvery ? undefined : await load(upstream.info.primary);
-  const thin = await load(proxies.info.thin);
-  const core = await load(proxies.info.coreGateway);
-  const gateway = await load(proxies.info.gateway);
-  if (direct) rows.push([scenario, 'upstream direct', direct.rps.toFixed(0), direct.meanMs.toFixed(2), String(direct.errors), '']);
-  rows.push([direct ? '' : scenario, 'thin node:http proxy', thin.rps.toFixed(0), thin.meanMs.toFixed(2), String(thin.errors), '1.00']);
-  rows.push(['', 'switchyard gateway, core only', core.rps.toFixed(0), core.meanMs.toFixed(2), String(core.errors), (core.rps / thin.rps).toFixed(2)]);
-  rows.push(['', 'switchyard gateway, policy plugins', gateway.rps.toFixed(0), gateway.meanMs.toFixed(2), String(gateway.errors), (gateway.rps / thin.rps).toFixed(2)]);
+  const direct = failEvery ? undefined : await load(upstream.info.primary, upstream.child.pid);
+  const thin = await load(proxies.info.thin, proxies.child.pid);
+  const core = await load(proxies.info.coreGateway, proxies.child.pid);
+  const gateway = await load(proxies.info.gateway, proxies.child.pid);
+  if (direct) rows.push([scenario, 'upstream direct', direct.rps.toFixed(0), direct.meanMs.toFixed(2), String(direct.errors), cpu(direct), '']);
+  rows.push([direct ? '' : scenario, 'thin node:http proxy', thin.rps.toFixed(0), thin.meanMs.toFixed(2), String(thin.errors), cpu(thin), '1.00']);
+  rows.push(['', 'switchyard gateway, core only', core.rps.toFixed(0), core.meanMs.toFixed(2), String(core.errors), cpu(core), (core.rps / thin.rps).toFixed(2)]);
+  rows.push(['', 'switchyard gateway, policy plugins', gateway.rps.toFixed(0), gateway.meanMs.toFixed(2), String(gateway.errors), cpu(gateway), (gateway.rps / thin.rps).toFixed(2)]);
 }
 const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
 for (const r of rows) console.log(r.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  '));
