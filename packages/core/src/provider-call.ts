@@ -5,8 +5,8 @@
 import { isSwitchyardError, SwitchyardError, toSwitchyardError } from './errors.js';
 import type { Attempt, AttemptResult } from './hooks.js';
 import type { RequestContext } from './context.js';
-import type { ProviderHttpResponse, ProviderRequest, ProviderV1 } from './provider.js';
-import { SseParser } from './sse.js';
+import type { DecodedSseEvent, ProviderHttpResponse, ProviderRequest, ProviderV1 } from './provider.js';
+import { SseParser, type SseEvent } from './sse.js';
 import { readBodyText, type Transport, type TransportResponse } from './transport.js';
 import { isContentPart, type Candidate, type ChatRequest, type EmbeddingRequest, type StreamPart } from './types.js';
 import type { SwitchyardEventBus } from './events.js';
@@ -121,45 +121,53 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
   const decoder = provider.createStreamDecoder(candidate, request);
   let finished = false;
   let complete = false;
+  let sawDone = false;
   let malformed = 0;
-  const emit = function* (parts: StreamPart[]): Generator<StreamPart> {
-    for (const part of parts) {
-      if (part.type === 'finish') finished = true;
-      if (part.type === 'error') attributeError(part.error, candidate);
-      yield part;
-    }
-  };
-  try {
-    reading: for await (const chunk of res.body) {
-      attempt.chunkReceived();
-      for (const event of parser.push(chunk)) {
-        if (event.data === '[DONE]') break reading;
-        let json: unknown;
-        try {
-          json = JSON.parse(event.data);
-        } catch {
-          malformed++;
-          env.events.emit('stream:malformed', { requestId: ctx.id, candidate, data: event.data.slice(0, 200) });
-          continue;
-        }
-        yield* emit(decoder.push({ ...event, json }));
-        if (decoder.done) break reading;
+  /** Decodes a batch of SSE events synchronously; the async generator only hands parts out. */
+  const decode = (events: SseEvent[], out: StreamPart[]): StreamPart[] => {
+    for (const event of events) {
+      if (event.data === '[DONE]') {
+        sawDone = true;
+        break;
       }
-    }
-    for (const event of parser.end()) {
-      if (event.data === '[DONE]') break;
+      let json: unknown;
       try {
-        yield* emit(decoder.push({ ...event, json: JSON.parse(event.data) }));
+        json = JSON.parse(event.data);
       } catch {
         malformed++;
+        if (env.events.listenerCount('stream:malformed')) env.events.emit('stream:malformed', { requestId: ctx.id, candidate, data: event.data.slice(0, 200) });
+        continue;
+      }
+      (event as DecodedSseEvent).json = json;
+      collect(decoder.push(event as DecodedSseEvent), out);
+      if (decoder.done) {
+        sawDone = true;
+        break;
       }
     }
+    return out;
+  };
+  const collect = (parts: StreamPart[], out: StreamPart[]): StreamPart[] => {
+    for (const part of parts) {
+      if (part.type === 'finish') finished = true;
+      else if (part.type === 'error') attributeError(part.error, candidate);
+      out.push(part);
+    }
+    return out;
+  };
+  try {
+    for await (const chunk of res.body) {
+      attempt.chunkReceived();
+      for (const part of decode(parser.push(chunk), [])) yield part;
+      if (sawDone) break;
+    }
+    if (!sawDone) for (const part of decode(parser.end(), [])) yield part;
     complete = finished;
   } catch (error) {
     const err = toSwitchyardError(error);
     // The answer was complete; the connection just did not close (or sent no [DONE]).
     if (finished && (err.kind === 'idle-timeout' || err.kind === 'network')) {
-      yield* emit(decoder.end());
+      for (const part of collect(decoder.end(), [])) yield part;
       return;
     }
     throw attributeError(err, candidate);
@@ -168,7 +176,7 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
     if (complete && res.release) res.release();
     else res.discard();
   }
-  yield* emit(decoder.end());
+  for (const part of collect(decoder.end(), [])) yield part;
   if (!finished) {
     throw attributeError(
       new SwitchyardError('stream-cut', `${provider.id} stream ended without a finish signal${malformed ? ` (${malformed} malformed events skipped)` : ''}`),
