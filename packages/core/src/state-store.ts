@@ -15,6 +15,13 @@ export interface StateStore {
   /** Takes the lease if it is free or expired; true when `holder` now holds it. */
   acquireLease(key: string, holder: string, ttlMs: number): Promise<boolean>;
   releaseLease(key: string, holder: string): Promise<void>;
+  /**
+   * Writes `next` (with the TTL semantics of `set`) only while the key still holds `expected`,
+   * compared as JSON text (`undefined`: the key is absent); true when it wrote. Pass back the
+   * value `get` returned. Optional: without it, callers can only serialise read-modify-write
+   * within their own process, and concurrent writers on other instances may overwrite each other.
+   */
+  compareAndSet?<T = unknown>(key: string, expected: T | undefined, next: T, ttlMs?: number): Promise<boolean>;
   close?(): Promise<void>;
 }
 
@@ -64,6 +71,17 @@ export class MemoryStateStore implements StateStore {
 
   async delete(key: string): Promise<void> {
     this.entries.delete(key);
+  }
+
+  async compareAndSet<T>(key: string, expected: T | undefined, next: T, ttlMs?: number): Promise<boolean> {
+    // No await between the comparison and the write: atomic for every caller sharing this store.
+    if (JSON.stringify(this.live(key)?.value) !== JSON.stringify(expected)) return false;
+    if (next === undefined) this.entries.delete(key);
+    else {
+      this.entries.set(key, { value: next, expiresAt: this.expiry(ttlMs) });
+      this.written();
+    }
+    return true;
   }
 
   async increment(key: string, by = 1, ttlMs?: number): Promise<number> {

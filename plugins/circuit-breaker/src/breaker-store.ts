@@ -1,7 +1,9 @@
 /**
- * Breaker records and probe leases in the StateStore. Updates to one breaker are serialised
- * in-process (read, step, write), so concurrent attempts never lose a count; a shared store
- * (Redis) shares the records and the single-probe lease between gateway instances.
+ * Breaker records and probe leases in the StateStore; a shared store (Redis) shares the records
+ * and the single-probe lease between gateway instances. Updates to one breaker are serialised
+ * in-process (read, step, write), so concurrent attempts never lose a count; on a store with
+ * compareAndSet the write only lands if no other instance wrote since the read, else the step is
+ * run again on the fresh record, so instances never lose each other's counts either.
  */
 import type { Clock, RandomSource, StateStore, SwitchyardEventBus } from '@switchyard/core';
 import { closedRecord, phaseAt, startProbe, windowStats, type BreakerOptions, type BreakerPhase, type BreakerRecord, type Step } from './state-machine.js';
@@ -20,6 +22,13 @@ export interface BreakerState {
 }
 
 const PREFIX = 'switchyard:breaker:';
+
+/**
+ * Read-step-compare rounds before an update gives up comparing and writes anyway (the behaviour
+ * of a store without compareAndSet). The in-process queue leaves one contender per instance, so
+ * losing this many rounds in a row takes a storm of writes from many instances at once.
+ */
+export const MAX_CAS_ROUNDS = 16;
 
 export class BreakerStore {
   private readonly queues = new Map<string, Promise<unknown>>();
@@ -56,19 +65,31 @@ export class BreakerStore {
   /** Applies one step to a breaker and announces its transition. */
   update(id: string, step: (record: BreakerRecord, now: number, random: RandomSource) => Step): Promise<Step> {
     const previous = this.queues.get(id) ?? Promise.resolve();
-    const run = previous.then(async () => {
-      const now = this.clock.now();
-      const result = step(await this.read(id), now, this.random);
-      await this.store.set(PREFIX + id, result.record);
-      this.announce(id, result);
-      return result;
-    });
+    // Queued even when the store compares: contention is then between instances, not between
+    // every concurrent attempt of this one.
+    const run = previous.then(() => this.apply(id, step));
     const tail = run.catch(() => undefined);
     this.queues.set(id, tail);
     void tail.then(() => {
       if (this.queues.get(id) === tail) this.queues.delete(id);
     });
     return run;
+  }
+
+  /** One update; announces the transition of the write that landed, never of a refused one. */
+  private async apply(id: string, step: (record: BreakerRecord, now: number, random: RandomSource) => Step): Promise<Step> {
+    const key = PREFIX + id;
+    for (let round = 1; ; round++) {
+      const stored = await this.store.get<BreakerRecord>(key);
+      const result = step(stored ?? closedRecord(), this.clock.now(), this.random);
+      if (this.store.compareAndSet && round < MAX_CAS_ROUNDS) {
+        if (!(await this.store.compareAndSet(key, stored, result.record))) continue;
+      } else {
+        await this.store.set(key, result.record);
+      }
+      this.announce(id, result);
+      return result;
+    }
   }
 
   /**

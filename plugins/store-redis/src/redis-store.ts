@@ -1,6 +1,6 @@
 /**
  * A StateStore on Redis, so several gateway instances share breakers, cooldowns, health and
- * quota counters. Values are JSON; counters and leases are atomic on the server.
+ * quota counters. Values are JSON; counters, leases and compare-and-set are atomic on the server.
  *
  * Redis being down never fails a request: while it is unreachable or slow, each operation is
  * answered from this instance's memory (whenUnavailable: 'local', the default) or rejected
@@ -10,7 +10,7 @@ import { MemoryStateStore, SwitchyardError, type StateStore } from '@switchyard/
 import { Redis } from 'ioredis';
 import { parseRedisStoreOptions, type RedisStoreOptions, type RedisStoreOptionsInput } from './options.js';
 import { redactUrl } from './redact-url.js';
-import { ACQUIRE_LEASE, INCREMENT, RELEASE_LEASE, runScript } from './scripts.js';
+import { ACQUIRE_LEASE, COMPARE_AND_SET, INCREMENT, RELEASE_LEASE, runScript } from './scripts.js';
 
 /** A TTL as Redis takes it: `undefined` keeps the current expiry, `never` drops it, 0 expires now. */
 type Expiry = undefined | 'never' | number;
@@ -93,6 +93,17 @@ export class RedisStateStore implements StateStore {
 
   async delete(key: string): Promise<void> {
     await this.run('delete', async () => void (await this.client.del(this.prefix + key)), (local) => local.delete(key));
+  }
+
+  async compareAndSet<T = unknown>(key: string, expected: T | undefined, next: T, ttlMs?: number): Promise<boolean> {
+    const expiry = expiryOf(ttlMs, 'compareAndSet');
+    const nextRaw = expiry === 0 ? undefined : JSON.stringify(next);
+    const args = [JSON.stringify(expected) ?? '', nextRaw ?? '', typeof expiry === 'number' ? String(expiry) : ''];
+    return this.run(
+      'compareAndSet',
+      async () => (await runScript(this.client, COMPARE_AND_SET, this.prefix + key, args)) === 1,
+      (local) => local.compareAndSet(key, expected, next, ttlMs),
+    );
   }
 
   async increment(key: string, by = 1, ttlMs?: number): Promise<number> {

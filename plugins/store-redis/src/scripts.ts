@@ -48,6 +48,22 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `);
 
+/**
+ * ARGV: expected JSON ('' = the key is absent), next JSON ('' = delete), expiry ms ('' = none).
+ * JSON text is never empty, so '' cannot be mistaken for a value.
+ */
+export const COMPARE_AND_SET = lua(`
+if (redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then
+  redis.call('DEL', KEYS[1])
+elseif ARGV[3] == '' then
+  redis.call('SET', KEYS[1], ARGV[2])
+else
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+end
+return 1
+`);
+
 export async function runScript(client: Redis, script: LuaScript, key: string, args: (string | number)[]): Promise<unknown> {
   try {
     return await client.evalsha(script.sha, 1, key, ...args);

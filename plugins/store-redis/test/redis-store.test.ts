@@ -29,6 +29,20 @@ describeWithRedis('RedisStateStore on a real Redis', () => {
     await store.close();
   });
 
+  it('compareAndSet writes JSON with a millisecond TTL, and never matches a value that is not JSON', async () => {
+    const store = createRedisStore({ url: REDIS_URL, prefix });
+    expect(await store.compareAndSet('breaker:a/x', undefined, { state: 'open' }, 30_000)).toBe(true);
+    expect(await redis.get(`${prefix}breaker:a/x`)).toBe('{"state":"open"}');
+    expect(await redis.pttl(`${prefix}breaker:a/x`)).toBeGreaterThan(29_000);
+    expect(await store.compareAndSet('breaker:a/x', { state: 'open' }, { state: 'closed' })).toBe(true);
+    expect(await redis.pttl(`${prefix}breaker:a/x`)).toBe(-1);
+    // get() reads foreign text as a string, whose JSON is not what Redis holds: refused, not overwritten.
+    await redis.set(`${prefix}legacy`, 'not json');
+    expect(await store.compareAndSet('legacy', await store.get('legacy'), 'mine')).toBe(false);
+    expect(await redis.get(`${prefix}legacy`)).toBe('not json');
+    await store.close();
+  });
+
   it('stores with different prefixes never see each other', async () => {
     const other = uniquePrefix('other');
     const a = createRedisStore({ url: REDIS_URL, prefix });

@@ -76,6 +76,7 @@ describe('configuration errors', () => {
     await expect(store.increment('k', Number.NaN)).rejects.toMatchObject({ code: 'SWITCHYARD_ERR_STORE_ARGUMENT' });
     await expect(store.set('k', 1, Number.NaN)).rejects.toMatchObject({ code: 'SWITCHYARD_ERR_STORE_ARGUMENT' });
     await expect(store.acquireLease('k', 'h', Number.POSITIVE_INFINITY)).rejects.toMatchObject({ code: 'SWITCHYARD_ERR_STORE_ARGUMENT' });
+    await expect(store.compareAndSet('k', undefined, 1, Number.NaN)).rejects.toMatchObject({ code: 'SWITCHYARD_ERR_STORE_ARGUMENT' });
   });
 });
 
@@ -91,6 +92,9 @@ describe('a Redis that is down', () => {
     expect(await store.acquireLease('probe', 'a', 60_000)).toBe(true);
     expect(await store.acquireLease('probe', 'b', 60_000)).toBe(false);
     await store.releaseLease('probe', 'a');
+    expect(await store.compareAndSet('k', { v: 1 }, { v: 2 })).toBe(true);
+    expect(await store.compareAndSet('k', { v: 1 }, { v: 3 })).toBe(false);
+    expect(await store.get('k')).toEqual({ v: 2 });
     await store.delete('k');
     expect(await store.get('k')).toBeUndefined();
     expect(performance.now() - started).toBeLessThan(1_000);
@@ -114,6 +118,7 @@ describe('a Redis that is down', () => {
     await expect(store.get('k')).rejects.toMatchObject({ kind: 'plugin', code: 'SWITCHYARD_ERR_STORE_UNAVAILABLE' });
     await expect(store.increment('k')).rejects.toMatchObject({ code: 'SWITCHYARD_ERR_STORE_UNAVAILABLE' });
     await expect(store.acquireLease('k', 'h', 1_000)).rejects.toMatchObject({ code: 'SWITCHYARD_ERR_STORE_UNAVAILABLE' });
+    await expect(store.compareAndSet('k', undefined, 1)).rejects.toMatchObject({ code: 'SWITCHYARD_ERR_STORE_UNAVAILABLE' });
   });
 
   it('warns through process warnings when no onError is given', async () => {

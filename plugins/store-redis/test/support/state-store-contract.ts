@@ -119,6 +119,63 @@ export function stateStoreContract(name: string, setup: () => Promise<ContractSu
       });
     });
 
+    describe('compare-and-set', () => {
+      /** The store under test has the optional method: the contract requires it of both. */
+      const cas = (store: StateStore) => store.compareAndSet!.bind(store);
+
+      it('writes only while the key holds the expected value; undefined expects no key', async () => {
+        expect(await cas(s.store)('k', undefined, { n: 1 })).toBe(true);
+        expect(await cas(s.peer)('k', undefined, { n: 9 })).toBe(false);
+        expect(await cas(s.peer)('k', { n: 2 }, { n: 9 })).toBe(false);
+        expect(await cas(s.peer)('k', await s.peer.get('k'), { n: 2 })).toBe(true);
+        expect(await s.store.get('k')).toEqual({ n: 2 });
+      });
+
+      it('compares the JSON of what get returned, for every kind of value', async () => {
+        const record = { state: 'open', consecutiveFailures: 3, buckets: [{ start: 0, successes: 1, failures: 2 }], openUntil: 1_700_000_005_123.25, note: null, text: 'ünïcode ✓' };
+        for (const [key, value] of [['record', record], ['text', 'v'], ['zero', 0], ['flag', false]] as const) {
+          await s.store.set(key, value);
+          expect(await cas(s.peer)(key, await s.peer.get(key), 'replaced')).toBe(true);
+          expect(await s.store.get(key)).toBe('replaced');
+        }
+      });
+
+      it('takes a TTL like set: kept until it passes, none without one, 0 or undefined deletes', async () => {
+        await cas(s.store)('short', undefined, 'v', s.ttlMs);
+        await cas(s.store)('forever', undefined, 'v', s.ttlMs);
+        await cas(s.store)('forever', 'v', 'kept');
+        await s.store.set('zero', 'v');
+        expect(await cas(s.store)('zero', 'v', 'w', 0)).toBe(true);
+        await s.store.set('gone', 'v');
+        expect(await cas(s.store)('gone', 'v', undefined)).toBe(true);
+        expect(await s.peer.get('short')).toBe('v');
+        await s.elapse(s.ttlMs * 1.5);
+        expect(await s.peer.get('short')).toBeUndefined();
+        expect(await s.peer.get('forever')).toBe('kept');
+        expect(await s.peer.get('zero')).toBeUndefined();
+        expect(await s.peer.get('gone')).toBeUndefined();
+        // An expired key is absent again.
+        expect(await cas(s.peer)('short', 'v', 'w')).toBe(false);
+        expect(await cas(s.peer)('short', undefined, 'w')).toBe(true);
+      });
+
+      it('never lose an update when 100 read-modify-write loops on two instances race', async () => {
+        let refused = 0;
+        const bump = async (store: StateStore) => {
+          for (;;) {
+            const seen = await store.get<{ n: number; by: string[] }>('counter');
+            const next = { n: (seen?.n ?? 0) + 1, by: [...(seen?.by ?? []), store === s.store ? 'a' : 'b'].slice(-3) };
+            if (await cas(store)('counter', seen, next, 60_000)) return;
+            refused++;
+          }
+        };
+        await Promise.all(Array.from({ length: 100 }, (_, i) => bump(i % 2 ? s.store : s.peer)));
+        expect(await s.store.get('counter')).toMatchObject({ n: 100 });
+        // The loops really did collide: a store that ignored `expected` would have lost counts here.
+        expect(refused).toBeGreaterThan(0);
+      });
+    });
+
     describe('leases', () => {
       it('go to one holder at a time; the holder may take it again', async () => {
         expect(await s.store.acquireLease('probe', 'a', 60_000)).toBe(true);

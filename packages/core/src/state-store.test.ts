@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { VirtualClock } from './clock.js';
+import { MemoryStateStore } from './state-store.js';
+
+describe('MemoryStateStore.compareAndSet', () => {
+  it('writes only while the key holds the expected value, compared as JSON', async () => {
+    const store = new MemoryStateStore(new VirtualClock(0));
+    expect(await store.compareAndSet('k', undefined, { n: 1 })).toBe(true);
+    expect(await store.compareAndSet('k', undefined, { n: 9 })).toBe(false);
+    expect(await store.compareAndSet('k', { n: 2 }, { n: 9 })).toBe(false);
+    // An equal value read back from elsewhere matches, not only the same object.
+    expect(await store.compareAndSet('k', { n: 1 }, { n: 2 })).toBe(true);
+    expect(await store.get('k')).toEqual({ n: 2 });
+  });
+
+  it('takes a TTL like set, and an expired key counts as absent', async () => {
+    const clock = new VirtualClock(0);
+    const store = new MemoryStateStore(clock);
+    expect(await store.compareAndSet('k', undefined, 'v', 100)).toBe(true);
+    await clock.advance(100);
+    expect(await store.get('k')).toBeUndefined();
+    expect(await store.compareAndSet('k', 'v', 'w')).toBe(false);
+    expect(await store.compareAndSet('k', undefined, 'w')).toBe(true);
+    await clock.advance(1_000_000);
+    expect(await store.get('k')).toBe('w');
+  });
+
+  it('deletes the key when next is undefined', async () => {
+    const store = new MemoryStateStore(new VirtualClock(0));
+    await store.set('k', 1);
+    expect(await store.compareAndSet('k', 1, undefined)).toBe(true);
+    expect(await store.get('k')).toBeUndefined();
+    expect(store.size()).toBe(0);
+  });
+
+  it('loses no update when concurrent read-modify-write loops retry on a refusal', async () => {
+    const store = new MemoryStateStore(new VirtualClock(0));
+    const bump = async () => {
+      for (;;) {
+        const seen = await store.get<{ n: number }>('counter');
+        if (await store.compareAndSet('counter', seen, { n: (seen?.n ?? 0) + 1 })) return;
+      }
+    };
+    await Promise.all(Array.from({ length: 50 }, bump));
+    expect(await store.get('counter')).toEqual({ n: 50 });
+  });
+});
