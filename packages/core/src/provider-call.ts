@@ -184,7 +184,3 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
     );
   }
 }
-
-export function isAbortFromCaller(error: unknown): boolean {
-  return isSwitchyardError(error) && error.kind === 'cancelled';
-}
