@@ -4,27 +4,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { completion, startLoopback, type Loopback } from '../../core/test/support/loopback.js';
-import { configFile, removeTempDirs } from './support.js';
+import type { Loopback } from '../../core/test/support/loopback.js';
+import { closeVendors, configFile, removeTempDirs, vendorSaying } from './support.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(here, '../../..');
 const BIN = path.resolve(here, '../src/bin.ts');
-const vendors: Loopback[] = [];
 
 afterEach(async () => {
-  await Promise.all(vendors.splice(0).map((v) => v.close()));
+  await closeVendors();
   await removeTempDirs();
 });
-
-async function vendorSaying(text: string): Promise<Loopback> {
-  const v = await startLoopback((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(completion(text)));
-  });
-  vendors.push(v);
-  return v;
-}
 
 const config = (v: Loopback) => `
 server: { apiKeys: ["\${GW_KEY}"] }

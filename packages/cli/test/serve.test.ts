@@ -2,27 +2,17 @@ import { EventEmitter } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { completion, startLoopback, type Loopback } from '../../core/test/support/loopback.js';
+import type { Loopback } from '../../core/test/support/loopback.js';
 import { main, startServer, type RunningServer } from '../src/index.js';
-import { capture, configFile, removeTempDirs } from './support.js';
+import { capture, closeVendors, configFile, removeTempDirs, vendorSaying } from './support.js';
 
 const started: RunningServer[] = [];
-const vendors: Loopback[] = [];
 
 afterEach(async () => {
   await Promise.all(started.splice(0).map((s) => s.stop()));
-  await Promise.all(vendors.splice(0).map((v) => v.close()));
+  await closeVendors();
   await removeTempDirs();
 });
-
-async function vendorSaying(text: string): Promise<Loopback> {
-  const v = await startLoopback((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(completion(text)));
-  });
-  vendors.push(v);
-  return v;
-}
 
 const config = (vendor: Loopback) => `
 server: { host: 127.0.0.1, port: 8787, apiKeys: ["\${GW_KEY}"] }

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CliIO } from '../src/index.js';
+import { completion, startLoopback, type Loopback } from '../../core/test/support/loopback.js';
 
 export interface Captured {
   io: CliIO;
@@ -36,4 +37,20 @@ export async function configFile(text: string, name = 'switchyard.yaml'): Promis
 
 export async function removeTempDirs(): Promise<void> {
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+}
+
+const vendors: Loopback[] = [];
+
+/** A loopback vendor that answers every chat with `text`; closed by closeVendors(). */
+export async function vendorSaying(text: string): Promise<Loopback> {
+  const v = await startLoopback((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(completion(text)));
+  });
+  vendors.push(v);
+  return v;
+}
+
+export async function closeVendors(): Promise<void> {
+  await Promise.all(vendors.splice(0).map((v) => v.close()));
 }
