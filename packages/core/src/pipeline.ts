@@ -330,7 +330,8 @@ class RequestRun {
     for (const attempt of this.activeAttempts) attempt.abort(reason);
   }
 
-  private dispose(): void {
+  /** Releases the request's timer and the caller's abort listener (once). */
+  dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
     this.timer.dispose();
@@ -618,8 +619,7 @@ class RequestRun {
       // The tap answered with a plugin-run attempt (a hedge): that attempt is the real one.
       base.release();
       child.takenOver = true;
-      if (result!.type !== 'stream') return { ok: true, result: result!, base: child };
-      return { ok: true, result: { ...result!, rest: (result as Extract<AttemptResult, { type: 'stream' }>).rest }, base: child };
+      return { ok: true, result: result!, base: child };
     }
     if (result && result.type === 'stream' && !error) {
       // Recorded when the stream ends (CommittedAttempt); the attempt keeps its timer.
@@ -677,27 +677,6 @@ class RequestRun {
     const committed = new CommittedAttempt(this, candidate, result, base, acc);
     return new ChatStream(committed.parts(info), info, () => committed.abandon());
   }
-
-  /* Used by CommittedAttempt. */
-  recordCommitted(outcome: AttemptOutcome): Promise<void> {
-    return this.recordAttempt(outcome);
-  }
-
-  outcomeOf(base: AttemptBase, error: SwitchyardError | undefined, usage: AttemptOutcome['usage']): AttemptOutcome {
-    return this.outcome(base, error, undefined, 'post-commit', usage);
-  }
-
-  errorFor(caught: unknown, base: AttemptBase, candidate: Candidate): SwitchyardError {
-    return attributeError(this.abortAware(caught, base.controller.signal), candidate);
-  }
-
-  finishRequest(partial: Pick<RequestOutcome, 'ok' | 'response' | 'error'>): Promise<void> {
-    return this.recordRequest(partial);
-  }
-
-  release(): void {
-    this.dispose();
-  }
 }
 
 /**
@@ -720,9 +699,9 @@ class CommittedAttempt {
   private async record(error?: SwitchyardError): Promise<void> {
     if (this.recorded) return;
     this.recorded = true;
-    const outcome = this.run.outcomeOf(this.base, error, this.acc.usage);
+    const outcome = this.run.outcome(this.base, error, undefined, 'post-commit', this.acc.usage);
     this.base.release();
-    await this.run.recordCommitted(outcome);
+    await this.run.recordAttempt(outcome);
   }
 
   /** The consumer stopped reading: abort the upstream; a cancellation counts against nobody. */
@@ -733,7 +712,7 @@ class CommittedAttempt {
     this.base.controller.abort(cancelled);
     await this.result.rest.return?.(undefined);
     await this.record(cancelled);
-    this.run.release();
+    this.run.dispose();
   }
 
   async *parts(info: StreamInfo): AsyncGenerator<StreamPart> {
@@ -756,7 +735,7 @@ class CommittedAttempt {
           yield part;
         }
       } catch (error) {
-        failure = run.errorFor(error, this.base, this.candidate);
+        failure = attributeError(run.abortAware(error, this.base.controller.signal), this.candidate);
       }
       if (!failure && !finished) failure = attributeError(new SwitchyardError('stream-cut', 'stream ended without a finish signal'), this.candidate);
       // Release the upstream body now (an error event may leave the connection open).
@@ -783,13 +762,13 @@ class CommittedAttempt {
       this.done = true;
       if (failure) {
         yield { type: 'error', error: failure };
-        await run.finishRequest({ ok: false, error: failure });
+        await run.recordRequest({ ok: false, error: failure });
       } else {
         const response = acc.toResponse();
         response.switchyard = { ...info, attempts: run.ctx.attempts.length, latencyMs: run.ctx.clock.now() - run.ctx.startedAt };
-        await run.finishRequest({ ok: true, response });
+        await run.recordRequest({ ok: true, response });
       }
-      run.release();
+      run.dispose();
     } finally {
       if (!this.done) await this.abandon();
     }
