@@ -9,7 +9,8 @@ import { Deployment } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
 import { parseDockerfile } from './dockerfile.js';
-import { CONFIG_PATH, PRODUCTION_CONFIG, PRODUCTION_ENV, drainSeconds, productionConfig, readRepo, readYaml, readYamlDocuments } from './support.js';
+import { unknownFields } from './kubernetes-fields.js';
+import { CONFIG_PATH, PRODUCTION_CONFIG, PRODUCTION_ENV, ROOT, drainSeconds, productionConfig, readRepo, readYaml, readYamlDocuments } from './support.js';
 
 const DIR = 'deploy/kubernetes';
 const MODELS: Record<string, new (data: any) => { validate(): void }> = {
@@ -42,6 +43,18 @@ describe('Kubernetes manifests', () => {
     broken.spec.template.spec.containers[0].ports[0].containerPort = 'http';
     delete broken.spec.selector;
     expect(() => new Deployment(broken).validate()).toThrow(/selector|containerPort/);
+  });
+
+  it('use no field the schemas do not define', () => {
+    expect(unknownFields(manifests, ROOT)).toEqual([]);
+  });
+
+  it('the field check reports a misspelt field (so the check above can fail)', () => {
+    const misspelt = structuredClone(deployment);
+    misspelt.spec.template.spec.containers[0].readinesProbe = misspelt.spec.template.spec.containers[0].readinessProbe;
+    const problems = unknownFields([{ file: 'deployment.yaml', doc: misspelt }], ROOT);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^deployment\.yaml: .*readinesProbe.*does not exist in type 'IContainer'/);
   });
 
   it('are all listed in kustomization.yaml', () => {
