@@ -47,7 +47,7 @@ describe('Kubernetes manifests', () => {
 
   it('use no field the schemas do not define', () => {
     expect(unknownFields(manifests, ROOT)).toEqual([]);
-  });
+  }, 60_000);
 
   it('the field check reports a misspelt field (so the check above can fail)', () => {
     const misspelt = structuredClone(deployment);
@@ -55,7 +55,7 @@ describe('Kubernetes manifests', () => {
     const problems = unknownFields([{ file: 'deployment.yaml', doc: misspelt }], ROOT);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/^deployment\.yaml: .*readinesProbe.*does not exist in type 'IContainer'/);
-  });
+  }, 60_000);
 
   it('are all listed in kustomization.yaml', () => {
     expect([...readYaml(`${DIR}/kustomization.yaml`).resources].sort()).toEqual([...files].sort());
