@@ -8,7 +8,7 @@ export * from './events.js';
 export * from './state-store.js';
 export * from './hooks.js';
 export * from './plugin.js';
-export * from './context.js';
+export type { RequestContext, RequestState, RunAttemptOptions, StreamAttemptResult } from './contract.js';
 export * from './candidates.js';
 export * from './transport.js';
 export * from './attempt-timer.js';

@@ -4,7 +4,7 @@
  * cache provides stale answers that the degrade plugin serves. Names are strings from
  * `SERVICE`; unknown names are allowed for third-party services.
  */
-import type { Pipeline } from './pipeline.js';
+import type { Pipeline } from './contract.js';
 import type { ChatRequest, ChatResponse } from './types.js';
 
 const registries = new WeakMap<object, Map<string, unknown>>();
