@@ -91,7 +91,7 @@ export interface RequestContext {
   classification: Classification;
   /** Every candidate the route stage produced, in order. */
   candidates: Candidate[];
-  /** Candidates not tried yet; `next` decisions take the first. Policies may reorder or filter it. */
+  /** Candidates not tried yet; `next` decisions take the first, after the `failover` hook refined the list. */
   remaining: Candidate[];
   /** The candidate being tried now. */
   current?: Candidate;
@@ -219,6 +219,8 @@ export type PipelineHooks = {
   readonly recordAttempt: AsyncSeriesHook<[AttemptOutcome, RequestContext]>;
   /** Bail: the first tap with a decision wins; none = the built-in default. */
   readonly retry: AsyncSeriesBailHook<[AttemptOutcome, RequestContext], RetryDecision | undefined>;
+  /** Waterfall, after a `next` decision and before the next candidate is taken: filter and reorder the remaining candidates. */
+  readonly failover: AsyncSeriesWaterfallHook<[Candidate[], AttemptOutcome, RequestContext]>;
   /** Bail, only when every candidate failed: a final answer or extra candidates. */
   readonly degrade: AsyncSeriesBailHook<[SwitchyardError, RequestContext], DegradeResult | undefined>;
   /** Bail, when a committed stream fails: a continuation of the answer elsewhere. */

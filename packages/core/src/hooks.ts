@@ -30,6 +30,7 @@ export function createPipelineHooks(): PipelineHooks {
     call: new HookMap((providerId: string) => new AsyncSeriesBailHook<[Attempt, RequestContext], AttemptResult | undefined>(['attempt', 'context'], `call:${providerId}`)),
     recordAttempt: new AsyncSeriesHook<[AttemptOutcome, RequestContext]>(['outcome', 'context'], 'recordAttempt'),
     retry: new AsyncSeriesBailHook<[AttemptOutcome, RequestContext], RetryDecision | undefined>(['outcome', 'context'], 'retry'),
+    failover: new AsyncSeriesWaterfallHook<[Candidate[], AttemptOutcome, RequestContext]>(['remaining', 'failed', 'context'], 'failover'),
     degrade: new AsyncSeriesBailHook<[SwitchyardError, RequestContext], DegradeResult | undefined>(['error', 'context'], 'degrade'),
     continueStream: new AsyncSeriesBailHook<[StreamInterruption, RequestContext], AsyncIterable<StreamPart> | undefined>(['interruption', 'context'], 'continueStream'),
     recordRequest: new AsyncParallelHook<[RequestOutcome, RequestContext]>(['outcome', 'context'], 'recordRequest'),

@@ -1,5 +1,5 @@
 /**
- * One request's journey through the stages: classify → route → attempts (retry / failover)
+ * One request's journey through the stages: classify → route → attempts (retry, failover)
  * → degrade → recordRequest. A cancelled request skips retry and degrade. One attempt is the
  * attempt runner's; a stream past its commit point is the committed stream's.
  */
@@ -12,6 +12,7 @@ import { outcomeOf, SwitchyardError, toSwitchyardError } from './errors.js';
 import { responseToParts } from './aggregate.js';
 import { ChatStream, type StreamInfo } from './chat-stream.js';
 import { defaultClassification, defaultRetryDecision } from './request-defaults.js';
+import { retryAfterVerdict } from './retry-after-verdict.js';
 import type { Candidate, ChatRequest, ChatResponse, EmbeddingResponse, StreamPart } from './types.js';
 
 export type RequestMode = 'chat' | 'stream' | 'embeddings';
@@ -222,7 +223,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
         // A silent endpoint is never retried on the same route.
         if (target.id === current.id && TIMEOUT_KINDS.has(error.kind)) decision = { action: 'next', reason: 'silent endpoint' };
         // A retry that cannot finish before the deadline is not started.
-        else if (decision.delayMs >= this.timer.remainingMs()) decision = { action: 'next', reason: 'retry would pass the deadline' };
+        else if (retryAfterVerdict(decision.delayMs, { timeLeftMs: this.timer.remainingMs() }).action === 'move-on') decision = { action: 'next', reason: 'retry would pass the deadline' };
       }
       if (decision.action === 'retry') {
         const target = decision.candidate ?? current;
@@ -239,6 +240,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
         stopError = error;
         break;
       }
+      if (this.hooks.failover.taps.length) ctx.remaining = await this.hooks.failover.promise(ctx.remaining, outcome, ctx);
       const next = ctx.remaining.shift();
       if (next) this.pipeline.events.emit('failover', { requestId: ctx.id, from: current, to: next, error });
       current = next;

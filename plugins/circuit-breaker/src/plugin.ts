@@ -92,15 +92,15 @@ export const circuitBreaker = definePlugin<BreakerPluginOptions, BreakerPluginOp
       }
     });
 
-    // Before the retry policy: never retry on, or fail over to, a candidate whose breaker is open.
-    pipeline.hooks.retry.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, async (outcome, ctx) => {
-      if (outcome.outcome === 'request-failure' || outcome.outcome === 'ignored') return undefined;
-      const remaining = await admitted(ctx.remaining, ctx);
-      ctx.remaining.splice(0, ctx.remaining.length, ...remaining);
+    // Before the retry policy: never retry on a candidate whose breaker is open.
+    pipeline.hooks.retry.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, async (outcome) => {
       if (outcome.outcome !== 'endpoint-failure' && outcome.outcome !== 'rate-limited') return undefined;
       if ((await breakers.phase(outcome.candidate.id)) === 'open') return { action: 'next', reason: `circuit open for ${outcome.candidate.id}` };
       return undefined;
     });
+
+    // Never fail over to a candidate whose breaker is open.
+    pipeline.hooks.failover.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, (remaining, _failed, ctx) => admitted(remaining, ctx));
 
     pipeline.hooks.recordRequest.tapPromise({ name: PLUGIN_NAME }, async (_outcome, ctx) => {
       const state = ctx.state.circuitBreaker;

@@ -1,5 +1,5 @@
 /** @switchyard/plugin-retry: wires the retry policy into the pipeline's hooks. */
-import { definePlugin, provideService, SERVICE, sleep, STAGE, type RetryBudgetService, type Candidate, type Pipeline, type RequestContext, SwitchyardError } from '@switchyard/core';
+import { definePlugin, provideService, retryAfterVerdict, SERVICE, sleep, STAGE, type RetryBudgetService, type Candidate, type Pipeline, type RequestContext, SwitchyardError } from '@switchyard/core';
 import { retryOptionsSchema, type RetryOptions, type RetryOptionsInput } from './options.js';
 import { RetryPolicy, retryState } from './retry-policy.js';
 import type { Cooldown } from './cooldowns.js';
@@ -57,6 +57,7 @@ export const retry = definePlugin<RetryOptions, RetryOptionsInput>({
     });
 
     pipeline.hooks.retry.tapPromise({ name: PLUGIN_NAME }, (outcome, ctx) => policy.decide(outcome, ctx));
+    pipeline.hooks.failover.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, (remaining, _failed, ctx) => policy.dropCooling(remaining, ctx));
   },
 });
 
@@ -75,7 +76,7 @@ async function skipCooling(policy: RetryPolicy, options: RetryOptions, candidate
   }
   const soonest = Math.min(...cooling.map((c) => c!.until));
   const wait = soonest - ctx.clock.now();
-  if (wait > options.maxRetryAfterWaitMs || wait + options.minAttemptMs > ctx.timeLeft()) {
+  if (retryAfterVerdict(wait, { maxWaitMs: options.maxRetryAfterWaitMs, timeLeftMs: ctx.timeLeft(), minAttemptMs: options.minAttemptMs }).action === 'move-on') {
     recordSkipped(ctx, candidates, cooling);
     return [];
   }

@@ -4,7 +4,7 @@
  */
 import { definePlugin, STAGE, type Candidate, type ChatRequest, type Classification, type RequestContext } from '@switchyard/core';
 import { assertServable, fitsContext, hasCapabilities, requiredCapabilities, requiredContextTokens } from './capabilities.js';
-import { contextReroute } from './context-reroute.js';
+import { contextReroute, largerContextFirst } from './context-reroute.js';
 import { demotedIds } from './demoted.js';
 import { LatencyTracker } from './latency-tracker.js';
 import { routerOptionsSchema, type RouterOptions, type RouterOptionsInput, type Strategy } from './options.js';
@@ -59,6 +59,7 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
     // Before retry policies (STAGE.DEFAULT), which would otherwise fail a request failure outright.
     if (options.contextReroute) {
       pipeline.hooks.retry.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, async (outcome, ctx) => contextReroute(outcome, ctx));
+      pipeline.hooks.failover.tapPromise({ name: PLUGIN_NAME, stage: STAGE.ORDER }, async (remaining, failed, ctx) => largerContextFirst(remaining, failed, ctx));
     }
 
     function order(strategy: Strategy, list: Candidate[], classification: Classification, ctx: RequestContext): Candidate[] | Promise<Candidate[]> {
