@@ -35,20 +35,40 @@ export interface PipelineOptions {
   providers?: ProviderV1[];
   clock?: Clock;
   random?: RandomSource;
-  store?: StateStore;
-  transport?: Transport;
-  /** Shorthand for `transport: createUndiciTransport({ dispatcher })`. */
+  /** A store the caller owns (shared across reloads), or `{ use, owned: true }` to have the pipeline close it. */
+  store?: StateStore | Owned<StateStore>;
+  /** A transport the caller owns, or `{ use, owned: true }` to have the pipeline close it. */
+  transport?: Transport | Owned<Transport>;
+  /** Shorthand for `transport: createUndiciTransport({ dispatcher })` (the dispatcher stays the caller's). */
   dispatcher?: Dispatcher;
   /** Default request deadline (ms). */
   deadlineMs?: number;
+}
+
+/** A resource handed to a pipeline that the pipeline closes when it closes. */
+export interface Owned<T> {
+  use: T;
+  owned: true;
+}
+
+function isOwned<T extends object>(value: T | Owned<T> | undefined): value is Owned<T> {
+  return value !== undefined && (value as Partial<Owned<T>>).owned === true && 'use' in value;
+}
+
+/** Who closes what: a pipeline closes what it created and what it was handed with `owned: true`. */
+function resource<T extends object>(given: T | Owned<T> | undefined, create: () => T): { value: T; owned: boolean } {
+  if (given === undefined) return { value: create(), owned: true };
+  return isOwned(given) ? { value: given.use, owned: true } : { value: given, owned: false };
 }
 
 export function createPipeline(options: PipelineOptions): Pipeline {
   const { endpoints, models } = validateEndpointsAndModels(options.endpoints, options.models);
   const clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
-  const store = options.store ?? new MemoryStateStore(clock);
-  const transport = options.transport ?? createUndiciTransport({ dispatcher: options.dispatcher });
+  const ownedStore = resource(options.store, () => new MemoryStateStore(clock));
+  const ownedTransport = resource(options.transport, () => createUndiciTransport({ dispatcher: options.dispatcher }));
+  const store = ownedStore.value;
+  const transport = ownedTransport.value;
   const hooks = createPipelineHooks();
   const events = new SwitchyardEventBus();
   const providers = new Map<string, ProviderV1>();
@@ -107,9 +127,9 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     close() {
       closing ??= (async () => {
         events.emit('pipeline:close');
-        // A store or transport passed in may be shared (a gateway reload): its owner closes it.
-        if (!options.transport) await transport.close?.();
-        if (!options.store) await store.close?.();
+        // A store or transport passed in without `owned: true` may be shared (a gateway reload): its owner closes it.
+        if (ownedTransport.owned) await transport.close?.();
+        if (ownedStore.owned) await store.close?.();
       })();
       return closing;
     },
