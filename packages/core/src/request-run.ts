@@ -4,7 +4,7 @@
  * attempt runner's; a stream past its commit point is the committed stream's.
  */
 import { sleep, type Clock } from './clock.js';
-import { RequestTimer } from './attempt-timer.js';
+import { isSilentEndpoint, RequestTimer } from './attempt-timer.js';
 import { AttemptRunner, type AnswerResult, type AttemptScope, type AttemptSettlement, type LiveAttempt } from './attempt-runner.js';
 import { CommittedStream, type CommittedStreamOwner } from './committed-stream.js';
 import type { CallOptions, Pipeline, PipelineHooks, RequestContext, RequestOutcome, RequestState, StreamAttemptResult } from './contract.js';
@@ -25,8 +25,6 @@ function newRequestId(): string {
   requestCounter = (requestCounter + 1) % 0x7fffffff;
   return `req_${Date.now().toString(36)}${requestCounter.toString(36).padStart(5, '0')}`;
 }
-
-const TIMEOUT_KINDS = new Set(['timeout', 'ttft-timeout', 'idle-timeout']);
 
 export class RequestRun implements AttemptScope, CommittedStreamOwner {
   readonly ctx: RequestContext;
@@ -221,7 +219,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
       if (decision.action === 'retry') {
         const target = decision.candidate ?? current;
         // A silent endpoint is never retried on the same route.
-        if (target.id === current.id && TIMEOUT_KINDS.has(error.kind)) decision = { action: 'next', reason: 'silent endpoint' };
+        if (target.id === current.id && isSilentEndpoint(error)) decision = { action: 'next', reason: 'silent endpoint' };
         // A retry that cannot finish before the deadline is not started.
         else if (retryAfterVerdict(decision.delayMs, { timeLeftMs: this.timer.remainingMs() }).action === 'move-on') decision = { action: 'next', reason: 'retry would pass the deadline' };
       }

@@ -3,7 +3,7 @@
  * start the next candidate too; the first acceptable answer wins and the loser is aborted.
  * Only before the commit point, and every hedge spends the retry budget.
  */
-import { getService, SERVICE, sleep, SwitchyardError, type Attempt, type AttemptResult, type RequestContext, type RetryBudgetService } from '@switchyard/core';
+import { getService, SERVICE, sleep, SwitchyardError, type Attempt, type AttemptResult, type RequestContext } from '@switchyard/core';
 import type { HedgeDelayOptions } from './options.js';
 import type { LatencyTracker } from './latency-tracker.js';
 
@@ -42,7 +42,7 @@ export async function runHedged(attempt: Attempt, ctx: RequestContext, delayMs: 
     timer.abort();
     if (first) return unwrap(first);
 
-    const budget = getService<RetryBudgetService>(ctx.pipeline, SERVICE.retryBudget);
+    const budget = getService(ctx.pipeline, SERVICE.retryBudget);
     if (budget && !(await budget.tryWithdraw(backup.deploymentId))) return unwrap(await primary);
     ctx.remaining.shift();
     const hedgeAbort = new AbortController();

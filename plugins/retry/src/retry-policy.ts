@@ -3,7 +3,7 @@
  * whether to wait on the same candidate, and when to move on. The core still enforces the
  * deadline and never retries a silent endpoint; this policy stays inside those rules too.
  */
-import { outcomeOf, retryAfterVerdict, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext, type RetryDecision, type SwitchyardError } from '@switchyard/core';
+import { isSilentEndpoint, outcomeOf, retryAfterVerdict, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext, type RetryDecision, type SwitchyardError } from '@switchyard/core';
 import { computeBackoff } from './backoff.js';
 import { Cooldowns, keyScope, type Cooldown } from './cooldowns.js';
 import type { RetryOptions } from './options.js';
@@ -30,8 +30,6 @@ declare module '@switchyard/core' {
     retry?: RetryRequestState;
   }
 }
-
-const TIMEOUT_KINDS = new Set(['timeout', 'ttft-timeout', 'idle-timeout']);
 
 export function retryState(ctx: RequestContext): RetryRequestState {
   return (ctx.state.retry ??= { lastDelayMs: {}, cooldowns: [], skipped: [], decisions: [] });
@@ -101,7 +99,7 @@ export class RetryPolicy {
   }
 
   private async afterEndpointFailure(error: SwitchyardError, candidate: Candidate, ctx: RequestContext, now: number): Promise<RetryDecision> {
-    if (TIMEOUT_KINDS.has(error.kind)) return { action: 'next', reason: `${error.kind}: a silent endpoint is not retried` };
+    if (isSilentEndpoint(error)) return { action: 'next', reason: `${error.kind}: a silent endpoint is not retried` };
     if (error.retryable === false) return { action: 'next', reason: `${error.kind}: the vendor said not to retry` };
     const asked = retryDelayFromError(error, now);
     if (asked !== undefined) {
