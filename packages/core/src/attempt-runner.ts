@@ -3,7 +3,7 @@
  * settle it into a discriminated result. Plugin-run attempts (`ctx.runAttempt`) go through the
  * same path; a call tap that answers with one hands it over to the core, which records it once.
  */
-import { RequestTimer } from './attempt-timer.js';
+import { RequestTimer } from './request-timer.js';
 import type { Attempt, AttemptOutcome, AttemptResult, RequestContext, RunAttemptOptions, StreamAttemptResult } from './contract.js';
 import { isSwitchyardError, outcomeOf, SwitchyardError, toSwitchyardError } from './errors.js';
 import { ResponseAccumulator } from './aggregate.js';

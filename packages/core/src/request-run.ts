@@ -4,7 +4,7 @@
  * attempt runner's; a stream past its commit point is the committed stream's.
  */
 import { sleep, type Clock } from './clock.js';
-import { isSilentEndpoint, RequestTimer } from './attempt-timer.js';
+import { isSilentEndpoint, RequestTimer } from './request-timer.js';
 import { AttemptRunner, type AnswerResult, type AttemptScope, type AttemptSettlement, type LiveAttempt } from './attempt-runner.js';
 import { CommittedStream, type CommittedStreamOwner } from './committed-stream.js';
 import type { CallOptions, Pipeline, PipelineHooks, RequestContext, RequestOutcome, RequestState, StreamAttemptResult } from './contract.js';

@@ -5,9 +5,9 @@
  */
 import { getService, SERVICE, sleep, SwitchyardError, type Attempt, type AttemptResult, type RequestContext } from '@switchyard/core';
 import type { HedgeDelayOptions } from './options.js';
-import type { LatencyTracker } from './latency-tracker.js';
+import type { LatencySamples } from './latency-samples.js';
 
-export function hedgeDelay(options: HedgeDelayOptions, tracker: LatencyTracker, deploymentId: string): number {
+export function hedgeDelay(options: HedgeDelayOptions, tracker: LatencySamples, deploymentId: string): number {
   if (options.delayMs !== 'p95') return options.delayMs;
   if (tracker.count(deploymentId) < options.minSamples) return options.fallbackDelayMs;
   const p95 = tracker.quantile(deploymentId, 0.95)!;

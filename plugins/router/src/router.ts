@@ -6,7 +6,7 @@ import { definePlugin, STAGE, type Candidate, type ChatRequest, type Classificat
 import { assertServable, fitsContext, hasCapabilities, requiredCapabilities, requiredContextTokens } from './capabilities.js';
 import { contextReroute, largerContextFirst } from './context-reroute.js';
 import { demotedIds } from './demoted.js';
-import { LatencyTracker } from './latency-tracker.js';
+import { PeakEwmaTracker } from './peak-ewma-tracker.js';
 import { routerOptionsSchema, type RouterOptions, type RouterOptionsInput, type Strategy } from './options.js';
 import { conversationKey } from './sticky.js';
 import { costAware, leastLatency, priorityWeighted, roundRobin } from './strategies.js';
@@ -20,7 +20,7 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
   optionsSchema: routerOptionsSchema,
   apply(pipeline, options) {
     const { clock, random, store } = pipeline;
-    const latency = new LatencyTracker({ decayMs: options.latencyDecayMs, defaultRttMs: options.defaultRttMs, failurePenaltyMs: options.failurePenaltyMs });
+    const latency = new PeakEwmaTracker({ decayMs: options.latencyDecayMs, defaultRttMs: options.defaultRttMs, failurePenaltyMs: options.failurePenaltyMs });
 
     pipeline.hooks.classify.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (classification, ctx) => {
       if (ctx.kind !== 'chat') return classification;

@@ -1,7 +1,7 @@
 /** `switchyard simulate`: the accelerated long-run stability simulation of a scenario file. */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { loadPlugins, loadProviders } from '@switchyard/core';
+import { loadPlugins, loadProviders } from '@switchyard/core/internal';
 import { formatReport, loadScenarioFile, renderReportHtml, runSimulation, type SimulationProgress } from '@switchyard/simulate';
 import { EXIT, type Output } from '../io.js';
 import { formatError } from '../format-error.js';
