@@ -1,12 +1,5 @@
+/** @switchyard/chaos: the msw → undici bridge and msw fault handlers, over the fault model of @switchyard/simulate (re-exported). */
 export { createMswDispatcher, MswDispatcher, type HandlerSource } from './msw-dispatcher.js';
 export { faults, vendorFaults, faultHandler, toFaultRequest, type FaultHandler, type FaultMethods, type VendorFaults, type VendorFaultsOptions } from './msw-faults.js';
-export { createFaultModel, decideFirst, isFaultName, type FaultModel, type FaultEnv, type FaultLogEntry } from './fault-model.js';
-export { FAULT_NAMES, FAULT_CATALOGUE, type FaultName, type FaultOptions, type PlanInput } from './fault-catalogue.js';
-export { halfOf, type FaultPlan, type PlannedChunk, type PlanEnd } from './fault-plan.js';
 export { planToResponse } from './plan-response.js';
-export { always, between, flapping, brownout, firstN, allOf, anyOf, not, fixed, uniform, lognormal, toLatency, type Schedule, type ScheduleInput, type Latency } from './schedules.js';
-export { healthyText, healthyTokens, DEFAULT_TOKENS } from './healthy-text.js';
-export { wireFor } from './wires.js';
-export { VENDORS, type Vendor, type VendorWire, type FaultRequest, type WireContext, type WireErrorName, type WireErrorOptions, type WireResponse, type WireStreamAnswer } from './vendor-wire.js';
-export { startFaultServer, type FaultServer, type FaultServerOptions, type RecordedRequest } from './fault-server.js';
-export * from './simulate/index.js';
+export * from '@switchyard/simulate';

@@ -6,11 +6,8 @@
  */
 import { http, type HttpHandler } from 'msw';
 import { seededRandom, systemClock, type Clock, type RandomSource } from '@switchyard/core';
-import { FAULT_NAMES, type FaultName, type FaultOptions } from './fault-catalogue.js';
-import { createFaultModel, type FaultEnv, type FaultModel } from './fault-model.js';
+import { createFaultModel, FAULT_NAMES, wireFor, type FaultEnv, type FaultModel, type FaultName, type FaultOptions, type FaultRequest, type Vendor } from '@switchyard/simulate';
 import { planToResponse } from './plan-response.js';
-import { wireFor } from './wires.js';
-import type { FaultRequest, Vendor } from './vendor-wire.js';
 
 export type FaultHandler = HttpHandler & { readonly fault: FaultModel };
 

@@ -1,6 +1,6 @@
 /** Delivers a FaultPlan as a fetch Response (msw handlers): delays on the fault's clock. */
 import { sleep, type Clock } from '@switchyard/core';
-import { halfOf, type FaultPlan } from './fault-plan.js';
+import { halfOf, type FaultPlan } from '@switchyard/simulate';
 
 const encoder = new TextEncoder();
 

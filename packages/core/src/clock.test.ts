@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RequestTimer } from './attempt-timer.js';
+import { RequestTimer } from './request-timer.js';
 import { seededRandom, sleep, VirtualClock } from './clock.js';
 import { MemoryStateStore } from './state-store.js';
 

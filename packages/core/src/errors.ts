@@ -40,36 +40,98 @@ export type OutcomeClass =
   | 'misconfigured'
   | 'ignored';
 
-const KIND_CODES: Record<ErrorKind, string> = {
-  network: 'SWITCHYARD_ERR_NETWORK',
-  timeout: 'SWITCHYARD_ERR_TIMEOUT',
-  'ttft-timeout': 'SWITCHYARD_ERR_TTFT_TIMEOUT',
-  'idle-timeout': 'SWITCHYARD_ERR_IDLE_TIMEOUT',
-  'rate-limit': 'SWITCHYARD_ERR_RATE_LIMIT',
-  overloaded: 'SWITCHYARD_ERR_OVERLOADED',
-  server: 'SWITCHYARD_ERR_SERVER',
-  auth: 'SWITCHYARD_ERR_AUTH',
-  payment: 'SWITCHYARD_ERR_PAYMENT',
-  'budget-exhausted': 'SWITCHYARD_ERR_BUDGET_EXHAUSTED',
-  'bad-request': 'SWITCHYARD_ERR_BAD_REQUEST',
-  'context-length': 'SWITCHYARD_ERR_CONTEXT_LENGTH',
-  'content-filter': 'SWITCHYARD_ERR_CONTENT_FILTER',
-  'not-found': 'SWITCHYARD_ERR_NOT_FOUND',
-  cancelled: 'SWITCHYARD_ERR_CANCELLED',
-  'stream-cut': 'SWITCHYARD_ERR_STREAM_CUT',
-  'all-candidates-failed': 'SWITCHYARD_ERR_ALL_CANDIDATES_FAILED',
-  'invalid-request': 'SWITCHYARD_ERR_INVALID_REQUEST',
-  'unknown-model': 'SWITCHYARD_ERR_UNKNOWN_MODEL',
-  'no-candidate': 'SWITCHYARD_ERR_NO_CANDIDATE',
-  config: 'SWITCHYARD_ERR_CONFIG',
-  plugin: 'SWITCHYARD_ERR_PLUGIN',
-};
+/**
+ * Every error code, declared once: its kind and the HTTP status a gateway client gets for that
+ * kind (the gateway maps errors to replies with `httpStatusOf` and nothing else chooses a
+ * reply status; `bad-request` keeps a vendor's 4xx and `all-candidates-failed` the status the
+ * request run put on it).
+ */
+const KIND_INFO = {
+  network: { code: 'SWITCHYARD_ERR_NETWORK', status: 502 },
+  timeout: { code: 'SWITCHYARD_ERR_TIMEOUT', status: 504 },
+  'ttft-timeout': { code: 'SWITCHYARD_ERR_TTFT_TIMEOUT', status: 504 },
+  'idle-timeout': { code: 'SWITCHYARD_ERR_IDLE_TIMEOUT', status: 504 },
+  'rate-limit': { code: 'SWITCHYARD_ERR_RATE_LIMIT', status: 429 },
+  overloaded: { code: 'SWITCHYARD_ERR_OVERLOADED', status: 503 },
+  server: { code: 'SWITCHYARD_ERR_SERVER', status: 502 },
+  // Upstream credentials are the gateway's own problem, never the client's key.
+  auth: { code: 'SWITCHYARD_ERR_AUTH', status: 502 },
+  payment: { code: 'SWITCHYARD_ERR_PAYMENT', status: 502 },
+  'budget-exhausted': { code: 'SWITCHYARD_ERR_BUDGET_EXHAUSTED', status: 429 },
+  'bad-request': { code: 'SWITCHYARD_ERR_BAD_REQUEST', status: 400 },
+  'context-length': { code: 'SWITCHYARD_ERR_CONTEXT_LENGTH', status: 400 },
+  'content-filter': { code: 'SWITCHYARD_ERR_CONTENT_FILTER', status: 400 },
+  'not-found': { code: 'SWITCHYARD_ERR_NOT_FOUND', status: 502 },
+  cancelled: { code: 'SWITCHYARD_ERR_CANCELLED', status: 499 },
+  'stream-cut': { code: 'SWITCHYARD_ERR_STREAM_CUT', status: 502 },
+  'all-candidates-failed': { code: 'SWITCHYARD_ERR_ALL_CANDIDATES_FAILED', status: 502 },
+  'invalid-request': { code: 'SWITCHYARD_ERR_INVALID_REQUEST', status: 400 },
+  'unknown-model': { code: 'SWITCHYARD_ERR_UNKNOWN_MODEL', status: 404 },
+  'no-candidate': { code: 'SWITCHYARD_ERR_NO_CANDIDATE', status: 503 },
+  config: { code: 'SWITCHYARD_ERR_CONFIG', status: 500 },
+  plugin: { code: 'SWITCHYARD_ERR_PLUGIN', status: 500 },
+} as const satisfies Record<ErrorKind, { code: `SWITCHYARD_ERR_${string}`; status: number }>;
+
+/** Codes more specific than their kind's own, with the kind they are raised with. */
+const SPECIFIC_CODES = {
+  SWITCHYARD_ERR_DEADLINE: 'timeout',
+  SWITCHYARD_ERR_CONFIG_READ: 'config',
+  SWITCHYARD_ERR_CONFIG_YAML: 'config',
+  SWITCHYARD_ERR_CONFIG_ENV: 'config',
+  SWITCHYARD_ERR_CONFIG_UNSAFE_BIND: 'config',
+  SWITCHYARD_ERR_PLUGIN_OPTIONS: 'plugin',
+  SWITCHYARD_ERR_PLUGIN_INVALID: 'plugin',
+  SWITCHYARD_ERR_PLUGIN_IMPORT: 'plugin',
+  SWITCHYARD_ERR_PLUGIN_MISSING: 'plugin',
+  SWITCHYARD_ERR_PLUGIN_DEPENDENCY: 'plugin',
+  SWITCHYARD_ERR_PLUGIN_VERSION_MISMATCH: 'plugin',
+  SWITCHYARD_ERR_PROVIDER_VERSION: 'plugin',
+  SWITCHYARD_ERR_MISSING_CAPABILITY: 'bad-request',
+  SWITCHYARD_ERR_CONTEXT_WINDOW: 'context-length',
+  SWITCHYARD_ERR_STORE_OPTIONS: 'config',
+  SWITCHYARD_ERR_STORE_ARGUMENT: 'plugin',
+  SWITCHYARD_ERR_STORE_UNAVAILABLE: 'plugin',
+  SWITCHYARD_ERR_REDIS_URL: 'config',
+  SWITCHYARD_ERR_SIMULATION_READ: 'config',
+  SWITCHYARD_ERR_SIMULATION_YAML: 'config',
+  SWITCHYARD_ERR_SIMULATION_SCENARIO: 'config',
+  SWITCHYARD_ERR_CHAOS_OPTIONS: 'config',
+  SWITCHYARD_ERR_CHAOS_UNKNOWN_FAULT: 'config',
+  SWITCHYARD_ERR_CHAOS_UNKNOWN_VENDOR: 'config',
+  SWITCHYARD_ERR_MSW_UNHANDLED: 'config',
+} as const satisfies Record<`SWITCHYARD_ERR_${string}`, ErrorKind>;
+
+/** Every code Switchyard raises. */
+export type SwitchyardErrorCode = (typeof KIND_INFO)[ErrorKind]['code'] | keyof typeof SPECIFIC_CODES;
+
+export interface ErrorCodeInfo {
+  code: SwitchyardErrorCode;
+  kind: ErrorKind;
+  /** The HTTP status a gateway client gets for it. */
+  status: number;
+}
+
+export const ERROR_CODES: Readonly<Record<SwitchyardErrorCode, ErrorCodeInfo>> = Object.freeze(
+  Object.fromEntries([
+    ...Object.entries(KIND_INFO).map(([kind, info]) => [info.code, { code: info.code, kind: kind as ErrorKind, status: info.status }]),
+    ...Object.entries(SPECIFIC_CODES).map(([code, kind]) => [code, { code: code as SwitchyardErrorCode, kind, status: KIND_INFO[kind].status }]),
+  ]) as Record<SwitchyardErrorCode, ErrorCodeInfo>,
+);
+
+export function isSwitchyardErrorCode(value: unknown): value is SwitchyardErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value);
+}
+
+/** The HTTP status an error of this kind means to a gateway client. */
+export function httpStatusOf(error: { kind: ErrorKind }): number {
+  return KIND_INFO[error.kind].status;
+}
 
 /** Kinds a policy may retry or fail over by default. */
 const RETRYABLE_KINDS = new Set<ErrorKind>(['network', 'timeout', 'ttft-timeout', 'idle-timeout', 'rate-limit', 'overloaded', 'server', 'stream-cut']);
 
 export interface SwitchyardErrorOptions {
-  code?: string;
+  code?: SwitchyardErrorCode;
   status?: number;
   retryable?: boolean;
   retryAfterMs?: number;
@@ -90,7 +152,7 @@ export interface SwitchyardErrorOptions {
 export class SwitchyardError extends Error {
   readonly [ERROR_MARKER] = true;
   readonly kind: ErrorKind;
-  readonly code: string;
+  readonly code: SwitchyardErrorCode;
   readonly status?: number;
   readonly retryable: boolean;
   readonly retryAfterMs?: number;
@@ -107,7 +169,7 @@ export class SwitchyardError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'SwitchyardError';
     this.kind = kind;
-    this.code = options.code ?? KIND_CODES[kind];
+    this.code = options.code ?? KIND_INFO[kind].code;
     this.status = options.status;
     this.retryable = options.retryable ?? RETRYABLE_KINDS.has(kind);
     this.retryAfterMs = options.retryAfterMs;
@@ -156,8 +218,8 @@ export class SwitchyardError extends Error {
 
 export const isSwitchyardError = SwitchyardError.isInstance;
 
-export function errorCode(kind: ErrorKind): string {
-  return KIND_CODES[kind];
+export function errorCode(kind: ErrorKind): SwitchyardErrorCode {
+  return KIND_INFO[kind].code;
 }
 
 /** The outcome class that breakers, health, quota and retry count an error under. */

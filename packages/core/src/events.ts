@@ -1,7 +1,7 @@
 /** Typed events for observing a pipeline. Listeners cannot change results: hooks do that. */
 import EventEmitter from 'eventemitter3';
 import type { SwitchyardError } from './errors.js';
-import type { AttemptOutcome, RequestOutcome } from './hooks.js';
+import type { AttemptOutcome, RequestOutcome } from './contract.js';
 import type { Candidate } from './types.js';
 
 export interface SwitchyardEvents {

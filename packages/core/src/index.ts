@@ -1,3 +1,9 @@
+/**
+ * @switchyard/core's public contract: the types, the pipeline and its hooks, errors, clock,
+ * events, state store, plugin and provider definitions, services, config and transport.
+ * Building blocks the first-party packages share but users should not lean on are in
+ * `@switchyard/core/internal` (internal.ts).
+ */
 export * from './types.js';
 export * from './errors.js';
 export * from './clock.js';
@@ -8,18 +14,18 @@ export * from './events.js';
 export * from './state-store.js';
 export * from './hooks.js';
 export * from './plugin.js';
-export * from './context.js';
-export * from './candidates.js';
+export type { RequestContext, RequestState, RunAttemptOptions, StreamAttemptResult } from './contract.js';
+export { candidatesForDeployment, endpointKeys, keyLabel } from './candidates.js';
 export * from './transport.js';
-export * from './attempt-timer.js';
-export * from './aggregate.js';
+export * from './transport-from-config.js';
+export { isSilentEndpoint, SILENT_ENDPOINT_KINDS } from './request-timer.js';
 export * from './chat-stream.js';
-export * from './validate-request.js';
-export * from './config-schema.js';
+export { configError, type PluginEntry, type ServerConfig, type SwitchyardConfig } from './config-schema.js';
 export * from './config.js';
-export * from './plugin-loader.js';
+export { createPipelineFromConfig, type FromConfigOptions, type Importer } from './plugin-loader.js';
 export { createPipeline, defaultClassification, defaultRetryDecision, isPipeline, PIPELINE_MARKER } from './pipeline.js';
-export type { Pipeline, PipelineOptions, CallOptions } from './pipeline.js';
-export { joinUrl, attributeError } from './provider-call.js';
+export type { Pipeline, PipelineOptions, CallOptions, Owned } from './pipeline.js';
+export { joinUrl } from './provider-call.js';
 export { CORE_VERSION } from './version.js';
 export * from './services.js';
+export * from './retry-after-verdict.js';

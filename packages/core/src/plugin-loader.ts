@@ -10,7 +10,8 @@ import { isPlugin, type Plugin } from './plugin.js';
 import { isProvider, type ProviderV1 } from './provider.js';
 import { createPipeline, type Pipeline, type PipelineOptions } from './pipeline.js';
 import type { LoadedConfig } from './config.js';
-import { createUndiciTransport } from './transport.js';
+import type { Transport } from './transport.js';
+import { configDir, transportFromConfig } from './transport-from-config.js';
 import type { StateStore } from './state-store.js';
 
 /** First-party provider ids and the packages that implement them. */
@@ -135,25 +136,36 @@ export interface FromConfigOptions extends Omit<PipelineOptions, 'endpoints' | '
   extraPlugins?: PipelineOptions['plugins'];
 }
 
-/** Everything `switchyard validate` checks, and the pipeline `switchyard serve` runs. */
+/**
+ * Everything `switchyard validate` checks, and the pipeline `switchyard serve` runs. The
+ * transport the config describes and the store it names are the pipeline's: they close with
+ * it (or right away when it cannot be built). A transport, dispatcher or store passed in stays
+ * the caller's.
+ */
 export async function createPipelineFromConfig(config: LoadedConfig, options: FromConfigOptions = {}): Promise<Pipeline> {
-  const importer = options.importer ?? importerFrom(config.source ? path.dirname(path.resolve(config.source)) : process.cwd());
+  const importer = options.importer ?? importerFrom(configDir(config));
   const providers = await loadProviders(config, importer);
   const plugins = await loadPlugins(config.plugins, importer);
-  const transport = options.transport ?? (options.dispatcher ? undefined : config.upstream ? createUndiciTransport({ ca: config.upstream.ca, connectTimeoutMs: config.upstream.connectTimeoutMs, connections: config.upstream.connections }) : undefined);
-  // A store the config names belongs to this pipeline: it closes with it.
   const ownStore = !options.store && config.store ? await loadStore(config.store, importer) : undefined;
-  const pipeline = createPipeline({
-    ...options,
-    store: options.store ?? ownStore,
-    transport,
-    deadlineMs: options.deadlineMs ?? config.deadlineMs,
-    endpoints: config.endpoints,
-    models: config.models,
-    providers,
-    plugins: [...(options.extraPlugins ?? []), ...plugins],
-  });
-  if (ownStore) pipeline.events.once('pipeline:close', () => void ownStore.close?.());
-  await pipeline.ready;
-  return pipeline;
+  let ownTransport: Transport | undefined;
+  let pipeline: Pipeline | undefined;
+  try {
+    ownTransport = options.transport || options.dispatcher ? undefined : await transportFromConfig(config);
+    pipeline = createPipeline({
+      ...options,
+      store: ownStore ? { use: ownStore, owned: true } : options.store,
+      transport: ownTransport ? { use: ownTransport, owned: true } : options.transport,
+      deadlineMs: options.deadlineMs ?? config.deadlineMs,
+      endpoints: config.endpoints,
+      models: config.models,
+      providers,
+      plugins: [...(options.extraPlugins ?? []), ...plugins],
+    });
+    await pipeline.ready;
+    return pipeline;
+  } catch (error) {
+    if (pipeline) await pipeline.close();
+    else await Promise.all([ownTransport?.close?.(), ownStore?.close?.()]);
+    throw error;
+  }
 }

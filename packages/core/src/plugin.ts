@@ -6,7 +6,7 @@
 import semver from 'semver';
 import type { ZodType } from 'zod';
 import { SwitchyardError } from './errors.js';
-import type { Pipeline } from './pipeline.js';
+import type { Pipeline } from './contract.js';
 import { CORE_VERSION } from './version.js';
 
 export const PLUGIN_MARKER = Symbol.for('switchyard.plugin');

@@ -3,8 +3,7 @@
  * a stream's parts back until its commit point.
  */
 import { isSwitchyardError, SwitchyardError, toSwitchyardError } from './errors.js';
-import type { Attempt, AttemptResult } from './hooks.js';
-import type { RequestContext } from './context.js';
+import type { Attempt, AttemptResult, RequestContext } from './contract.js';
 import type { DecodedSseEvent, ProviderHttpResponse, ProviderRequest, ProviderV1 } from './provider.js';
 import { SseParser, type SseEvent } from './sse.js';
 import { readBodyText, type Transport, type TransportResponse } from './transport.js';

@@ -3,18 +3,13 @@
  * follow the commit-point contract: nothing but SSE comment heartbeats before the pipeline
  * commits; after it, a failure is an SSE error event and the stream never ends with `[DONE]`.
  */
-import { SwitchyardError, type ChatRequest, type ChatStream, type SwitchyardError as SwitchyardErrorType } from '@switchyard/core';
+import { SwitchyardError, type ChatRequest, type ChatStream } from '@switchyard/core';
 import type { Exchange } from './exchange.js';
-import { drained, infoHeaders, sendError, sendJson } from './http-reply.js';
-import { replyForError } from './openai-errors.js';
-import { chatCompletionBody, ChunkEncoder, sseErrorEvent } from './openai-wire.js';
+import { drained, infoHeaders, sendJson } from './http-reply.js';
+import { replyWithError } from './openai-errors.js';
+import { chatCompletionBody, ChunkEncoder } from './openai-wire.js';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
-
-function attemptsOf(error: unknown): Record<string, string> {
-  const attempts = (error as SwitchyardErrorType | undefined)?.attempts;
-  return attempts ? { 'x-switchyard-attempts': String(attempts.length) } : {};
-}
 
 export async function chatCompletions(x: Exchange, body: unknown): Promise<void> {
   const stream = (body as { stream?: unknown } | null)?.stream;
@@ -26,7 +21,7 @@ export async function chatCompletions(x: Exchange, body: unknown): Promise<void>
     const response = await x.pipeline.chat(body as ChatRequest, x.call);
     sendJson(x.res, 200, chatCompletionBody(response), infoHeaders(response.switchyard));
   } catch (error) {
-    sendError(x.res, replyForError(error), attemptsOf(error));
+    replyWithError(x.res, error);
   }
 }
 
@@ -49,10 +44,8 @@ async function streamCompletion(x: Exchange, request: ChatRequest): Promise<void
   try {
     stream = await x.pipeline.stream(request, x.call);
   } catch (error) {
-    const reply = replyForError(error);
     // Before any byte went out the client gets a normal error status; after heartbeats, an SSE error event.
-    if (!res.headersSent) sendError(res, reply, attemptsOf(error));
-    else res.end(sseErrorEvent(reply.body));
+    replyWithError(res, error);
     return;
   } finally {
     x.clock.clearTimeout(heartbeat);
@@ -60,7 +53,7 @@ async function streamCompletion(x: Exchange, request: ChatRequest): Promise<void
   if (!res.headersSent) startSse(infoHeaders(stream.info));
 
   const encoder = new ChunkEncoder(stream.info, request.stream_options?.include_usage === true);
-  let failure: SwitchyardErrorType | undefined;
+  let failure: SwitchyardError | undefined;
   for await (const part of stream) {
     if (part.type === 'error') {
       failure = part.error;
@@ -73,6 +66,6 @@ async function streamCompletion(x: Exchange, request: ChatRequest): Promise<void
   if (res.destroyed) return;
   if (failure) {
     x.logger.warn('stream failed after commit', { requestId: x.call.requestId, kind: failure.kind, endpoint: failure.endpoint });
-    res.end(sseErrorEvent(replyForError(failure).body));
+    replyWithError(res, failure);
   } else res.end(encoder.end());
 }

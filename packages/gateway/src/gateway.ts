@@ -13,8 +13,7 @@ import { sendError, sendJson } from './http-reply.js';
 import { silentLogger, type Logger } from './logger.js';
 import { GatewayMetrics } from './metrics.js';
 import { modelEntry, modelList, modelsWithoutCandidates } from './models.js';
-import { errorReply, replyForError, type ErrorReply } from './openai-errors.js';
-import { sseErrorEvent } from './openai-wire.js';
+import { errorReply, replyWithError, type ErrorReply } from './openai-errors.js';
 import { PipelineSlot, type Lease } from './pipeline-slot.js';
 import { pipelineFromConfig } from './pipeline-from-config.js';
 import { BodyError, readJsonBody } from './read-body.js';
@@ -97,7 +96,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     handle(req, res).catch((error) => {
       logger.error('unexpected gateway failure', { error: (error as Error)?.message });
       if (res.headersSent) res.destroy();
-      else sendError(res, errorReply(500, 'internal gateway error', 'server_error', 'internal_error'));
+      else replyWithError(res, error);
     });
   });
 
@@ -161,10 +160,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         // The rest of an oversized body is not worth reading on this connection.
         if (error.reply.status === 413) res.setHeader('connection', 'close');
         sendError(res, error.reply);
-      } else if (res.headersSent) {
-        // Only SSE answers send headers early: end them with an error event, never a clean end.
-        if (!res.writableEnded) res.end(sseErrorEvent(replyForError(error).body));
-      } else if (!controller.signal.aborted) sendError(res, replyForError(error));
+      } else replyWithError(res, error);
     } finally {
       inFlight--;
       active.delete(controller);

@@ -1,9 +1,13 @@
 /**
- * OpenAI-style error bodies `{error:{message,type,param,code}}` and the HTTP status each
- * SwitchyardError kind means to a gateway client. Upstream credential problems are the
- * gateway's own, so they surface as 502, never as a 401 the client would blame on its key.
+ * The one place errors become HTTP replies: OpenAI-style bodies `{error:{message,type,param,code}}`
+ * with the status core's error registry gives each kind (`httpStatusOf`). Upstream credential
+ * problems are the gateway's own, so they surface as 502, never as a 401 the client would blame
+ * on its key.
  */
-import { isSwitchyardError, type SwitchyardError } from '@switchyard/core';
+import type { ServerResponse } from 'node:http';
+import { httpStatusOf, isSwitchyardError, type SwitchyardError } from '@switchyard/core';
+import { sendError } from './http-reply.js';
+import { sseErrorEvent } from './openai-wire.js';
 
 export interface OpenAIErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
@@ -39,42 +43,57 @@ function failedEverywhere(error: SwitchyardError): ErrorReply {
 export function replyForError(error: unknown): ErrorReply {
   if (!isSwitchyardError(error)) return errorReply(500, 'internal gateway error', 'server_error', 'internal_error');
   const message = error.message;
+  const status = httpStatusOf(error);
   switch (error.kind) {
     case 'invalid-request':
-      return errorReply(400, message, 'invalid_request_error', 'invalid_request', error.path ?? null);
+      return errorReply(status, message, 'invalid_request_error', 'invalid_request', error.path ?? null);
     case 'unknown-model':
-      return errorReply(404, message, 'invalid_request_error', 'model_not_found', 'model');
+      return errorReply(status, message, 'invalid_request_error', 'model_not_found', 'model');
     case 'bad-request':
       return errorReply(requestFaultStatus(error.status), message, 'invalid_request_error', error.vendorCode ?? 'bad_request', error.path ?? null);
     case 'context-length':
-      return errorReply(400, message, 'invalid_request_error', 'context_length_exceeded', 'messages');
+      return errorReply(status, message, 'invalid_request_error', 'context_length_exceeded', 'messages');
     case 'content-filter':
-      return errorReply(400, message, 'invalid_request_error', 'content_filter', null);
+      return errorReply(status, message, 'invalid_request_error', 'content_filter', null);
     case 'rate-limit':
-      return errorReply(429, message, 'rate_limit_error', 'rate_limit_exceeded', null, retryAfterHeader(error.retryAfterMs, 1));
+      return errorReply(status, message, 'rate_limit_error', 'rate_limit_exceeded', null, retryAfterHeader(error.retryAfterMs, 1));
     case 'budget-exhausted':
-      return errorReply(429, message, 'insufficient_quota', 'budget_exhausted', null, retryAfterHeader(error.retryAfterMs));
+      return errorReply(status, message, 'insufficient_quota', 'budget_exhausted', null, retryAfterHeader(error.retryAfterMs));
     case 'auth':
     case 'payment':
-      return errorReply(502, `the upstream provider refused the gateway's credentials or billing for ${error.endpoint ?? 'an endpoint'} (an operator must fix the gateway config)`, 'server_error', 'upstream_auth_failed');
+      return errorReply(status, `the upstream provider refused the gateway's credentials or billing for ${error.endpoint ?? 'an endpoint'} (an operator must fix the gateway config)`, 'server_error', 'upstream_auth_failed');
     case 'all-candidates-failed':
       return failedEverywhere(error);
     case 'no-candidate':
-      return errorReply(503, message, 'server_error', 'no_candidate', null, retryAfterHeader(error.retryAfterMs, 1));
+      return errorReply(status, message, 'server_error', 'no_candidate', null, retryAfterHeader(error.retryAfterMs, 1));
     case 'overloaded':
-      return errorReply(503, message, 'server_error', 'upstream_overloaded', null, retryAfterHeader(error.retryAfterMs, 1));
+      return errorReply(status, message, 'server_error', 'upstream_overloaded', null, retryAfterHeader(error.retryAfterMs, 1));
     case 'timeout':
     case 'ttft-timeout':
     case 'idle-timeout':
-      return errorReply(504, message, 'server_error', 'upstream_timeout');
+      return errorReply(status, message, 'server_error', 'upstream_timeout');
     case 'not-found':
-      return errorReply(502, message, 'server_error', 'upstream_misconfigured');
+      return errorReply(status, message, 'server_error', 'upstream_misconfigured');
     case 'cancelled':
-      return errorReply(499, message, 'invalid_request_error', 'cancelled');
+      return errorReply(status, message, 'invalid_request_error', 'cancelled');
     case 'config':
     case 'plugin':
-      return errorReply(500, message, 'server_error', 'gateway_misconfigured');
+      return errorReply(status, message, 'server_error', 'gateway_misconfigured');
     default:
-      return errorReply(502, message, 'server_error', 'upstream_error');
+      return errorReply(status, message, 'server_error', 'upstream_error');
   }
+}
+
+function attemptsHeader(error: unknown): Record<string, string> {
+  const attempts = isSwitchyardError(error) ? error.attempts : undefined;
+  return attempts ? { 'x-switchyard-attempts': String(attempts.length) } : {};
+}
+
+/**
+ * Answers a failed request, whatever threw: a normal error status while no byte went out; an
+ * SSE error event (never a clean end) once a stream's headers were sent.
+ */
+export function replyWithError(res: ServerResponse, error: unknown): void {
+  if (!res.headersSent) return sendError(res, replyForError(error), attemptsHeader(error));
+  if (!res.writableEnded && !res.destroyed) res.end(sseErrorEvent(replyForError(error).body));
 }

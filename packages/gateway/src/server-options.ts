@@ -3,7 +3,8 @@
  * the one rule that is checked before a socket opens: no unauthenticated binding beyond loopback.
  */
 import { isIP } from 'node:net';
-import { SwitchyardError, serverSchema, type ServerConfig } from '@switchyard/core';
+import { SwitchyardError, type ServerConfig } from '@switchyard/core';
+import { serverSchema } from '@switchyard/core/internal';
 
 export type ServerOptions = ServerConfig;
 

@@ -6,11 +6,11 @@
  * first-hand answers), degrade at STAGE.LAST (an expired answer within `staleTtlMs` answers when
  * every candidate failed, unless a degrade plan claimed the stale answer for its own order).
  */
-import { definePlugin, outcomeOf, STAGE, SwitchyardError, type ChatRequest, type ChatResponse, type Pipeline, type RequestContext } from '@switchyard/core';
+import { defineService, definePlugin, outcomeOf, provideService, REQUEST_SLOT, requireService, STAGE, type ChatRequest, type ChatResponse, type Pipeline, type RequestContext } from '@switchyard/core';
 import { cacheKey } from './cache-key.js';
 import { cacheOptionsSchema, type CacheOptions, type CacheOptionsInput } from './options.js';
 import { MemoryResponseStore, StateStoreResponseStore, type CacheEntry, type ResponseStore } from './response-store.js';
-import { STALE_ANSWER_SLOT, type StaleAnswerSlot } from './stale-answer.js';
+import type { StaleAnswerSlot } from './stale-answer.js';
 
 export const PLUGIN_NAME = '@switchyard/plugin-cache';
 const KEY_SLOT = 'switchyard:cache-key';
@@ -23,12 +23,11 @@ export interface CacheStats {
   staleServed: number;
 }
 
-const statsByPipeline = new WeakMap<Pipeline, CacheStats>();
+const CACHE_STATS = defineService<CacheStats>('switchyard.cache-stats', { providedBy: PLUGIN_NAME });
 
+/** The cache counters of `pipeline`; throws a coded error when the plugin is not applied. */
 export function getCacheStats(pipeline: Pipeline): CacheStats {
-  const stats = statsByPipeline.get(pipeline);
-  if (!stats) throw new SwitchyardError('plugin', `${PLUGIN_NAME} is not applied to this pipeline`, { code: 'SWITCHYARD_ERR_PLUGIN' });
-  return { ...stats };
+  return { ...requireService(pipeline, CACHE_STATS) };
 }
 
 function cacheable(ctx: RequestContext): boolean {
@@ -64,7 +63,7 @@ export const cache = definePlugin<CacheOptions, CacheOptionsInput>({
   apply(pipeline, options) {
     const { clock } = pipeline;
     const stats: CacheStats = { hits: 0, misses: 0, stores: 0, staleServed: 0 };
-    statsByPipeline.set(pipeline, stats);
+    provideService(pipeline, CACHE_STATS, stats);
     const store: ResponseStore =
       options.store === 'state-store' ? new StateStoreResponseStore(pipeline.store, options.storePrefix) : new MemoryResponseStore(() => clock.now(), options.maxEntries, options.maxBytes);
     const keepMs = options.ttlMs + options.staleTtlMs;
@@ -90,7 +89,7 @@ export const cache = definePlugin<CacheOptions, CacheOptionsInput>({
             return label(found, { stale: clock.now() >= found.storedAt + options.ttlMs, attempts: ctx.attempts.length });
           },
         };
-        ctx.state[STALE_ANSWER_SLOT] = slot;
+        REQUEST_SLOT.staleAnswer.set(ctx, slot);
       }
       return classification;
     });
@@ -107,7 +106,7 @@ export const cache = definePlugin<CacheOptions, CacheOptionsInput>({
     });
 
     pipeline.hooks.degrade.tapPromise({ name: PLUGIN_NAME, stage: STAGE.LAST }, async (error, ctx) => {
-      const slot = ctx.state[STALE_ANSWER_SLOT] as StaleAnswerSlot | undefined;
+      const slot = REQUEST_SLOT.staleAnswer.get(ctx);
       // A rejected request would be rejected again: an old answer must not hide that.
       if (!slot || slot.claimed || outcomeOf(error) === 'request-failure') return undefined;
       const response = await slot.lookup();

@@ -1,5 +1,5 @@
 /** @switchyard/plugin-circuit-breaker: per-deployment (and per-key) breakers in the StateStore. */
-import { definePlugin, STAGE, SwitchyardError, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
+import { defineService, definePlugin, provideService, requireService, STAGE, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
 import { BreakerStore, type BreakerState } from './breaker-store.js';
 import { breakerOptionsSchema, type BreakerPluginOptions, type BreakerPluginOptionsInput } from './options.js';
 import { forceClose, forceOpen, recordFailure, recordSuccess } from './state-machine.js';
@@ -32,13 +32,11 @@ export interface BreakerControl {
   forceClose(id: string): Promise<void>;
 }
 
-const registry = new WeakMap<Pipeline, BreakerControl>();
+const BREAKER_CONTROL = defineService<BreakerControl>('switchyard.breaker-control', { providedBy: PLUGIN_NAME });
 
 /** The breaker controls of `pipeline`; throws a coded error when the plugin is not applied. */
 export function getBreaker(pipeline: Pipeline): BreakerControl {
-  const control = registry.get(pipeline);
-  if (!control) throw new SwitchyardError('plugin', `${PLUGIN_NAME} is not applied to this pipeline`, { code: 'SWITCHYARD_ERR_PLUGIN_MISSING' });
-  return control;
+  return requireService(pipeline, BREAKER_CONTROL);
 }
 
 function requestState(ctx: RequestContext): BreakerRequestState {
@@ -55,7 +53,7 @@ export const circuitBreaker = definePlugin<BreakerPluginOptions, BreakerPluginOp
   optionsSchema: breakerOptionsSchema,
   apply(pipeline, options) {
     const breakers = new BreakerStore(pipeline.store, pipeline.clock, pipeline.random, pipeline.events, options);
-    registry.set(pipeline, {
+    provideService(pipeline, BREAKER_CONTROL, {
       options,
       getState: (id) => breakers.state(id),
       forceOpen: async (id, ms = Number.POSITIVE_INFINITY) => {
@@ -92,15 +90,15 @@ export const circuitBreaker = definePlugin<BreakerPluginOptions, BreakerPluginOp
       }
     });
 
-    // Before the retry policy: never retry on, or fail over to, a candidate whose breaker is open.
-    pipeline.hooks.retry.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, async (outcome, ctx) => {
-      if (outcome.outcome === 'request-failure' || outcome.outcome === 'ignored') return undefined;
-      const remaining = await admitted(ctx.remaining, ctx);
-      ctx.remaining.splice(0, ctx.remaining.length, ...remaining);
+    // Before the retry policy: never retry on a candidate whose breaker is open.
+    pipeline.hooks.retry.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, async (outcome) => {
       if (outcome.outcome !== 'endpoint-failure' && outcome.outcome !== 'rate-limited') return undefined;
       if ((await breakers.phase(outcome.candidate.id)) === 'open') return { action: 'next', reason: `circuit open for ${outcome.candidate.id}` };
       return undefined;
     });
+
+    // Never fail over to a candidate whose breaker is open.
+    pipeline.hooks.failover.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, (remaining, _failed, ctx) => admitted(remaining, ctx));
 
     pipeline.hooks.recordRequest.tapPromise({ name: PLUGIN_NAME }, async (_outcome, ctx) => {
       const state = ctx.state.circuitBreaker;

@@ -7,17 +7,10 @@
  * candidates, and when they all fail the core runs the stage again for the next level),
  * recordRequest (queues requests that failed for good).
  */
-import { definePlugin, endpointKeys, outcomeOf, STAGE, SwitchyardError, type ChatRequest, type ChatResponse, type DegradeResult, type RequestContext } from '@switchyard/core';
+import { definePlugin, endpointKeys, outcomeOf, REQUEST_SLOT, STAGE, SwitchyardError, type ChatRequest, type ChatResponse, type DegradeResult, type RequestContext } from '@switchyard/core';
 import { checkLevelsAgainst, levelCandidates, levelName, PLUGIN_NAME } from './levels.js';
 import { degradeOptionsSchema, type DegradeOptions, type DegradeOptionsInput, type Level } from './options.js';
 import { appendToQueue, queueEntry } from './queue.js';
-
-/** The cache plugin's convention (see @switchyard/plugin-cache): its stale answer for this request. */
-const STALE_ANSWER_SLOT = 'switchyard:stale-answer';
-interface StaleAnswerSlot {
-  lookup(): Promise<ChatResponse | undefined>;
-  claimed: boolean;
-}
 
 const RUN_SLOT = 'switchyard:degrade';
 
@@ -89,7 +82,8 @@ export const degrade = definePlugin<DegradeOptions, DegradeOptionsInput>({
         if (plan.length === 0 || ctx.kind !== 'chat' || outcomeOf(error) === 'request-failure') return undefined;
         run = { plan, next: 0, tried: [], original: error };
         ctx.state[RUN_SLOT] = run;
-        const stale = ctx.state[STALE_ANSWER_SLOT] as StaleAnswerSlot | undefined;
+        // The cache plugin's stale answer for this request (see @switchyard/plugin-cache).
+        const stale = REQUEST_SLOT.staleAnswer.get(ctx);
         if (stale && plan.some((l) => l.type === 'stale-cache')) stale.claimed = true;
       } else {
         const last = run.tried.at(-1);
@@ -100,7 +94,7 @@ export const degrade = definePlugin<DegradeOptions, DegradeOptionsInput>({
         const name = levelName(level);
         if (level.type === 'canned') return { level: name, response: canned(level.text, ctx) };
         if (level.type === 'stale-cache') {
-          const slot = ctx.state[STALE_ANSWER_SLOT] as StaleAnswerSlot | undefined;
+          const slot = REQUEST_SLOT.staleAnswer.get(ctx);
           const response = await slot?.lookup();
           if (response) return { level: name, response };
           run.tried.push({ level: name, result: slot ? 'no stored answer' : 'no cache plugin, or the request opted out', attemptsBefore: ctx.attempts.length });

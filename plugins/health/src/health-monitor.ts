@@ -2,7 +2,7 @@
  * The health of every deployment of a pipeline, fed by live traffic and probes, read by the
  * route filter and by anyone holding the pipeline (`getHealth(pipeline)`).
  */
-import type { Pipeline } from '@switchyard/core';
+import { defineService, provideService, requireService, type Pipeline } from '@switchyard/core';
 import { DeploymentHealth, type HealthSettings, type HealthView, type Sample } from './deployment-health.js';
 import type { ProbeDepth } from './options.js';
 import type { ProbeResult } from './probes.js';
@@ -22,15 +22,15 @@ export interface HealthMonitor {
   stop(): void;
 }
 
-const registry = new WeakMap<Pipeline, HealthMonitor>();
+const HEALTH_MONITOR = defineService<HealthMonitor>('switchyard.health-monitor', { providedBy: '@switchyard/plugin-health' });
 
-/** The health monitor of a pipeline that applied the health plugin. */
-export function getHealth(pipeline: Pipeline): HealthMonitor | undefined {
-  return registry.get(pipeline);
+/** The health monitor of `pipeline`; throws a coded error when the health plugin is not applied. */
+export function getHealth(pipeline: Pipeline): HealthMonitor {
+  return requireService(pipeline, HEALTH_MONITOR);
 }
 
 export function registerHealth(pipeline: Pipeline, monitor: HealthMonitor): void {
-  registry.set(pipeline, monitor);
+  provideService(pipeline, HEALTH_MONITOR, monitor);
 }
 
 export class HealthBook {

@@ -3,7 +3,7 @@ import { createPipeline, provideService, runWithVirtualTime, SERVICE, VirtualClo
 import { testProvider } from '../../../packages/core/test/support/test-provider.js';
 import { completion, sseBody, startLoopback, textChunks, type Handler, type Loopback } from '../../../packages/core/test/support/loopback.js';
 import { hedge, type HedgeOptionsInput } from './index.js';
-import { LatencyTracker } from './latency-tracker.js';
+import { LatencySamples } from './latency-samples.js';
 import { hedgeDelay } from './hedge.js';
 
 const sseHead = { 'content-type': 'text/event-stream' };
@@ -117,7 +117,7 @@ describe('hedged requests', () => {
   });
 
   it('derives the delay from the observed p95 within bounds', () => {
-    const tracker = new LatencyTracker();
+    const tracker = new LatencySamples();
     const opts = { delayMs: 'p95' as const, minDelayMs: 100, maxDelayMs: 5000, fallbackDelayMs: 2000, minSamples: 20 };
     expect(hedgeDelay(opts, tracker, 'a/m')).toBe(2000);
     for (let i = 1; i <= 100; i++) tracker.add('a/m', i * 10);

@@ -3,11 +3,11 @@
  * start the next candidate too; the first acceptable answer wins and the loser is aborted.
  * Only before the commit point, and every hedge spends the retry budget.
  */
-import { getService, SERVICE, sleep, SwitchyardError, type Attempt, type AttemptResult, type RequestContext, type RetryBudgetService } from '@switchyard/core';
+import { getService, SERVICE, sleep, SwitchyardError, type Attempt, type AttemptResult, type RequestContext } from '@switchyard/core';
 import type { HedgeDelayOptions } from './options.js';
-import type { LatencyTracker } from './latency-tracker.js';
+import type { LatencySamples } from './latency-samples.js';
 
-export function hedgeDelay(options: HedgeDelayOptions, tracker: LatencyTracker, deploymentId: string): number {
+export function hedgeDelay(options: HedgeDelayOptions, tracker: LatencySamples, deploymentId: string): number {
   if (options.delayMs !== 'p95') return options.delayMs;
   if (tracker.count(deploymentId) < options.minSamples) return options.fallbackDelayMs;
   const p95 = tracker.quantile(deploymentId, 0.95)!;
@@ -42,7 +42,7 @@ export async function runHedged(attempt: Attempt, ctx: RequestContext, delayMs: 
     timer.abort();
     if (first) return unwrap(first);
 
-    const budget = getService<RetryBudgetService>(ctx.pipeline, SERVICE.retryBudget);
+    const budget = getService(ctx.pipeline, SERVICE.retryBudget);
     if (budget && !(await budget.tryWithdraw(backup.deploymentId))) return unwrap(await primary);
     ctx.remaining.shift();
     const hedgeAbort = new AbortController();

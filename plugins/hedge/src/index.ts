@@ -5,7 +5,7 @@
 import { definePlugin, STAGE } from '@switchyard/core';
 import { continueStream } from './continuation.js';
 import { hedgeDelay, runHedged } from './hedge.js';
-import { LatencyTracker } from './latency-tracker.js';
+import { LatencySamples } from './latency-samples.js';
 import { hedgeOptionsSchema, tierOptions, type HedgeOptions, type HedgeOptionsInput } from './options.js';
 
 export const PLUGIN_NAME = '@switchyard/plugin-hedge';
@@ -21,7 +21,7 @@ export const hedge = definePlugin<HedgeOptions, HedgeOptionsInput>({
   core: '^0.1.0',
   optionsSchema: hedgeOptionsSchema,
   apply(pipeline, options) {
-    const tracker = new LatencyTracker();
+    const tracker = new LatencySamples();
 
     pipeline.hooks.classify.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (classification) => {
       const tier = tierOptions(options, classification.tier);
@@ -52,6 +52,6 @@ export const hedge = definePlugin<HedgeOptions, HedgeOptionsInput>({
 
 export { hedgeDelay, runHedged } from './hedge.js';
 export { continueStream, continuationCandidates, prefillRequest } from './continuation.js';
-export { LatencyTracker } from './latency-tracker.js';
+export { LatencySamples } from './latency-samples.js';
 export { hedgeOptionsSchema, type HedgeOptions, type HedgeOptionsInput, type TierOptions } from './options.js';
 export default hedge;

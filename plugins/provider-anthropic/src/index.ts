@@ -3,7 +3,7 @@
  * (id `anthropic`). The core sends the requests and parses SSE; this package only translates.
  */
 import { defineProvider } from '@switchyard/core';
-import { classifyAnthropicError } from './errors.js';
+import { classifyAnthropicError } from './classify-error.js';
 import { buildMessagesBody, requestHeaders } from './request.js';
 import { parseMessagesResponse } from './response.js';
 import { AnthropicStreamDecoder } from './stream-decoder.js';

@@ -4,7 +4,7 @@
  * their signatures can be sent back, and anything unknown is skipped.
  */
 import { SwitchyardError, type Candidate, type DecodedSseEvent, type StreamDecoder, type StreamPart } from '@switchyard/core';
-import { streamEventError } from './errors.js';
+import { streamEventError } from './classify-error.js';
 import { finishReasonOf, mergeUsage, toUnifiedUsage } from './mapping.js';
 import { stopMetadata } from './response.js';
 import { PROVIDER_KEY } from './thinking.js';

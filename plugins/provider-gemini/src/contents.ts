@@ -1,6 +1,6 @@
 /** Unified messages → Gemini `contents` and `systemInstruction`. */
 import type { ChatMessage, ContentPart } from '@switchyard/core';
-import { unsupported } from './errors.js';
+import { unsupported } from './unsupported.js';
 import { toGeminiPart } from './media.js';
 import { geminiMetadata, signatureForCall, SKIP_SIGNATURE_VALIDATION } from './thought-signatures.js';
 import type { GeminiContent, GeminiPart } from './wire-types.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isProvider, providersOf } from '@switchyard/core';
+import { isProvider } from '@switchyard/core';
+import { providersOf } from '@switchyard/core/internal';
 import * as mod from './index.js';
 import { geminiProvider } from './index.js';
 

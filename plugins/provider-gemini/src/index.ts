@@ -1,6 +1,6 @@
 export { geminiProvider, GEMINI_DEFAULT_BASE_URL } from './provider.js';
 export { toGeminiSchema, toGeminiParameters } from './schema.js';
-export type { GeminiEndpointOptions } from './build-request.js';
+export type { GeminiEndpointOptions } from './request.js';
 export type { GeminiMessageMetadata } from './thought-signatures.js';
 import { geminiProvider } from './provider.js';
 

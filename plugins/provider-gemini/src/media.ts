@@ -1,6 +1,6 @@
 /** User content parts (text, images, audio, files) → Gemini parts. */
 import type { ContentPart } from '@switchyard/core';
-import { unsupported } from './errors.js';
+import { unsupported } from './unsupported.js';
 import type { GeminiPart } from './wire-types.js';
 
 const MIME_BY_EXTENSION: Record<string, string> = {

@@ -1,8 +1,8 @@
 /** The Gemini (Generative Language API) codec. */
 import { defineProvider, type ProviderRequest } from '@switchyard/core';
-import { buildGeminiRequest } from './build-request.js';
+import { buildGeminiRequest } from './request.js';
 import { geminiError } from './classify-error.js';
-import { parseGeminiResponse } from './parse-response.js';
+import { parseGeminiResponse } from './response.js';
 import { GeminiStreamDecoder } from './stream-decoder.js';
 
 export const GEMINI_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com/v1beta';

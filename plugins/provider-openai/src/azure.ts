@@ -5,8 +5,8 @@
  * `/openai/v1` surface, where the deployment goes in the body's `model` instead of the path.
  */
 import type { Candidate } from '@switchyard/core';
-import { defineOpenAIFamilyProvider } from './openai-family.js';
-import { AZURE_CHAT_FIELDS } from './request-body.js';
+import { defineOpenAIFamilyProvider } from './provider.js';
+import { AZURE_CHAT_FIELDS } from './request.js';
 
 /** The newest generally available data-plane version at the time of writing. */
 export const AZURE_DEFAULT_API_VERSION = '2024-10-21';

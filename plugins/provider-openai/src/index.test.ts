@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { createPipeline, createPipelineFromConfig, isProvider, loadProviders, parseConfig } from '@switchyard/core';
+import { createPipeline, createPipelineFromConfig, isProvider, parseConfig } from '@switchyard/core';
+import { loadProviders } from '@switchyard/core/internal';
 import providersDefault, { azureProvider, openaiCompatibleProvider, openaiProvider, providers } from './index.js';
 import { fixtureText, reframeChunks, startVendor } from './test-support/harness.js';
 

@@ -9,7 +9,7 @@ import { openaiCompatibleProvider } from './openai-compatible.js';
 export { openaiProvider } from './openai.js';
 export { azureProvider, azurePath, AZURE_DEFAULT_API_VERSION } from './azure.js';
 export { openaiCompatibleProvider } from './openai-compatible.js';
-export { defineOpenAIFamilyProvider, bearerAuth, type OpenAIFamilyOptions } from './openai-family.js';
+export { defineOpenAIFamilyProvider, bearerAuth, type OpenAIFamilyOptions } from './provider.js';
 export { classifyHttpError, classifyStreamError, readErrorBody } from './classify-error.js';
 export { ChatStreamDecoder } from './stream-decoder.js';
 

@@ -3,7 +3,7 @@
  * no default base URL: the endpoint names the server, `…/v1` included. The key is optional
  * (local Ollama and vLLM without `--api-key` need none).
  */
-import { bearerAuth, defineOpenAIFamilyProvider } from './openai-family.js';
+import { bearerAuth, defineOpenAIFamilyProvider } from './provider.js';
 
 export const openaiCompatibleProvider = defineOpenAIFamilyProvider({
   id: 'openai-compatible',

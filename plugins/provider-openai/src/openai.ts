@@ -1,5 +1,5 @@
 /** OpenAI's own API (`https://api.openai.com/v1`, `Authorization: Bearer`). */
-import { bearerAuth, defineOpenAIFamilyProvider } from './openai-family.js';
+import { bearerAuth, defineOpenAIFamilyProvider } from './provider.js';
 
 export const openaiProvider = defineOpenAIFamilyProvider({
   id: 'openai',

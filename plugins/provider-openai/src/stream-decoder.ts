@@ -7,7 +7,7 @@
 import { SwitchyardError, type DecodedSseEvent, type ProviderMetadata, type StreamDecoder, type StreamPart } from '@switchyard/core';
 import { classifyStreamError } from './classify-error.js';
 import { INSUFFICIENT_RESOURCE, mapFinishReason } from './finish-reason.js';
-import { reasoningOf, syntheticToolCallId, usageMetadata } from './parse-response.js';
+import { reasoningOf, syntheticToolCallId, usageMetadata } from './response.js';
 import { normalizeUsage } from './usage.js';
 import { asWireBody, vendorExtras, type WireBody, type WireChoice, type WireToolCall } from './wire-types.js';
 

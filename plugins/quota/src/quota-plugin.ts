@@ -6,7 +6,7 @@
  * recordAttempt at STAGE.DEFAULT (spends budgets, bills usage, rests or parks keys, paces),
  * recordRequest (cache hits and degraded answers for the report).
  */
-import { definePlugin, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
+import { defineService, definePlugin, provideService, requireService, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
 import { BudgetBook, describeExhaustion, formatDuration, type Exhaustion } from './budgets.js';
 import { KeyStates, type KeyState } from './key-states.js';
 import { UsageLedger, type UsageReport } from './ledger.js';
@@ -16,13 +16,11 @@ import { pacingPauseMs } from './pacing.js';
 import { costOf, priceFor, tokensOf } from './prices.js';
 import { checkBudgetsAgainst } from './validate.js';
 
-const ledgers = new WeakMap<Pipeline, UsageLedger>();
+const USAGE_LEDGER = defineService<UsageLedger>('switchyard.usage-ledger', { providedBy: PLUGIN_NAME });
 
-/** The usage report of a pipeline the quota plugin is applied to. */
+/** The usage report of `pipeline`; throws a coded error when the quota plugin is not applied. */
 export function getUsage(pipeline: Pipeline): UsageReport {
-  const ledger = ledgers.get(pipeline);
-  if (!ledger) throw new SwitchyardError('plugin', `${PLUGIN_NAME} is not applied to this pipeline`, { code: 'SWITCHYARD_ERR_PLUGIN' });
-  return ledger.report(pipeline.clock.now());
+  return requireService(pipeline, USAGE_LEDGER).report(pipeline.clock.now());
 }
 
 interface Removal {
@@ -40,7 +38,7 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
     checkBudgetsAgainst(pipeline, options.budgets);
     const { clock } = pipeline;
     const ledger = new UsageLedger(clock.now());
-    ledgers.set(pipeline, ledger);
+    provideService(pipeline, USAGE_LEDGER, ledger);
     const book = new BudgetBook(options.budgets, pipeline, options.storePrefix, options.thresholds);
     const keys = new KeyStates(pipeline, options.storePrefix);
     const holdPaced = options.pacing !== false && options.pacing.mode === 'hold';

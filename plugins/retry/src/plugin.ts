@@ -1,5 +1,5 @@
 /** @switchyard/plugin-retry: wires the retry policy into the pipeline's hooks. */
-import { definePlugin, provideService, SERVICE, sleep, STAGE, type RetryBudgetService, type Candidate, type Pipeline, type RequestContext, SwitchyardError } from '@switchyard/core';
+import { defineService, definePlugin, provideService, requireService, retryAfterVerdict, SERVICE, sleep, STAGE, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
 import { retryOptionsSchema, type RetryOptions, type RetryOptionsInput } from './options.js';
 import { RetryPolicy, retryState } from './retry-policy.js';
 import type { Cooldown } from './cooldowns.js';
@@ -20,13 +20,11 @@ export interface RetryControl {
   tryWithdraw(deploymentId: string): Promise<boolean>;
 }
 
-const registry = new WeakMap<Pipeline, RetryControl>();
+const RETRY_CONTROL = defineService<RetryControl>('switchyard.retry-control', { providedBy: PLUGIN_NAME });
 
 /** The retry plugin's controls on `pipeline`; throws a coded error when the plugin is not applied. */
 export function getRetryControl(pipeline: Pipeline): RetryControl {
-  const control = registry.get(pipeline);
-  if (!control) throw new SwitchyardError('plugin', `${PLUGIN_NAME} is not applied to this pipeline`, { code: 'SWITCHYARD_ERR_PLUGIN_MISSING' });
-  return control;
+  return requireService(pipeline, RETRY_CONTROL);
 }
 
 export const retry = definePlugin<RetryOptions, RetryOptionsInput>({
@@ -36,7 +34,7 @@ export const retry = definePlugin<RetryOptions, RetryOptionsInput>({
   optionsSchema: retryOptionsSchema,
   apply(pipeline, options) {
     const policy = new RetryPolicy(pipeline, options);
-    registry.set(pipeline, {
+    provideService(pipeline, RETRY_CONTROL, {
       options,
       cooldownOf: (candidate) => policy.cooldowns.of(candidate),
       setCooldown: (scope, ms, reason = 'manual') => policy.cooldowns.set(scope, ms, reason),
@@ -45,7 +43,7 @@ export const retry = definePlugin<RetryOptions, RetryOptionsInput>({
       tryWithdraw: (id) => policy.budget.tryWithdraw(id),
     });
     // Hedges spend the same budget (plugin-hedge looks it up without importing this package).
-    provideService<RetryBudgetService>(pipeline, SERVICE.retryBudget, { tryWithdraw: (id) => policy.budget.tryWithdraw(id) });
+    provideService(pipeline, SERVICE.retryBudget, { tryWithdraw: (id) => policy.budget.tryWithdraw(id) });
 
     pipeline.hooks.route.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, (candidates, _classification, ctx) => skipCooling(policy, options, candidates, ctx));
 
@@ -57,6 +55,7 @@ export const retry = definePlugin<RetryOptions, RetryOptionsInput>({
     });
 
     pipeline.hooks.retry.tapPromise({ name: PLUGIN_NAME }, (outcome, ctx) => policy.decide(outcome, ctx));
+    pipeline.hooks.failover.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, (remaining, _failed, ctx) => policy.dropCooling(remaining, ctx));
   },
 });
 
@@ -75,7 +74,7 @@ async function skipCooling(policy: RetryPolicy, options: RetryOptions, candidate
   }
   const soonest = Math.min(...cooling.map((c) => c!.until));
   const wait = soonest - ctx.clock.now();
-  if (wait > options.maxRetryAfterWaitMs || wait + options.minAttemptMs > ctx.timeLeft()) {
+  if (retryAfterVerdict(wait, { maxWaitMs: options.maxRetryAfterWaitMs, timeLeftMs: ctx.timeLeft(), minAttemptMs: options.minAttemptMs }).action === 'move-on') {
     recordSkipped(ctx, candidates, cooling);
     return [];
   }

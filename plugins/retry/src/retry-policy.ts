@@ -3,7 +3,7 @@
  * whether to wait on the same candidate, and when to move on. The core still enforces the
  * deadline and never retries a silent endpoint; this policy stays inside those rules too.
  */
-import { outcomeOf, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext, type RetryDecision, type SwitchyardError } from '@switchyard/core';
+import { isSilentEndpoint, outcomeOf, retryAfterVerdict, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext, type RetryDecision, type SwitchyardError } from '@switchyard/core';
 import { computeBackoff } from './backoff.js';
 import { Cooldowns, keyScope, type Cooldown } from './cooldowns.js';
 import type { RetryOptions } from './options.js';
@@ -30,8 +30,6 @@ declare module '@switchyard/core' {
     retry?: RetryRequestState;
   }
 }
-
-const TIMEOUT_KINDS = new Set(['timeout', 'ttft-timeout', 'idle-timeout']);
 
 export function retryState(ctx: RequestContext): RetryRequestState {
   return (ctx.state.retry ??= { lastDelayMs: {}, cooldowns: [], skipped: [], decisions: [] });
@@ -64,7 +62,6 @@ export class RetryPolicy {
     const state = retryState(ctx);
     state.decisions.push({ attempt: outcome.attempt, candidate: outcome.candidate.id, action: decision.action, delayMs: decision.action === 'retry' ? decision.delayMs : undefined, reason: decision.reason ?? error.kind });
     if (decision.action === 'retry') state.retrying = (decision.candidate ?? outcome.candidate).id;
-    else if (decision.action === 'next') await this.dropCooling(ctx);
     return decision;
   }
 
@@ -95,19 +92,19 @@ export class RetryPolicy {
     const asked = retryDelayFromError(error, now);
     const wait = asked ?? this.options.rateLimitCooldownMs;
     await this.coolDown(ctx, candidate.id, Math.min(wait, this.options.maxCooldownMs), asked === undefined ? 'rate-limited' : `rate-limited: retry after ${Math.round(asked)} ms`);
-    if (wait > this.options.maxRetryAfterWaitMs) return { action: 'next', reason: `rate-limited for ${Math.round(wait)} ms: not soon, failing over` };
+    if (retryAfterVerdict(wait, { maxWaitMs: this.options.maxRetryAfterWaitMs }).action === 'move-on') return { action: 'next', reason: `rate-limited for ${Math.round(wait)} ms: not soon, failing over` };
     // Never sooner than the vendor asked; a little later, spread so waiting clients do not return together.
     const delay = wait * (1 + this.options.retryAfterJitter * this.random());
     return this.retrySame(candidate, ctx, delay, 'rate-limited');
   }
 
   private async afterEndpointFailure(error: SwitchyardError, candidate: Candidate, ctx: RequestContext, now: number): Promise<RetryDecision> {
-    if (TIMEOUT_KINDS.has(error.kind)) return { action: 'next', reason: `${error.kind}: a silent endpoint is not retried` };
+    if (isSilentEndpoint(error)) return { action: 'next', reason: `${error.kind}: a silent endpoint is not retried` };
     if (error.retryable === false) return { action: 'next', reason: `${error.kind}: the vendor said not to retry` };
     const asked = retryDelayFromError(error, now);
     if (asked !== undefined) {
       await this.coolDown(ctx, candidate.id, Math.min(asked, this.options.maxCooldownMs), `${error.kind}: retry after ${Math.round(asked)} ms`);
-      if (asked > this.options.maxRetryAfterWaitMs) return { action: 'next', reason: `${error.kind}: retry after ${Math.round(asked)} ms is not soon` };
+      if (retryAfterVerdict(asked, { maxWaitMs: this.options.maxRetryAfterWaitMs }).action === 'move-on') return { action: 'next', reason: `${error.kind}: retry after ${Math.round(asked)} ms is not soon` };
     }
     const state = retryState(ctx);
     const retryNumber = this.attemptsOn(candidate, ctx);
@@ -120,7 +117,7 @@ export class RetryPolicy {
   /** Retry on the same candidate if attempts, the deadline and the retry budget all allow it. */
   private async retrySame(candidate: Candidate, ctx: RequestContext, delayMs: number, reason: string): Promise<RetryDecision> {
     if (this.attemptsOn(candidate, ctx) >= this.options.maxAttemptsPerCandidate) return { action: 'next', reason: `${reason}: ${this.options.maxAttemptsPerCandidate} attempt(s) on ${candidate.id} used` };
-    if (delayMs + this.options.minAttemptMs > ctx.timeLeft()) return { action: 'next', reason: `${reason}: a retry in ${Math.round(delayMs)} ms would not finish before the deadline` };
+    if (retryAfterVerdict(delayMs, { timeLeftMs: ctx.timeLeft(), minAttemptMs: this.options.minAttemptMs }).action === 'move-on') return { action: 'next', reason: `${reason}: a retry in ${Math.round(delayMs)} ms would not finish before the deadline` };
     if (!(await this.budget.tryWithdraw(candidate.deploymentId))) return { action: 'next', reason: `${reason}: retry budget of ${candidate.deploymentId} exhausted` };
     return { action: 'retry', delayMs, reason };
   }
@@ -149,17 +146,16 @@ export class RetryPolicy {
     return { ...cooldown, fresh: before === undefined };
   }
 
-  /** No ping-pong: a failover never lands on a candidate that is cooling down right now. */
-  async dropCooling(ctx: RequestContext): Promise<void> {
-    if (ctx.remaining.length === 0) return;
-    const cooling = await Promise.all(ctx.remaining.map((c) => this.cooldowns.of(c)));
+  /** Failover tap. No ping-pong: a failover never lands on a candidate that is cooling down right now. */
+  async dropCooling(remaining: Candidate[], ctx: RequestContext): Promise<Candidate[]> {
+    if (remaining.length === 0) return remaining;
+    const cooling = await Promise.all(remaining.map((c) => this.cooldowns.of(c)));
     const state = retryState(ctx);
-    for (let i = ctx.remaining.length - 1; i >= 0; i--) {
+    for (let i = remaining.length - 1; i >= 0; i--) {
       const cooldown = cooling[i];
-      if (!cooldown) continue;
-      state.skipped.push({ candidate: ctx.remaining[i].id, until: cooldown.until, reason: cooldown.reason });
-      ctx.remaining.splice(i, 1);
+      if (cooldown) state.skipped.push({ candidate: remaining[i].id, until: cooldown.until, reason: cooldown.reason });
     }
+    return remaining.filter((_, i) => !cooling[i]);
   }
 
   private random(): number {

@@ -4,9 +4,9 @@
  */
 import { definePlugin, STAGE, type Candidate, type ChatRequest, type Classification, type RequestContext } from '@switchyard/core';
 import { assertServable, fitsContext, hasCapabilities, requiredCapabilities, requiredContextTokens } from './capabilities.js';
-import { contextReroute } from './context-reroute.js';
+import { contextReroute, largerContextFirst } from './context-reroute.js';
 import { demotedIds } from './demoted.js';
-import { LatencyTracker } from './latency-tracker.js';
+import { PeakEwmaTracker } from './peak-ewma-tracker.js';
 import { routerOptionsSchema, type RouterOptions, type RouterOptionsInput, type Strategy } from './options.js';
 import { conversationKey } from './sticky.js';
 import { costAware, leastLatency, priorityWeighted, roundRobin } from './strategies.js';
@@ -20,7 +20,7 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
   optionsSchema: routerOptionsSchema,
   apply(pipeline, options) {
     const { clock, random, store } = pipeline;
-    const latency = new LatencyTracker({ decayMs: options.latencyDecayMs, defaultRttMs: options.defaultRttMs, failurePenaltyMs: options.failurePenaltyMs });
+    const latency = new PeakEwmaTracker({ decayMs: options.latencyDecayMs, defaultRttMs: options.defaultRttMs, failurePenaltyMs: options.failurePenaltyMs });
 
     pipeline.hooks.classify.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (classification, ctx) => {
       if (ctx.kind !== 'chat') return classification;
@@ -59,6 +59,7 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
     // Before retry policies (STAGE.DEFAULT), which would otherwise fail a request failure outright.
     if (options.contextReroute) {
       pipeline.hooks.retry.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, async (outcome, ctx) => contextReroute(outcome, ctx));
+      pipeline.hooks.failover.tapPromise({ name: PLUGIN_NAME, stage: STAGE.ORDER }, async (remaining, failed, ctx) => largerContextFirst(remaining, failed, ctx));
     }
 
     function order(strategy: Strategy, list: Candidate[], classification: Classification, ctx: RequestContext): Candidate[] | Promise<Candidate[]> {

@@ -1,8 +1,8 @@
 /** `switchyard simulate`: the accelerated long-run stability simulation of a scenario file. */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { loadPlugins, loadProviders } from '@switchyard/core';
-import { formatReport, loadScenarioFile, renderReportHtml, runSimulation, type SimulationProgress } from '@switchyard/chaos';
+import { loadPlugins, loadProviders } from '@switchyard/core/internal';
+import { formatReport, loadScenarioFile, renderReportHtml, runSimulation, type SimulationProgress } from '@switchyard/simulate';
 import { EXIT, type Output } from '../io.js';
 import { formatError } from '../format-error.js';
 import { cliImporter } from '../importer.js';
@@ -30,14 +30,14 @@ export const simulateCommand: Command = {
 
 Runs a scenario (endpoints, fault schedules, request rate, duration in simulated time) through
 the real pipeline and policy plugins on virtual time, with an in-process transport built from
-the chaos kit's fault models: no HTTP, so twenty simulated days finish in well under a minute.
+the fault models of @switchyard/simulate: no HTTP, so twenty simulated days finish in well under a minute.
 Prints the report: success rate (overall and while at least one endpoint was up), failures by
 kind, endpoint share over time, failovers, breaker trips, latency percentiles, attempts per
 request and upstream amplification, degraded answers, with text sparklines.
 Exits 1 when --min-success is given and the success rate while any endpoint was up is below it.
 
 Options:
-  -s, --scenario <file>   the scenario (YAML or JSON); see packages/chaos/src/simulate/scenarios
+  -s, --scenario <file>   the scenario (YAML or JSON); see packages/simulate/src/scenarios
       --html <file>       also write a self-contained HTML chart
       --json <file>       also write the report as JSON
       --min-success <p>   required success % while any endpoint was up (e.g. 99.9)

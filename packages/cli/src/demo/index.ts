@@ -4,7 +4,7 @@
  * and the primary broken in the ways real vendors break. No keys, no network.
  */
 import { createPipeline, type ChatRequest, type Pipeline, type StreamPart, type SwitchyardError } from '@switchyard/core';
-import { startFaultServer, type FaultServer } from '@switchyard/chaos';
+import { startFaultServer, type FaultServer } from '@switchyard/simulate';
 import { providers as openaiProviders } from '@switchyard/provider-openai';
 import { providers as anthropicProviders } from '@switchyard/provider-anthropic';
 import { providers as geminiProviders } from '@switchyard/provider-gemini';

@@ -2,7 +2,7 @@
  * The demo's scenes: each breaks the primary vendor in one way real vendors break, sends a
  * few requests and says what the caller and the vendors saw.
  */
-import type { FaultName, FaultOptions } from '@switchyard/chaos';
+import type { FaultName, FaultOptions } from '@switchyard/simulate';
 
 export interface Scene {
   title: string;

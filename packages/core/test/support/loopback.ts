@@ -7,12 +7,17 @@ export type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body
 export interface Loopback {
   url: string;
   requests: { path: string; body: string; headers: http.IncomingHttpHeaders }[];
+  /** TCP connections open to this server right now. */
+  openSockets(): number;
+  /** TCP connections accepted so far. */
+  acceptedSockets(): number;
   close(): Promise<void>;
 }
 
 export async function startLoopback(handler: Handler): Promise<Loopback> {
   const requests: Loopback['requests'] = [];
   const sockets = new Set<import('node:net').Socket>();
+  let accepted = 0;
   const server = http.createServer(async (req, res) => {
     let body = '';
     for await (const chunk of req) body += chunk;
@@ -24,6 +29,7 @@ export async function startLoopback(handler: Handler): Promise<Loopback> {
     }
   });
   server.on('connection', (s) => {
+    accepted++;
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
@@ -32,6 +38,8 @@ export async function startLoopback(handler: Handler): Promise<Loopback> {
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    openSockets: () => sockets.size,
+    acceptedSockets: () => accepted,
     close: () =>
       new Promise<void>((r) => {
         for (const s of sockets) s.destroy();

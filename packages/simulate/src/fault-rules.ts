@@ -4,9 +4,9 @@
  * from the schedules alone, which is what the report's availability figures are measured by.
  */
 import { seededRandom, type Clock } from '@switchyard/core';
-import { createFaultModel } from '../fault-model.js';
-import type { FaultName } from '../fault-catalogue.js';
-import { allOf, anyOf, between, brownout, fixed, flapping, lognormal, uniform, type Latency, type Schedule } from '../schedules.js';
+import { createFaultModel } from './faults/fault-model.js';
+import type { FaultName } from './faults/fault-catalogue.js';
+import { allOf, anyOf, between, brownout, fixed, flapping, lognormal, uniform, type Latency, type Schedule } from './faults/schedules.js';
 import type { FaultRule, FaultWindow, LatencySpec, Scenario, ScenarioEndpoint } from './scenario.js';
 import type { SimulatedEndpoint } from './simulated-transport.js';
 

@@ -4,8 +4,8 @@
  * every duration in milliseconds; bad input is a coded SwitchyardError naming the field.
  */
 import { SwitchyardError, type DeploymentConfig, type ModelsConfig } from '@switchyard/core';
-import { FAULT_NAMES, type FaultName } from '../fault-catalogue.js';
-import type { Vendor } from '../vendor-wire.js';
+import { FAULT_NAMES, type FaultName } from './faults/fault-catalogue.js';
+import type { Vendor } from './faults/vendor-wire.js';
 import { parseSimDuration } from './duration.js';
 
 export const SCENARIO_ERROR_CODE = 'SWITCHYARD_ERR_SIMULATION_SCENARIO';

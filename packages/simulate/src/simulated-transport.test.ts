@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createPipeline, readBodyText, SwitchyardError, type TransportRequest } from '@switchyard/core';
 import { providers as openai } from '@switchyard/provider-openai';
-import { createFaultModel } from '../fault-model.js';
-import { healthyText } from '../healthy-text.js';
-import { always, between } from '../schedules.js';
+import { createFaultModel } from './faults/fault-model.js';
+import { healthyText } from './faults/healthy-text.js';
+import { always, between } from './faults/schedules.js';
 import { SimulationClock } from './simulation-clock.js';
 import { createSimulatedTransport, type SimulatedEndpoint, type UpstreamCall } from './simulated-transport.js';
 

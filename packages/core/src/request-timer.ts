@@ -16,6 +16,13 @@ const PHASE_KIND: Record<Exclude<AttemptPhase, 'none'>, ErrorKind> = {
   attempt: 'timeout',
 };
 
+/** The kinds of a silent endpoint (no headers, no first token, no data in time): never retried on the same route. */
+export const SILENT_ENDPOINT_KINDS: ReadonlySet<ErrorKind> = new Set(Object.values(PHASE_KIND));
+
+export function isSilentEndpoint(error: { kind: ErrorKind }): boolean {
+  return SILENT_ENDPOINT_KINDS.has(error.kind);
+}
+
 export class RequestTimer {
   private handle: TimerHandle | undefined;
   private armedFor = Number.POSITIVE_INFINITY;

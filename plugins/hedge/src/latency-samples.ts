@@ -1,5 +1,5 @@
 /** Recent latencies per deployment, for p95-based hedge delays. */
-export class LatencyTracker {
+export class LatencySamples {
   private readonly samples = new Map<string, number[]>();
 
   constructor(private readonly capacity = 200) {}

@@ -1,5 +1,6 @@
 /** A whole `generateContent` body → the unified response, decoded as a one-chunk stream. */
-import { ResponseAccumulator, SwitchyardError, type Candidate, type ChatResponse, type ProviderHttpResponse } from '@switchyard/core';
+import { ResponseAccumulator } from '@switchyard/core/internal';
+import { SwitchyardError, type Candidate, type ChatResponse, type ProviderHttpResponse } from '@switchyard/core';
 import { GeminiStreamDecoder } from './stream-decoder.js';
 
 export function parseGeminiResponse(response: ProviderHttpResponse, target: Candidate): ChatResponse {

@@ -4,7 +4,7 @@
  * so weeks of traffic run in seconds. Requests overlap whenever their virtual times do.
  */
 import { createPipeline, isSwitchyardError, MemoryStateStore, seededRandom, type ChatRequest, type ChatResponse, type Plugin, type ProviderV1 } from '@switchyard/core';
-import { healthyText } from '../healthy-text.js';
+import { healthyText } from './faults/healthy-text.js';
 import { buildSimulatedEndpoints, endpointUpAt, simulatedKeys } from './fault-rules.js';
 import { ReportCollector, type RequestResult, type SimulationReport } from './report.js';
 import { validateScenario, type Scenario } from './scenario.js';

@@ -1,7 +1,7 @@
 /** Unified (OpenAI-shaped) chat request → a Gemini `generateContent` HTTP request. */
 import type { BuildOptions, Candidate, ChatRequest, ProviderRequest, ToolChoice, ToolDefinition } from '@switchyard/core';
 import { toGeminiConversation } from './contents.js';
-import { unsupported } from './errors.js';
+import { unsupported } from './unsupported.js';
 import { toGeminiParameters, toGeminiSchema } from './schema.js';
 
 /** Endpoint `options` this provider reads. */

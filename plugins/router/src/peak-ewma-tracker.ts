@@ -6,7 +6,7 @@
 import type { AttemptOutcome } from '@switchyard/core';
 import { PeakEwma, type PeakEwmaOptions } from './peak-ewma.js';
 
-export interface LatencyTrackerOptions extends PeakEwmaOptions {
+export interface PeakEwmaTrackerOptions extends PeakEwmaOptions {
   failurePenaltyMs: number;
 }
 
@@ -15,12 +15,12 @@ const MAX_RETRY_AFTER_BIAS_MS = 300_000;
 /** A request whose outcome never arrives stops counting as in flight after this. */
 const PENDING_TTL_MS = 10 * 60_000;
 
-export class LatencyTracker {
+export class PeakEwmaTracker {
   private readonly estimates = new Map<string, PeakEwma>();
   /** deploymentId → requestId → since when. */
   private readonly inFlight = new Map<string, Map<string, number>>();
 
-  constructor(private readonly options: LatencyTrackerOptions) {}
+  constructor(private readonly options: PeakEwmaTrackerOptions) {}
 
   private ewma(deploymentId: string): PeakEwma {
     let estimate = this.estimates.get(deploymentId);

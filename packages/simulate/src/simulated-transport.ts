@@ -6,9 +6,9 @@
  * hangs and stalls wait for the attempt's abort and reject with its reason.
  */
 import { sleep, transportError, type Clock, type Transport, type TransportRequest, type TransportResponse } from '@switchyard/core';
-import { halfOf, type FaultPlan } from '../fault-plan.js';
-import type { FaultModel } from '../fault-model.js';
-import type { FaultRequest } from '../vendor-wire.js';
+import { halfOf, type FaultPlan } from './faults/fault-plan.js';
+import type { FaultModel } from './faults/fault-model.js';
+import type { FaultRequest } from './faults/vendor-wire.js';
 
 export interface SimulatedFaultRule {
   model: FaultModel;

@@ -4,8 +4,8 @@
  */
 import { defineProvider, SwitchyardError, type Candidate, type Capability, type EmbeddingResponse, type ProviderRequest, type ProviderV1 } from '@switchyard/core';
 import { classifyHttpError } from './classify-error.js';
-import { parseChatResponse } from './parse-response.js';
-import { buildChatBody, buildEmbeddingsBody } from './request-body.js';
+import { parseChatResponse } from './response.js';
+import { buildChatBody, buildEmbeddingsBody } from './request.js';
 import { ChatStreamDecoder } from './stream-decoder.js';
 
 export interface OpenAIFamilyOptions {

@@ -1,0 +1,270 @@
+/**
+ * One attempt: start it (number, signal, timer phases), run the provider's `call` tap, and
+ * settle it into a discriminated result. Plugin-run attempts (`ctx.runAttempt`) go through the
+ * same path; a call tap that answers with one hands it over to the core, which records it once.
+ */
+import { RequestTimer } from './request-timer.js';
+import type { Attempt, AttemptOutcome, AttemptResult, RequestContext, RunAttemptOptions, StreamAttemptResult } from './contract.js';
+import { isSwitchyardError, outcomeOf, SwitchyardError, toSwitchyardError } from './errors.js';
+import { ResponseAccumulator } from './aggregate.js';
+import { attributeError } from './provider-call.js';
+import type { Candidate, ChatRequest, EmbeddingRequest, StreamPart } from './types.js';
+
+/** What an attempt needs from the request it belongs to. */
+export interface AttemptScope {
+  readonly ctx: RequestContext;
+  /** The request's timer: it serves one attempt at a time (the core's). */
+  readonly timer: RequestTimer;
+  /** Why the request was aborted (caller, deadline), once it was. */
+  abortReason(): SwitchyardError | undefined;
+}
+
+/** An attempt that has started and is not recorded yet. */
+export interface LiveAttempt {
+  readonly number: number;
+  readonly candidate: Candidate;
+  readonly controller: AbortController;
+  readonly startedAt: number;
+  readonly stream: boolean;
+  readonly initiator: string;
+  readonly attempt: Attempt;
+  ttftMs: number | undefined;
+  headers: Record<string, string> | undefined;
+  /** A plugin-run attempt the core took over (a hedge winner): the core records it, not the plugin's reader. */
+  ownedByCore: boolean;
+  /** Stops its timer phase and its signal links; safe to call more than once. */
+  release(): void;
+}
+
+export type AnswerResult = Exclude<AttemptResult, StreamAttemptResult>;
+
+/** How an attempt ended before (or at) its commit point. */
+export type AttemptSettlement =
+  /** Failed and recorded. */
+  | { type: 'failed'; outcome: AttemptOutcome }
+  /** A whole answer, recorded. */
+  | { type: 'answered'; result: AnswerResult; live: LiveAttempt }
+  /** A stream at its commit point; recorded when the stream ends. */
+  | { type: 'streaming'; result: StreamAttemptResult; live: LiveAttempt };
+
+interface StartOptions {
+  initiator: string;
+  signal?: AbortSignal;
+  request?: ChatRequest | EmbeddingRequest;
+}
+
+export class AttemptRunner {
+  private lastNumber = 0;
+  private sharedTimerBusy = false;
+  private readonly active = new Set<AbortController>();
+  /** Results of plugin-run attempts, so a call tap that answers with one hands it over. */
+  private readonly pluginResults = new WeakMap<object, LiveAttempt>();
+  /** Errors of plugin-run attempts, recorded already: rethrown by a call tap, they are not recorded twice. */
+  private readonly recordedFailures = new WeakMap<SwitchyardError, AttemptOutcome>();
+
+  constructor(private readonly scope: AttemptScope) {}
+
+  /** Aborts every attempt still running (no per-attempt listeners on the request signal). */
+  abortAll(reason: SwitchyardError): void {
+    for (const controller of this.active) controller.abort(reason);
+  }
+
+  /** Runs one attempt of the core loop (or the degrade stage) to its settlement. */
+  run(candidate: Candidate, initiator: string): Promise<AttemptSettlement> {
+    return this.settle(this.start(candidate, { initiator }));
+  }
+
+  /**
+   * An attempt a plugin starts itself. It is recorded like any other; a call tap that answers
+   * with its result (or rethrows its error) hands the attempt over, and the core records it
+   * once. A stream that no one hands over is recorded when its reader finishes.
+   */
+  async runForPlugin(candidate: Candidate, options: RunAttemptOptions = {}): Promise<AttemptResult> {
+    const live = this.start(candidate, { initiator: options.initiator ?? 'plugin', signal: options.signal, request: options.request });
+    const settled = await this.settle(live);
+    if (settled.type === 'failed') {
+      const error = settled.outcome.error!;
+      this.recordedFailures.set(error, settled.outcome);
+      throw error;
+    }
+    const result: AttemptResult = settled.type === 'answered' ? settled.result : { ...settled.result, rest: this.recordWhenRead(live, settled.result) };
+    this.pluginResults.set(result, live);
+    return result;
+  }
+
+  outcome(live: LiveAttempt, error: SwitchyardError | undefined, result?: AttemptResult, phase: AttemptOutcome['phase'] = 'pre-commit', usage?: AttemptOutcome['usage']): AttemptOutcome {
+    const answer = result && result.type !== 'stream' ? result : undefined;
+    return {
+      attempt: live.number,
+      candidate: live.candidate,
+      ok: !error,
+      outcome: error ? outcomeOf(error) : 'success',
+      error,
+      latencyMs: this.scope.ctx.clock.now() - live.startedAt,
+      ttftMs: live.ttftMs,
+      usage: usage ?? (answer?.response.usage as AttemptOutcome['usage']),
+      headers: live.headers ?? answer?.headers ?? error?.headers,
+      phase,
+      stream: live.stream,
+      initiator: live.initiator,
+    };
+  }
+
+  async record(outcome: AttemptOutcome): Promise<void> {
+    const { ctx } = this.scope;
+    ctx.attempts.push(outcome);
+    const { hooks, events } = ctx.pipeline;
+    if (hooks.recordAttempt.taps.length) await hooks.recordAttempt.promise(outcome, ctx);
+    if (events.listenerCount('attempt:end')) events.emit('attempt:end', { ...outcome, requestId: ctx.id });
+  }
+
+  /** Ends a live attempt after its commit point: one outcome, then its timer and links are released. */
+  async recordAfterCommit(live: LiveAttempt, error: SwitchyardError | undefined, usage: AttemptOutcome['usage']): Promise<void> {
+    const outcome = this.outcome(live, error, undefined, 'post-commit', usage);
+    live.release();
+    await this.record(outcome);
+  }
+
+  /** Abort reasons carry the real cause (deadline, TTFT, caller); prefer them to a socket error. */
+  failureOf(caught: unknown, live: LiveAttempt): SwitchyardError {
+    const { signal } = live.controller;
+    const error = signal.aborted && isSwitchyardError(signal.reason) ? signal.reason : toSwitchyardError(caught);
+    return attributeError(error, live.candidate);
+  }
+
+  private start(candidate: Candidate, opts: StartOptions): LiveAttempt {
+    const { ctx, timer: requestTimer } = this.scope;
+    const clock = ctx.clock;
+    const number = ++this.lastNumber;
+    const controller = new AbortController();
+    const aborted = this.scope.abortReason();
+    if (aborted) controller.abort(aborted);
+    else this.active.add(controller);
+    let unlink: (() => void) | undefined;
+    const extra = opts.signal;
+    if (extra?.aborted) controller.abort(extra.reason);
+    else if (extra) {
+      const forward = () => controller.abort(extra.reason);
+      extra.addEventListener('abort', forward, { once: true });
+      unlink = () => extra.removeEventListener('abort', forward);
+    }
+    // The request's single timer serves the core's attempt; concurrent plugin attempts (hedges) get their own.
+    const useShared = !this.sharedTimerBusy;
+    if (useShared) this.sharedTimerBusy = true;
+    const timer = useShared ? requestTimer : new RequestTimer(clock, Number.POSITIVE_INFINITY, () => undefined);
+    const timeouts = { ...candidate.timeouts, ...(ctx.request as ChatRequest).switchyard?.timeouts };
+    const stream = ctx.stream;
+    const startedAt = clock.now();
+    let released = false;
+    const live: LiveAttempt = {
+      number,
+      candidate,
+      controller,
+      startedAt,
+      stream,
+      initiator: opts.initiator,
+      ttftMs: undefined,
+      headers: undefined,
+      ownedByCore: false,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.active.delete(controller);
+        unlink?.();
+        if (useShared) {
+          requestTimer.clearAttempt();
+          this.sharedTimerBusy = false;
+        } else timer.dispose();
+      },
+      attempt: {
+        number,
+        candidate,
+        request: opts.request ?? ctx.request,
+        stream,
+        signal: controller.signal,
+        startedAt,
+        initiator: opts.initiator,
+        headersReceived: () => {
+          if (stream) timer.setPhase('first-token', Math.max(0, timeouts.firstTokenMs - (clock.now() - startedAt)), controller);
+        },
+        chunkReceived: () => timer.touch(),
+        committed: () => {
+          live.ttftMs = clock.now() - startedAt;
+          timer.setPhase('idle', timeouts.idleMs, controller);
+        },
+      },
+    };
+    timer.setPhase(stream ? 'headers' : 'attempt', stream ? Math.min(timeouts.headersMs, timeouts.firstTokenMs) : timeouts.attemptMs, controller);
+    const events = ctx.pipeline.events;
+    if (events.listenerCount('attempt:start')) events.emit('attempt:start', { requestId: ctx.id, attempt: number, candidate });
+    return live;
+  }
+
+  private async settle(live: LiveAttempt): Promise<AttemptSettlement> {
+    const { ctx } = this.scope;
+    const { candidate } = live;
+    let result: AttemptResult | undefined;
+    let error: SwitchyardError | undefined;
+    try {
+      const hook = ctx.pipeline.hooks.call.get(candidate.provider);
+      if (!hook) throw new SwitchyardError('config', `no provider "${candidate.provider}" is registered`, { code: 'SWITCHYARD_ERR_CONFIG', retryable: false });
+      result = await hook.promise(live.attempt, ctx);
+      if (!result) throw new SwitchyardError('plugin', `no call tap answered for provider "${candidate.provider}"`, { retryable: false });
+    } catch (caught) {
+      const recorded = isSwitchyardError(caught) ? this.recordedFailures.get(caught) : undefined;
+      if (recorded) {
+        // A plugin-run attempt failed and was recorded already; decide on its outcome.
+        live.release();
+        return { type: 'failed', outcome: recorded };
+      }
+      error = this.failureOf(caught, live);
+    }
+    if (error || !result) {
+      const outcome = this.outcome(live, error);
+      live.release();
+      await this.record(outcome);
+      return { type: 'failed', outcome };
+    }
+    const pluginRun = this.pluginResults.get(result);
+    if (pluginRun && pluginRun !== live) {
+      // The tap answered with a plugin-run attempt (a hedge): that attempt is the real one.
+      live.release();
+      pluginRun.ownedByCore = true;
+      return result.type === 'stream' ? { type: 'streaming', result, live: pluginRun } : { type: 'answered', result, live: pluginRun };
+    }
+    if (result.type === 'stream') {
+      // Recorded when the stream ends (CommittedStream); the attempt keeps its timer.
+      live.headers = result.headers;
+      return { type: 'streaming', result, live };
+    }
+    const outcome = this.outcome(live, undefined, result);
+    live.release();
+    await this.record(outcome);
+    return { type: 'answered', result, live };
+  }
+
+  /** Records a plugin-run stream when its reader finishes, unless the core took it over. */
+  private async *recordWhenRead(live: LiveAttempt, result: StreamAttemptResult): AsyncGenerator<StreamPart, void, undefined> {
+    let finished = result.head.some((p) => p.type === 'finish');
+    let error: SwitchyardError | undefined;
+    const acc = new ResponseAccumulator();
+    try {
+      for (;;) {
+        const next = await result.rest.next();
+        if (next.done) break;
+        if (next.value.type === 'finish') finished = true;
+        if (next.value.type === 'error') error = next.value.error;
+        acc.add(next.value);
+        yield next.value;
+      }
+    } catch (caught) {
+      error = this.failureOf(caught, live);
+      throw error;
+    } finally {
+      if (!live.ownedByCore) {
+        if (!error && !finished) error = new SwitchyardError('cancelled', 'stream was closed by the plugin that started it');
+        await this.recordAfterCommit(live, error, acc.usage);
+      }
+    }
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * A stream after its commit point. The commit point itself is the provider call's
+ * (provider-call.ts holds parts back until the first content token, or the end for
+ * `commit: 'end'`); the request run hands the stream over here once it has one.
+ */
+import { ResponseAccumulator } from './aggregate.js';
+import type { AttemptRunner, LiveAttempt } from './attempt-runner.js';
+import { ChatStream, type StreamInfo } from './chat-stream.js';
+import type { RequestContext, RequestOutcome, StreamAttemptResult } from './contract.js';
+import { SwitchyardError } from './errors.js';
+import { attributeError } from './provider-call.js';
+import type { StreamPart } from './types.js';
+
+/** What a committed stream needs from its request run. */
+export interface CommittedStreamOwner {
+  readonly ctx: RequestContext;
+  readonly attempts: AttemptRunner;
+  recordRequest(partial: Pick<RequestOutcome, 'ok' | 'response' | 'error'>): Promise<void>;
+  /** Releases the request's timer and the caller's abort listener. */
+  dispose(): void;
+}
+
+/**
+ * Relays the rest of a committed stream, records the attempt once when it ends (success,
+ * failure or abandonment) — the deferred `recordAttempt` — offers a failure to
+ * `continueStream`, and otherwise ends with an error part. It owns the request from here on.
+ */
+export class CommittedStream {
+  private recorded = false;
+  private done = false;
+  private readonly acc = new ResponseAccumulator();
+
+  constructor(
+    private readonly owner: CommittedStreamOwner,
+    private readonly live: LiveAttempt,
+    private readonly result: StreamAttemptResult,
+  ) {
+    for (const part of result.head) this.acc.add(part);
+  }
+
+  /** The upstream model, as far as the head says. */
+  get model(): string {
+    return this.acc.model;
+  }
+
+  toChatStream(info: StreamInfo): ChatStream {
+    return new ChatStream(this.parts(info), info, () => this.abandon());
+  }
+
+  private async record(error?: SwitchyardError): Promise<void> {
+    if (this.recorded) return;
+    this.recorded = true;
+    await this.owner.attempts.recordAfterCommit(this.live, error, this.acc.usage);
+  }
+
+  /** The consumer stopped reading: abort the upstream; a cancellation counts against nobody. */
+  private async abandon(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    const cancelled = new SwitchyardError('cancelled', 'stream was closed by the consumer');
+    this.live.controller.abort(cancelled);
+    await this.result.rest.return?.(undefined);
+    await this.record(cancelled);
+    this.owner.dispose();
+  }
+
+  private async *parts(info: StreamInfo): AsyncGenerator<StreamPart> {
+    const { owner, acc } = this;
+    const { ctx } = owner;
+    let failure: SwitchyardError | undefined;
+    let finished = false;
+    try {
+      for (const part of this.result.head) {
+        if (part.type === 'finish') finished = true;
+        yield part;
+      }
+      try {
+        for (;;) {
+          const next = await this.result.rest.next();
+          if (next.done) break;
+          const part = next.value;
+          if (part.type === 'error') throw part.error;
+          acc.add(part);
+          if (part.type === 'finish') finished = true;
+          yield part;
+        }
+      } catch (error) {
+        failure = owner.attempts.failureOf(error, this.live);
+      }
+      if (!failure && !finished) failure = attributeError(new SwitchyardError('stream-cut', 'stream ended without a finish signal'), this.live.candidate);
+      // Release the upstream body now (an error event may leave the connection open).
+      if (failure) await this.result.rest.return?.(undefined);
+      await this.record(failure);
+      if (failure && failure.kind !== 'cancelled') {
+        const continuation = await ctx.pipeline.hooks.continueStream.promise({ error: failure, candidate: this.live.candidate, partial: acc.toResponse() }, ctx);
+        if (continuation) {
+          let continued = false;
+          try {
+            for await (const part of continuation) {
+              if (part.type === 'error') throw part.error;
+              acc.add(part);
+              if (part.type === 'finish') continued = true;
+              yield part;
+            }
+          } catch (error) {
+            // The caller learns about the original failure, never a fallback's prefill rejection.
+            ctx.pipeline.events.emit('plugin-error', { plugin: 'continueStream', stage: 'continueStream', error });
+          }
+          if (continued) failure = undefined;
+        }
+      }
+      this.done = true;
+      if (failure) {
+        yield { type: 'error', error: failure };
+        await owner.recordRequest({ ok: false, error: failure });
+      } else {
+        const response = acc.toResponse();
+        response.switchyard = { ...info, attempts: ctx.attempts.length, latencyMs: ctx.clock.now() - ctx.startedAt };
+        await owner.recordRequest({ ok: true, response });
+      }
+      owner.dispose();
+    } finally {
+      if (!this.done) await this.abandon();
+    }
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * The pipeline's contract, types only: the pipeline object, the request context every stage
+ * works on, and the payloads of the hooks (docs/lifecycle.md). These types refer to each other,
+ * so they live together here; implementation files import them and are imported by none of them.
+ */
+import type { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap } from 'tapable';
+import type { ChatStream } from './chat-stream.js';
+import type { Clock, RandomSource } from './clock.js';
+import type { OutcomeClass, SwitchyardError } from './errors.js';
+import type { SwitchyardEventBus } from './events.js';
+import type { PIPELINE_MARKER } from './pipeline-marker.js';
+import type { Plugin } from './plugin.js';
+import type { ProviderV1 } from './provider.js';
+import type { StateStore } from './state-store.js';
+import type { Transport } from './transport.js';
+import type { Candidate, Capability, ChatRequest, ChatResponse, EmbeddingRequest, EmbeddingResponse, EndpointConfig, ModelsConfig, StreamPart, Usage } from './types.js';
+
+/* ---------------------------------------------------------------- the pipeline */
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Total time for the request, across every attempt and wait (default 120 s). */
+  deadlineMs?: number;
+  requestId?: string;
+  traceparent?: string;
+}
+
+export interface Pipeline {
+  readonly [PIPELINE_MARKER]: true;
+  readonly hooks: PipelineHooks;
+  readonly events: SwitchyardEventBus;
+  readonly clock: Clock;
+  readonly random: RandomSource;
+  readonly store: StateStore;
+  readonly endpoints: readonly EndpointConfig[];
+  readonly models: ModelsConfig;
+  readonly providers: ReadonlyMap<string, ProviderV1>;
+  readonly plugins: readonly Plugin[];
+  readonly transport: Transport;
+  /** Resolves when every plugin's asynchronous setup is done. */
+  readonly ready: Promise<void>;
+  chat(request: ChatRequest, options?: CallOptions): Promise<ChatResponse>;
+  /** Resolves at the stream's commit point (or rejects if every candidate failed before it). */
+  stream(request: ChatRequest, options?: CallOptions): Promise<ChatStream>;
+  embeddings(request: EmbeddingRequest, options?: CallOptions): Promise<EmbeddingResponse>;
+  /** The logical models this pipeline serves. */
+  modelNames(): string[];
+  /** The configured candidates of a logical model, in priority order. */
+  candidatesFor(model: string): readonly Candidate[];
+  registerProvider(provider: ProviderV1): void;
+  /** Closes what the pipeline owns (the transport and store it created or was handed with `owned: true`). */
+  close(): Promise<void>;
+}
+
+/* ---------------------------------------------------------------- the request context */
+
+/**
+ * Per-plugin state slots. Plugins add their own fields with module augmentation:
+ * `declare module '@switchyard/core' { interface RequestState { retry?: RetryState } }`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface RequestState {
+  [plugin: string]: unknown;
+}
+
+export interface RunAttemptOptions {
+  signal?: AbortSignal;
+  /** Plugin name, recorded on the attempt outcome. */
+  initiator?: string;
+  /** A different request for this attempt (continuation with an assistant prefill). */
+  request?: ChatRequest | EmbeddingRequest;
+}
+
+export interface RequestContext {
+  readonly id: string;
+  readonly kind: 'chat' | 'embeddings';
+  readonly request: ChatRequest | EmbeddingRequest;
+  /** The logical model asked for. */
+  readonly model: string;
+  readonly stream: boolean;
+  readonly startedAt: number;
+  /** Absolute time (clock ms) after which no attempt starts and none continues. */
+  readonly deadlineAt: number;
+  /** Aborts when the caller cancels or the deadline passes. */
+  readonly signal: AbortSignal;
+  readonly clock: Clock;
+  readonly random: RandomSource;
+  readonly pipeline: Pipeline;
+  /** W3C trace context to propagate upstream. */
+  readonly traceparent?: string;
+  classification: Classification;
+  /** Every candidate the route stage produced, in order. */
+  candidates: Candidate[];
+  /** Candidates not tried yet; `next` decisions take the first, after the `failover` hook refined the list. */
+  remaining: Candidate[];
+  /** The candidate being tried now. */
+  current?: Candidate;
+  readonly attempts: AttemptOutcome[];
+  readonly state: RequestState;
+  /** Settle the request early (a cache hit); works in classify and route. */
+  respond(response: ChatResponse): void;
+  /** Start an attempt on a candidate (hedging); it goes through `call` and `recordAttempt`. */
+  runAttempt(candidate: Candidate, options?: RunAttemptOptions): Promise<AttemptResult>;
+  /** Milliseconds left before the request deadline. */
+  timeLeft(): number;
+  /** The errors of the failed attempts so far. */
+  errors(): SwitchyardError[];
+}
+
+/* ---------------------------------------------------------------- hook payloads */
+
+export interface Classification {
+  /** Name of the tier whose options apply (hedging, commit point). */
+  tier?: string;
+  /** Capabilities a deployment needs to serve this request. */
+  capabilities: Set<Capability>;
+  /** Rough prompt size: characters / 4. */
+  estimatedInputTokens: number;
+  costTolerance?: number;
+  stream: boolean;
+  /** Where a stream commits: at the first content token (default) or at the end of the answer. */
+  commit: 'first-token' | 'end';
+}
+
+export interface Attempt {
+  /** 1-based attempt number within the request. */
+  number: number;
+  candidate: Candidate;
+  /** What to send: the request, or a plugin's variant of it (a continuation prefill). */
+  request: ChatRequest | EmbeddingRequest;
+  stream: boolean;
+  signal: AbortSignal;
+  startedAt: number;
+  /** Who started it: the core loop or a plugin (`ctx.runAttempt`). */
+  initiator: 'core' | string;
+  /** The response headers arrived: switch the attempt's timer to the first-token limit. */
+  headersReceived(): void;
+  /** A chunk arrived: push the idle limit back. */
+  chunkReceived(): void;
+  /** The first content token arrived: from now on only the idle limit applies. */
+  committed(): void;
+}
+
+export type AttemptResult =
+  | { type: 'response'; response: ChatResponse; headers?: Record<string, string> }
+  | { type: 'embeddings'; response: EmbeddingResponse; headers?: Record<string, string> }
+  | {
+      type: 'stream';
+      /** Parts up to and including the commit point. */
+      head: StreamPart[];
+      /** The rest of the stream; it ends with a `finish` part or throws / yields an `error` part. */
+      rest: AsyncIterator<StreamPart>;
+      headers?: Record<string, string>;
+    };
+
+export type StreamAttemptResult = Extract<AttemptResult, { type: 'stream' }>;
+
+export interface AttemptOutcome {
+  attempt: number;
+  candidate: Candidate;
+  ok: boolean;
+  outcome: OutcomeClass;
+  error?: SwitchyardError;
+  /** From attempt start to the end of the answer (or the failure). */
+  latencyMs: number;
+  /** Streams: from attempt start to the first content token. */
+  ttftMs?: number;
+  usage?: Usage;
+  /** Response headers, for pacing (`x-ratelimit-remaining-*`). */
+  headers?: Record<string, string>;
+  /** `post-commit` failures happened after the caller saw content. */
+  phase: 'pre-commit' | 'post-commit';
+  stream: boolean;
+  initiator: string;
+}
+
+export type RetryDecision =
+  /** Try `candidate` (default: the same one) again after `delayMs`. */
+  | { action: 'retry'; delayMs: number; candidate?: Candidate; reason?: string }
+  /** Move on to the next remaining candidate. */
+  | { action: 'next'; reason?: string }
+  /** Stop trying candidates: the degrade stage runs, then the request fails. */
+  | { action: 'fail'; reason?: string };
+
+export type DegradeResult =
+  | { level: string; response: ChatResponse }
+  /** Extra candidates (cheaper or local models); each runs once, without retries. */
+  | { level: string; candidates: Candidate[] };
+
+export interface StreamInterruption {
+  error: SwitchyardError;
+  candidate: Candidate;
+  /** The answer the caller has received so far. */
+  partial: ChatResponse;
+}
+
+export interface RequestOutcome {
+  ok: boolean;
+  model: string;
+  stream: boolean;
+  response?: ChatResponse;
+  error?: SwitchyardError;
+  attempts: AttemptOutcome[];
+  latencyMs: number;
+  degraded?: string;
+}
+
+/* ---------------------------------------------------------------- the hooks */
+
+// A type alias (not an interface) so the hooks read as a plain record of hooks.
+export type PipelineHooks = {
+  /** Waterfall: refine the classification; a tap may settle the request with `ctx.respond()`. */
+  readonly classify: AsyncSeriesWaterfallHook<[Classification, RequestContext]>;
+  /** Waterfall: filter and order candidates. */
+  readonly route: AsyncSeriesWaterfallHook<[Candidate[], Classification, RequestContext]>;
+  /** Bail per provider id: the first tap that answers runs the attempt. */
+  readonly call: HookMap<AsyncSeriesBailHook<[Attempt, RequestContext], AttemptResult | undefined>>;
+  /** Every attempt's outcome, awaited before the next decision. Taps must not throw (the core contains them). */
+  readonly recordAttempt: AsyncSeriesHook<[AttemptOutcome, RequestContext]>;
+  /** Bail: the first tap with a decision wins; none = the built-in default. */
+  readonly retry: AsyncSeriesBailHook<[AttemptOutcome, RequestContext], RetryDecision | undefined>;
+  /** Waterfall, after a `next` decision and before the next candidate is taken: filter and reorder the remaining candidates. */
+  readonly failover: AsyncSeriesWaterfallHook<[Candidate[], AttemptOutcome, RequestContext]>;
+  /** Bail, only when every candidate failed: a final answer or extra candidates. */
+  readonly degrade: AsyncSeriesBailHook<[SwitchyardError, RequestContext], DegradeResult | undefined>;
+  /** Bail, when a committed stream fails: a continuation of the answer elsewhere. */
+  readonly continueStream: AsyncSeriesBailHook<[StreamInterruption, RequestContext], AsyncIterable<StreamPart> | undefined>;
+  /** Parallel: the final outcome, for metrics, logs and usage reports. */
+  readonly recordRequest: AsyncParallelHook<[RequestOutcome, RequestContext]>;
+};

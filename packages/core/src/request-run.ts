@@ -1,0 +1,322 @@
+/**
+ * One request's journey through the stages: classify → route → attempts (retry, failover)
+ * → degrade → recordRequest. A cancelled request skips retry and degrade. One attempt is the
+ * attempt runner's; a stream past its commit point is the committed stream's.
+ */
+import { sleep, type Clock } from './clock.js';
+import { isSilentEndpoint, RequestTimer } from './request-timer.js';
+import { AttemptRunner, type AnswerResult, type AttemptScope, type AttemptSettlement, type LiveAttempt } from './attempt-runner.js';
+import { CommittedStream, type CommittedStreamOwner } from './committed-stream.js';
+import type { CallOptions, Pipeline, PipelineHooks, RequestContext, RequestOutcome, RequestState, StreamAttemptResult } from './contract.js';
+import { outcomeOf, SwitchyardError, toSwitchyardError } from './errors.js';
+import { responseToParts } from './aggregate.js';
+import { ChatStream, type StreamInfo } from './chat-stream.js';
+import { defaultClassification, defaultRetryDecision } from './request-defaults.js';
+import { retryAfterVerdict } from './retry-after-verdict.js';
+import type { Candidate, ChatRequest, ChatResponse, EmbeddingResponse, StreamPart } from './types.js';
+
+export type RequestMode = 'chat' | 'stream' | 'embeddings';
+
+/** How the attempts of a request ended, when they did not fail it. */
+type RunResult = Exclude<AttemptSettlement, { type: 'failed' }> | { type: 'degraded-answer'; response: ChatResponse };
+
+let requestCounter = 0;
+function newRequestId(): string {
+  requestCounter = (requestCounter + 1) % 0x7fffffff;
+  return `req_${Date.now().toString(36)}${requestCounter.toString(36).padStart(5, '0')}`;
+}
+
+export class RequestRun implements AttemptScope, CommittedStreamOwner {
+  readonly ctx: RequestContext;
+  readonly timer: RequestTimer;
+  readonly attempts: AttemptRunner;
+  /** Why the request was aborted (caller, deadline), once it was. */
+  private abortedWith: SwitchyardError | undefined;
+  /** Created on first use: most requests never need a request-level signal object. */
+  private controller: AbortController | undefined;
+  private readonly hooks: PipelineHooks;
+  private readonly clock: Clock;
+  private early: ChatResponse | undefined;
+  private disposed = false;
+  private degradedLevel: string | undefined;
+  private readonly removeCallerAbort: () => void;
+
+  constructor(
+    private readonly pipeline: Pipeline,
+    private readonly mode: RequestMode,
+    request: ChatRequest,
+    private readonly configured: readonly Candidate[],
+    options: CallOptions,
+    defaultDeadlineMs: number,
+  ) {
+    this.hooks = pipeline.hooks;
+    this.clock = pipeline.clock;
+    const startedAt = this.clock.now();
+    const deadlineAt = startedAt + (options.deadlineMs ?? defaultDeadlineMs);
+    this.timer = new RequestTimer(this.clock, deadlineAt, (error) => this.abortRequest(error));
+    this.attempts = new AttemptRunner(this);
+    const caller = options.signal;
+    const onCallerAbort = () => this.abortRequest(new SwitchyardError('cancelled', 'request was cancelled by the caller', { cause: caller?.reason }));
+    if (caller?.aborted) onCallerAbort();
+    else caller?.addEventListener('abort', onCallerAbort, { once: true });
+    this.removeCallerAbort = () => caller?.removeEventListener('abort', onCallerAbort);
+    const stream = this.mode === 'stream';
+    const attempts: RequestContext['attempts'] = [];
+    const state: RequestState = {};
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const run = this;
+    this.ctx = {
+      id: options.requestId ?? newRequestId(),
+      kind: mode === 'embeddings' ? 'embeddings' : 'chat',
+      request,
+      model: request.model,
+      stream,
+      startedAt,
+      deadlineAt,
+      get signal() {
+        return run.requestSignal();
+      },
+      clock: this.clock,
+      random: pipeline.random,
+      pipeline,
+      traceparent: options.traceparent,
+      classification: defaultClassification(request, stream),
+      candidates: [],
+      remaining: [],
+      attempts,
+      state,
+      respond(response) {
+        run.early = response;
+      },
+      runAttempt: (candidate, opts) => this.attempts.runForPlugin(candidate, opts),
+      timeLeft: () => this.timer.remainingMs(),
+      errors: () => attempts.filter((a) => a.error).map((a) => a.error!),
+    };
+  }
+
+  async execute(): Promise<ChatResponse | ChatStream | EmbeddingResponse> {
+    const { ctx } = this;
+    const events = this.pipeline.events;
+    if (events.listenerCount('request:start')) events.emit('request:start', { requestId: ctx.id, model: ctx.model, stream: ctx.stream });
+    // Once a committed stream exists it owns the request: it disposes the run when it ends.
+    let streamOwnsRun = false;
+    try {
+      if (this.hooks.classify.taps.length) ctx.classification = await this.hooks.classify.promise(ctx.classification, ctx);
+      if (!this.early) {
+        ctx.candidates = this.hooks.route.taps.length ? await this.hooks.route.promise([...this.configured], ctx.classification, ctx) : [...this.configured];
+        ctx.remaining = [...ctx.candidates];
+      }
+      if (this.early) return this.finishEarly(this.early);
+      const result = await this.tryCandidates();
+      if (result.type === 'degraded-answer') return this.finishResponse(result.response);
+      if (result.type === 'answered') return this.finishAnswer(result.result, result.live.candidate);
+      streamOwnsRun = true;
+      return this.handOverStream(result.live, result.result);
+    } catch (error) {
+      const err = toSwitchyardError(error);
+      await this.recordRequest({ ok: false, error: err });
+      throw err;
+    } finally {
+      if (!streamOwnsRun) this.dispose();
+    }
+  }
+
+  abortReason(): SwitchyardError | undefined {
+    return this.abortedWith;
+  }
+
+  /** The request's abort signal (plugins' sleeps, ctx.signal). */
+  requestSignal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.abortedWith) this.controller.abort(this.abortedWith);
+    }
+    return this.controller.signal;
+  }
+
+  /** Aborts the request and every attempt still running. */
+  private abortRequest(reason: SwitchyardError): void {
+    if (this.abortedWith) return;
+    this.abortedWith = reason;
+    this.controller?.abort(reason);
+    this.attempts.abortAll(reason);
+  }
+
+  /** Releases the request's timer and the caller's abort listener (once). */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.timer.dispose();
+    this.removeCallerAbort();
+  }
+
+  private info(candidate: Candidate | undefined) {
+    return {
+      endpoint: candidate?.endpoint.name ?? 'none',
+      deployment: candidate?.deploymentId ?? 'none',
+      provider: candidate?.provider ?? 'none',
+      attempts: this.ctx.attempts.length,
+      latencyMs: this.clock.now() - this.ctx.startedAt,
+      ...(this.degradedLevel ? { degraded: this.degradedLevel } : {}),
+    };
+  }
+
+  private finishEarly(response: ChatResponse): Promise<ChatResponse | ChatStream> {
+    return this.finishResponse({ ...response, switchyard: { ...this.info(undefined), ...response.switchyard, attempts: 0 } });
+  }
+
+  private finishAnswer(result: AnswerResult, candidate: Candidate): Promise<ChatResponse | EmbeddingResponse | ChatStream> {
+    const response = { ...result.response, switchyard: { ...this.info(candidate), ...(result.response as ChatResponse).switchyard } };
+    return this.finishResponse(response as ChatResponse);
+  }
+
+  /** Records a whole answer; a stream request gets it as a stream (a cache hit, a degrade-stage answer). */
+  private async finishResponse(response: ChatResponse): Promise<ChatResponse | ChatStream> {
+    await this.recordRequest({ ok: true, response });
+    if (this.mode !== 'stream') return response;
+    return new ChatStream(toIterator(responseToParts(response)), streamInfo(response));
+  }
+
+  /** The stream passed its commit point in the provider call: from here the committed stream owns the request. */
+  private handOverStream(live: LiveAttempt, result: StreamAttemptResult): ChatStream {
+    const { candidate } = live;
+    this.timer.releaseRequestDeadline();
+    this.pipeline.events.emit('stream:commit', { requestId: this.ctx.id, candidate, ttftMs: live.ttftMs ?? 0 });
+    const committed = new CommittedStream(this, live, result);
+    // The committing attempt is not recorded until the stream ends; it counts all the same.
+    const info: StreamInfo = { ...this.info(candidate), attempts: this.ctx.attempts.length + 1, model: committed.model || candidate.model };
+    return committed.toChatStream(info);
+  }
+
+  async recordRequest(partial: Pick<RequestOutcome, 'ok' | 'response' | 'error'>): Promise<void> {
+    const outcome: RequestOutcome = {
+      ...partial,
+      model: this.ctx.model,
+      stream: this.ctx.stream,
+      attempts: this.ctx.attempts,
+      latencyMs: this.clock.now() - this.ctx.startedAt,
+      degraded: this.degradedLevel,
+    };
+    if (this.hooks.recordRequest.taps.length) await this.hooks.recordRequest.promise(outcome, this.ctx);
+    const events = this.pipeline.events;
+    if (events.listenerCount('request:end')) events.emit('request:end', { ...outcome, requestId: this.ctx.id });
+  }
+
+  /** The retry / failover loop, then the degrade stage. */
+  private async tryCandidates(): Promise<RunResult> {
+    const { ctx } = this;
+    let current = ctx.remaining.shift();
+    let stopError: SwitchyardError | undefined;
+    while (current) {
+      if (this.abortedWith !== undefined) break;
+      ctx.current = current;
+      const settled = await this.attempts.run(current, 'core');
+      if (settled.type !== 'failed') return settled;
+      const outcome = settled.outcome;
+      if (outcome.outcome === 'ignored' && this.abortedWith !== undefined) break;
+      let decision = (await this.hooks.retry.promise(outcome, ctx)) ?? defaultRetryDecision(outcome);
+      const error = outcome.error!;
+      if (decision.action === 'retry') {
+        const target = decision.candidate ?? current;
+        // A silent endpoint is never retried on the same route.
+        if (target.id === current.id && isSilentEndpoint(error)) decision = { action: 'next', reason: 'silent endpoint' };
+        // A retry that cannot finish before the deadline is not started.
+        else if (retryAfterVerdict(decision.delayMs, { timeLeftMs: this.timer.remainingMs() }).action === 'move-on') decision = { action: 'next', reason: 'retry would pass the deadline' };
+      }
+      if (decision.action === 'retry') {
+        const target = decision.candidate ?? current;
+        this.pipeline.events.emit('retry', { requestId: ctx.id, attempt: outcome.attempt, candidate: target, delayMs: decision.delayMs, reason: decision.reason ?? error.kind });
+        try {
+          await sleep(this.clock, decision.delayMs, this.requestSignal());
+        } catch {
+          break;
+        }
+        current = target;
+        continue;
+      }
+      if (decision.action === 'fail') {
+        stopError = error;
+        break;
+      }
+      if (this.hooks.failover.taps.length) ctx.remaining = await this.hooks.failover.promise(ctx.remaining, outcome, ctx);
+      const next = ctx.remaining.shift();
+      if (next) this.pipeline.events.emit('failover', { requestId: ctx.id, from: current, to: next, error });
+      current = next;
+    }
+    const failure = this.failureError(stopError);
+    // A cancelled request skips the degrade stage.
+    if (this.abortedWith && (failure.kind === 'cancelled' || this.abortedWith.kind === 'cancelled')) throw failure;
+    return this.degrade(failure);
+  }
+
+  private failureError(stopError?: SwitchyardError): SwitchyardError {
+    const errors = this.ctx.errors();
+    const reason = this.abortedWith;
+    if (reason?.kind === 'cancelled') return attach(reason, errors);
+    // A request failure reaches the caller as the vendor said it (status and reason).
+    if (stopError && outcomeOf(stopError) === 'request-failure') return attach(stopError, errors);
+    if (errors.length === 0) {
+      if (reason) return reason;
+      return new SwitchyardError('no-candidate', `no candidate can serve model "${this.ctx.model}" right now (all filtered out by policies)`, { status: 503 });
+    }
+    const last = errors[errors.length - 1];
+    const summary = errors.map((e) => `${e.deployment ?? e.endpoint ?? '?'}: ${e.kind}${e.status ? ` ${e.status}` : ''}`).join('; ');
+    const prefix = reason ? `${reason.message} after ${errors.length} attempt(s)` : `all ${errors.length} attempt(s) failed`;
+    return new SwitchyardError('all-candidates-failed', `${prefix} for model "${this.ctx.model}": ${summary}`, {
+      status: reason ? 504 : last.status && last.status >= 500 ? 503 : last.kind === 'rate-limit' ? 429 : 502,
+      retryAfterMs: last.retryAfterMs,
+      attempts: errors,
+      retryable: true,
+      cause: last,
+    });
+  }
+
+  /**
+   * The degrade loop: when a level's extra candidates all fail, the stage runs again with the
+   * new error so a plugin can offer its next level; no offer, or a level offered twice, ends it.
+   */
+  private async degrade(error: SwitchyardError): Promise<RunResult> {
+    const offered = new Set<string>();
+    let failure = error;
+    for (;;) {
+      const degraded = await this.hooks.degrade.promise(failure, this.ctx);
+      if (!degraded || offered.has(degraded.level)) throw failure;
+      offered.add(degraded.level);
+      this.degradedLevel = degraded.level;
+      this.pipeline.events.emit('degraded', { requestId: this.ctx.id, level: degraded.level });
+      if ('response' in degraded) {
+        return { type: 'degraded-answer', response: { ...degraded.response, switchyard: { ...this.info(undefined), ...degraded.response.switchyard, degraded: degraded.level } } };
+      }
+      for (const candidate of degraded.candidates) {
+        if (this.abortedWith !== undefined) break;
+        const settled = await this.attempts.run({ ...candidate, degradeLevel: degraded.level }, 'degrade');
+        if (settled.type !== 'failed') return settled;
+      }
+      failure = this.failureError();
+      if (this.abortedWith !== undefined) throw failure;
+    }
+  }
+}
+
+function attach(error: SwitchyardError, attempts: SwitchyardError[]): SwitchyardError {
+  if (!error.attempts && attempts.length > 0) (error as { attempts?: SwitchyardError[] }).attempts = attempts;
+  return error;
+}
+
+function streamInfo(response: ChatResponse): StreamInfo {
+  const s = response.switchyard;
+  return {
+    endpoint: s?.endpoint ?? 'none',
+    deployment: s?.deployment ?? 'none',
+    provider: s?.provider ?? 'none',
+    attempts: s?.attempts ?? 0,
+    model: response.model,
+    degraded: s?.degraded,
+    stale: s?.stale,
+    cached: s?.cached,
+  };
+}
+
+async function* toIterator(parts: StreamPart[]): AsyncGenerator<StreamPart> {
+  yield* parts;
+}
