@@ -87,10 +87,10 @@ describe('failure-ratio window', () => {
 });
 
 describe('open, half-open, close', () => {
-  it('open time doubles per trip from 5 s up to 60 s and resets after a success', async () => {
+  it('open time grows by 5 s per trip up to 60 s and resets after a success', async () => {
     const m = machine();
     const periods: number[] = [];
-    for (let trip = 0; trip < 6; trip++) {
+    for (let trip = 0; trip < 14; trip++) {
       if (trip === 0) for (let i = 0; i < 5; i++) m.fail();
       else {
         await m.clock.advance(m.record.openUntil - m.clock.now());
@@ -100,7 +100,7 @@ describe('open, half-open, close', () => {
       }
       periods.push(m.record.openUntil - m.clock.now());
     }
-    expect(periods).toEqual([5_000, 10_000, 20_000, 40_000, 60_000, 60_000]);
+    expect(periods).toEqual([5_000, 10_000, 15_000, 20_000, 25_000, 30_000, 35_000, 40_000, 45_000, 50_000, 55_000, 60_000, 60_000, 60_000]);
     await m.clock.advance(60_000);
     m.probe();
     m.ok();

@@ -24,7 +24,7 @@ export interface BreakerRecord {
   buckets: WindowBucket[];
   /** When the open period ends (0 when closed). */
   openUntil: number;
-  /** Trips since the last success: each one doubles the open time. */
+  /** Trips since the last success: each one adds `baseOpenMs` to the open time. */
   trips: number;
   /** Forced open by an operator: stays open until forced closed or its time passes. */
   forced?: boolean;
@@ -39,7 +39,7 @@ export interface BreakerOptions {
   minThroughput: number;
   windowMs: number;
   buckets: number;
-  /** First open period; doubles on each trip without a success in between. */
+  /** First open period; the k-th trip without a success in between opens for k × this (Envoy's ejection time). */
   baseOpenMs: number;
   maxOpenMs: number;
   /** Random extra open time, as a share of the period (0.1 → up to +10 %). */
@@ -101,10 +101,12 @@ function count(buckets: readonly WindowBucket[], now: number, opts: BreakerOptio
   return [...live, { start, successes: field === 'successes' ? 1 : 0, failures: field === 'failures' ? 1 : 0 }];
 }
 
-/** How long the breaker stays open after its `trips`-th trip in a row. */
+/**
+ * How long the breaker stays open after its `trips`-th trip in a row: linear growth, so a
+ * vendor back after a minute is probed again within seconds rather than after a doubled wait.
+ */
 export function openDurationMs(trips: number, opts: BreakerOptions, random: RandomSource): number {
-  const exponent = Math.min(Math.max(trips - 1, 0), 40);
-  const period = Math.min(opts.maxOpenMs, opts.baseOpenMs * 2 ** exponent);
+  const period = Math.min(opts.maxOpenMs, opts.baseOpenMs * Math.max(trips, 1));
   const r = random();
   const jitter = Number.isFinite(r) ? Math.min(Math.max(r, 0), 1) : 0;
   return period * (1 + opts.openJitter * jitter);
