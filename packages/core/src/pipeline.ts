@@ -10,6 +10,7 @@ import type { RequestContext, RequestState, RunAttemptOptions } from './context.
 import { isSwitchyardError, outcomeOf, SwitchyardError, toSwitchyardError } from './errors.js';
 import { SwitchyardEventBus } from './events.js';
 import { createPipelineHooks, STAGE, type Attempt, type AttemptOutcome, type AttemptResult, type Classification, type PipelineHooks, type RequestOutcome, type RetryDecision } from './hooks.js';
+import { tapDefaultContinuation } from './continuation.js';
 import { checkPluginCompatibility, isPlugin, type Plugin } from './plugin.js';
 import { isProvider, type ProviderV1 } from './provider.js';
 import { attributeError, callProvider, type CallEnv } from './provider-call.js';
@@ -105,6 +106,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const store = options.store ?? new MemoryStateStore(clock);
   const transport = options.transport ?? createUndiciTransport({ dispatcher: options.dispatcher });
   const hooks = createPipelineHooks();
+  tapDefaultContinuation(hooks);
   const events = new SwitchyardEventBus();
   const providers = new Map<string, ProviderV1>();
   const plugins: Plugin[] = [];

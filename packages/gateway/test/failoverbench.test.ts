@@ -7,12 +7,12 @@ import { runProfile, scorecard, type ProfileName } from './failoverbench/runner.
 
 const IDS = ['S01', 'S02', 'S03', 'S04', 'S05', 'S06', 'S07', 'S08', 'S09', 'S10', 'S11', 'S12', 'S13', 'S14', 'S15', 'S16'];
 // Today (before recovery and default continuation): 12 pass, 3 safe (S08, S09, S14), S15 fails.
-// With recovery (S15 passes): 13 pass, 3 safe; the cut and stalled streams are not continued yet.
-const BASELINE: Record<string, string> = { S08: 'safe', S09: 'safe', S14: 'safe' };
-const EXPECTED: Record<string, string> = Object.fromEntries(IDS.map((id) => [id, BASELINE[id] ?? 'pass']));
+// Before recovery and default continuation: 12 pass, 3 safe (S08, S09, S14), S15 failed on both profiles.
+// Target: 15 pass and S14 safe (its fallback rejects a prefill, so a clean error is the best answer).
+const EXPECTED: Record<string, string> = Object.fromEntries(IDS.map((id) => [id, id === 'S14' ? 'safe' : 'pass']));
 
 describe.each<ProfileName>(['full', 'shortened'])('failoverbench at the defaults, %s profile', (profile) => {
-  it('scores the expected card', { timeout: 60_000 }, async () => {
+  it('scores 15 pass and S14 safe', { timeout: 60_000 }, async () => {
     const results = await runProfile(profile);
     console.log(scorecard(profile, results));
     for (const r of results) if (r.verdict !== EXPECTED[r.id]) console.log(r.id, r.reason, JSON.stringify(r.checks), '\n  ' + r.wall.join('\n  '));

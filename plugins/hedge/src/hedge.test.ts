@@ -189,6 +189,40 @@ describe('mid-stream continuation', () => {
     expect(clock.now() - started).toBeLessThan(32_000);
   });
 
+  it('continues by default, with no hedge options, when the next candidate declares prefill', async () => {
+    const { clock, pipeline: p } = await setup(
+      [
+        (_req, res) => {
+          res.writeHead(200, sseHead);
+          res.end(textChunks(tokens(0, 40), false).map(frame).join(''));
+        },
+        streamOf(tokens(40, 60)),
+      ],
+      {},
+      [[], ['prefill']],
+    );
+    const parts = await runWithVirtualTime(clock, p.stream(hello).then(drain));
+    expect(textOf(parts)).toBe(tokens(0, 60).join(''));
+    expect(parts.some((x) => x.type === 'error')).toBe(false);
+  });
+
+  it('a tier with continuation: false ends the stream with its failure', async () => {
+    const { clock, pipeline: p } = await setup(
+      [
+        (_req, res) => {
+          res.writeHead(200, sseHead);
+          res.end(textChunks(tokens(0, 40), false).map(frame).join(''));
+        },
+        streamOf(tokens(40, 60)),
+      ],
+      { tiers: { '*': { continuation: false } } },
+      [[], ['prefill']],
+    );
+    const parts = await runWithVirtualTime(clock, p.stream(hello).then(drain));
+    expect(parts[parts.length - 1]).toMatchObject({ type: 'error', error: { kind: 'stream-cut' } });
+    expect(servers[1].requests).toHaveLength(0);
+  });
+
   it('without a prefill-capable candidate the stream ends with the original failure', async () => {
     const { clock, pipeline: p } = await setup(
       [
