@@ -2,6 +2,7 @@
  * zod schemas for the configuration, shared by the YAML loader and createPipeline(), so a bad
  * config fails the same way from a file or from code: one coded error naming the path.
  */
+import { errorRuleSchema } from './error-rules.js';
 import { z } from 'zod';
 import { SwitchyardError } from './errors.js';
 import type { DeploymentConfig, EndpointConfig, ModelsConfig } from './types.js';
@@ -38,6 +39,7 @@ export const endpointSchema = z
     enabled: z.boolean().optional(),
     timeouts: timeoutsSchema.optional(),
     options: z.record(z.string(), z.unknown()).optional(),
+    errors: z.array(errorRuleSchema).optional(),
   })
   .strict();
 

@@ -23,4 +23,5 @@ export type { Pipeline, PipelineOptions, CallOptions } from './pipeline.js';
 export { joinUrl, attributeError } from './provider-call.js';
 export { CORE_VERSION } from './version.js';
 export * from './services.js';
+export * from './error-rules.js';
 export { continueStream, continuationCandidates, prefillRequest, DEFAULT_MAX_CONTINUATIONS } from './continuation.js';
