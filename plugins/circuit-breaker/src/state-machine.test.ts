@@ -218,3 +218,54 @@ describe('window properties', () => {
     );
   });
 });
+
+describe('N failures within T', () => {
+  const within: BreakerOptions = { ...opts, consecutiveFailures: 1_000, minThroughput: 1_000_000, failuresWithin: { count: 5, windowMs: 120_000 } };
+
+  it('opens on the 5th failure inside 2 minutes even with successes in between', async () => {
+    const m = machine(within);
+    for (let i = 0; i < 4; i++) {
+      m.fail();
+      m.ok();
+      await m.clock.advance(25_000);
+    }
+    expect(m.phase()).toBe('closed');
+    m.fail(); // failures at 0, 25, 50, 75, 100 s
+    expect(m.phase()).toBe('open');
+  });
+
+  it('does not open when the failures are spread wider than T', async () => {
+    const m = machine(within);
+    for (let i = 0; i < 20; i++) {
+      m.fail();
+      await m.clock.advance(30_001);
+    }
+    expect(m.phase()).toBe('closed');
+    expect(m.record.failureTimes).toHaveLength(5);
+  });
+
+  it('property: trips exactly when the naive count of failures in (now − T, now] first reaches N', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1_000, max: 60_000 }), fc.array(fc.record({ gap: fc.integer({ min: 0, max: 30_000 }), ok: fc.boolean() }), { maxLength: 60 }), (n, windowMs, events) => {
+        const o: BreakerOptions = { ...within, failuresWithin: { count: n, windowMs } };
+        let record = closedRecord();
+        let now = 0;
+        const failures: number[] = [];
+        for (const e of events) {
+          now += e.gap;
+          if (e.ok) {
+            record = recordSuccess(record, now, o).record;
+            continue;
+          }
+          failures.push(now);
+          const step = recordFailure(record, now, o, noJitter);
+          const expected = failures.filter((t) => now - t <= windowMs).length >= n;
+          expect(step.transition === 'open').toBe(expected);
+          if (step.transition === 'open') return; // the oracle models the closed state only
+          record = step.record;
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
