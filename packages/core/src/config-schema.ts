@@ -79,6 +79,8 @@ export const serverSchema = z
     maxBodyBytes: z.number().int().positive().default(4 * 1024 * 1024),
     maxInFlight: z.number().int().positive().default(1024),
     heartbeatMs: z.number().int().positive().default(5000),
+    /** Error messages to clients name the upstream vendor, endpoint and deployment (default: they do not). */
+    exposeUpstream: z.boolean().default(false),
     requestTimeoutMs: z.number().int().positive().optional(),
     shutdownGraceMs: z.number().int().positive().default(30_000),
   })

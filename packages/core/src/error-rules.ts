@@ -99,6 +99,8 @@ export function applyErrorRules(rules: readonly ErrorRule[] | undefined, http: {
     retryAfterMs: error.retryAfterMs,
     provider: error.provider,
     vendorCode: error.vendorCode,
+    vendorType: error.vendorType,
+    param: error.param,
     headers: error.headers,
     cause: error,
   });

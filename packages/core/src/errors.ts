@@ -79,6 +79,9 @@ export interface SwitchyardErrorOptions {
   keyId?: string;
   /** The vendor's own error type/code (`insufficient_quota`, `overloaded_error`…). */
   vendorCode?: string;
+  /** The vendor's `error.type` and `error.param`, passed on to gateway clients. */
+  vendorType?: string;
+  param?: string;
   /** Response headers that policies need (rate-limit and retry headers only). */
   headers?: Record<string, string>;
   cause?: unknown;
@@ -99,6 +102,8 @@ export class SwitchyardError extends Error {
   provider?: string;
   keyId?: string;
   readonly vendorCode?: string;
+  readonly vendorType?: string;
+  readonly param?: string;
   readonly headers?: Record<string, string>;
   readonly attempts?: SwitchyardError[];
   readonly path?: string;
@@ -116,6 +121,8 @@ export class SwitchyardError extends Error {
     this.provider = options.provider;
     this.keyId = options.keyId;
     this.vendorCode = options.vendorCode;
+    this.vendorType = options.vendorType;
+    this.param = options.param;
     this.headers = options.headers;
     this.attempts = options.attempts;
     this.path = options.path;

@@ -26,7 +26,7 @@ export async function chatCompletions(x: Exchange, body: unknown): Promise<void>
     const response = await x.pipeline.chat(body as ChatRequest, x.call);
     sendJson(x.res, 200, chatCompletionBody(response), infoHeaders(response.switchyard));
   } catch (error) {
-    sendError(x.res, replyForError(error), attemptsOf(error));
+    sendError(x.res, replyForError(error, x.errorOptions), attemptsOf(error));
   }
 }
 
@@ -49,7 +49,7 @@ async function streamCompletion(x: Exchange, request: ChatRequest): Promise<void
   try {
     stream = await x.pipeline.stream(request, x.call);
   } catch (error) {
-    const reply = replyForError(error);
+    const reply = replyForError(error, x.errorOptions);
     // Before any byte went out the client gets a normal error status; after heartbeats, an SSE error event.
     if (!res.headersSent) sendError(res, reply, attemptsOf(error));
     else res.end(sseErrorEvent(reply.body));
@@ -73,6 +73,6 @@ async function streamCompletion(x: Exchange, request: ChatRequest): Promise<void
   if (res.destroyed) return;
   if (failure) {
     x.logger.warn('stream failed after commit', { requestId: x.call.requestId, kind: failure.kind, endpoint: failure.endpoint });
-    res.end(sseErrorEvent(replyForError(failure).body));
+    res.end(sseErrorEvent(replyForError(failure, x.errorOptions).body));
   } else res.end(encoder.end());
 }

@@ -154,6 +154,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         clock,
         logger,
         heartbeatMs: server.heartbeatMs,
+        errorOptions: { exposeUpstream: server.exposeUpstream },
       };
       await route(exchange, body);
     } catch (error) {
@@ -163,8 +164,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         sendError(res, error.reply);
       } else if (res.headersSent) {
         // Only SSE answers send headers early: end them with an error event, never a clean end.
-        if (!res.writableEnded) res.end(sseErrorEvent(replyForError(error).body));
-      } else if (!controller.signal.aborted) sendError(res, replyForError(error));
+        if (!res.writableEnded) res.end(sseErrorEvent(replyForError(error, { exposeUpstream: server.exposeUpstream }).body));
+      } else if (!controller.signal.aborted) sendError(res, replyForError(error, { exposeUpstream: server.exposeUpstream }));
     } finally {
       inFlight--;
       active.delete(controller);

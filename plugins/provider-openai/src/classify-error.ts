@@ -15,6 +15,8 @@ export interface VendorErrorDetails {
   codes: string[];
   /** A numeric `code` or `status` inside the body (vLLM, OpenRouter mid-stream errors). */
   bodyStatus?: number;
+  type?: string;
+  param?: string;
 }
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' && value.length > 0 ? value : undefined);
@@ -44,6 +46,8 @@ export function readErrorBody(json: unknown, text: string): VendorErrorDetails {
     vendorCode: typeof error.code === 'number' ? (type ?? code) : (code ?? type),
     codes: [code, type, inner].filter((c): c is string => c !== undefined),
     bodyStatus: numeric !== undefined && numeric >= 400 && numeric < 600 ? numeric : undefined,
+    ...(type ? { type } : {}),
+    ...(str(error.param) ? { param: str(error.param) } : {}),
   };
 }
 
@@ -100,6 +104,8 @@ export function classifyHttpError(input: ClassifyInput): SwitchyardError {
     headers: input.headers,
     message,
     vendorCode: details.vendorCode,
+    vendorType: details.type,
+    param: details.param,
     kind,
     provider: input.provider,
     retryAfterMs: kind === 'rate-limit' && !hasRetryHeader(input.headers) ? retryAfterFromMessage(message) : undefined,
