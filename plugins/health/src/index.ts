@@ -6,5 +6,5 @@ export { healthOptionsSchema, PROBE_DEPTHS, type HealthOptions, type HealthOptio
 export { DeploymentHealth, type HealthView, type Sample } from './deployment-health.js';
 export { Recovery, type RecoverySettings } from './recovery.js';
 export { SlidingWindow } from './sliding-window.js';
-export { answerMatches, type ProbeResult } from './probes.js';
+export { answerMatches, Prober, type ProbeResult } from './probes.js';
 export default health;
