@@ -130,10 +130,12 @@ models:
   const vendorWithChat = (chatStatus: number) =>
     startLoopback((req, res, body) => {
       res.writeHead(req.url?.endsWith('/models') ? 200 : chatStatus, { 'content-type': 'application/json' });
-      if (req.url?.endsWith('/models')) return res.end(JSON.stringify({ data: [{ id: 'm' }] }));
-      if (chatStatus !== 200) return res.end(JSON.stringify({ error: { message: 'The engine is currently overloaded', type: 'server_error', code: null } }));
-      expect(JSON.parse(body).max_tokens).toBe(1);
-      res.end(JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'length' }] }));
+      if (req.url?.endsWith('/models')) res.end(JSON.stringify({ data: [{ id: 'm' }] }));
+      else if (chatStatus !== 200) res.end(JSON.stringify({ error: { message: 'The engine is currently overloaded', type: 'server_error', code: null } }));
+      else {
+        expect(JSON.parse(body).max_tokens).toBe(1);
+        res.end(JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'length' }] }));
+      }
     });
 
   it('exits 0 when every endpoint is fine and every deployment completes one token', async () => {

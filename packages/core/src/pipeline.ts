@@ -11,6 +11,7 @@ import { isSwitchyardError, outcomeOf, SwitchyardError, toSwitchyardError } from
 import { SwitchyardEventBus } from './events.js';
 import { createPipelineHooks, STAGE, type Attempt, type AttemptOutcome, type AttemptResult, type Classification, type PipelineHooks, type RequestOutcome, type RetryDecision } from './hooks.js';
 import { tapDefaultContinuation } from './continuation.js';
+import { runIdempotent } from './idempotency.js';
 import { checkPluginCompatibility, isPlugin, type Plugin } from './plugin.js';
 import { isProvider, type ProviderV1 } from './provider.js';
 import { attributeError, callProvider, type CallEnv } from './provider-call.js';
@@ -47,6 +48,8 @@ export interface CallOptions {
   deadlineMs?: number;
   requestId?: string;
   traceparent?: string;
+  /** Duplicates with the same key (and model) get the first request's answer; see idempotency.ts. */
+  idempotencyKey?: string;
 }
 
 export interface Pipeline {
@@ -207,8 +210,11 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       throw new SwitchyardError('unknown-model', `unknown model "${model}"; this pipeline serves: ${Object.keys(models).join(', ') || '(none)'}`, { status: 404, path: 'model' });
     }
     if (pending.length) await pipeline.ready;
-    const run = new RequestRun(pipeline, env, mode, request as ChatRequest, configured, callOptions, defaultDeadlineMs);
-    return run.execute();
+    const start = () => new RequestRun(pipeline, env, mode, request as ChatRequest, configured, callOptions, defaultDeadlineMs).execute();
+    if (callOptions.idempotencyKey !== undefined && mode !== 'embeddings') {
+      return runIdempotent({ store, clock, key: callOptions.idempotencyKey, mode, request: request as ChatRequest, deadlineMs: callOptions.deadlineMs ?? defaultDeadlineMs, signal: callOptions.signal, run: start as () => Promise<ChatResponse | ChatStream> });
+    }
+    return start();
   }
 
   return pipeline;

@@ -18,7 +18,7 @@ import { sseErrorEvent } from './openai-wire.js';
 import { PipelineSlot, type Lease } from './pipeline-slot.js';
 import { pipelineFromConfig } from './pipeline-from-config.js';
 import { BodyError, readJsonBody } from './read-body.js';
-import { requestIdOf, traceparentOf } from './request-meta.js';
+import { idempotencyKeyOf, requestIdOf, traceparentOf } from './request-meta.js';
 import { assertSafeBinding, resolveServerOptions, type ServerOptions } from './server-options.js';
 
 export interface GatewayOptions {
@@ -150,7 +150,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         res,
         pipeline: lease.pipeline,
         signal: controller.signal,
-        call: { signal: controller.signal, requestId, traceparent: traceparentOf(req), deadlineMs: server.requestTimeoutMs },
+        call: { signal: controller.signal, requestId, traceparent: traceparentOf(req), deadlineMs: server.requestTimeoutMs, idempotencyKey: idempotencyKeyOf(req) },
         clock,
         logger,
         heartbeatMs: server.heartbeatMs,

@@ -6,7 +6,7 @@
  * would otherwise retry it on top of the gateway's own attempts); one it may retry later carries
  * `retry-after` instead. The vendor's `type` and `param` reach the client on request failures.
  */
-import { isSwitchyardError, type SwitchyardError } from '@switchyard/core';
+import { IDEMPOTENCY_CONFLICT, isSwitchyardError, type SwitchyardError } from '@switchyard/core';
 import { clientMessage, type ErrorReplyOptions } from './upstream-message.js';
 
 export type { ErrorReplyOptions } from './upstream-message.js';
@@ -58,6 +58,8 @@ function replyFor(error: unknown, options: ErrorReplyOptions): ErrorReply {
   const message = clientMessage(error, options);
   switch (error.kind) {
     case 'invalid-request':
+      if (error.code === IDEMPOTENCY_CONFLICT) return errorReply(409, message, 'invalid_request_error', 'idempotency_conflict', null, retryAfterHeader(error.retryAfterMs, 1));
+      if (error.status === 422) return errorReply(422, message, 'invalid_request_error', 'idempotency_key_reused', error.path ?? null);
       return errorReply(400, message, 'invalid_request_error', 'invalid_request', error.path ?? null);
     case 'unknown-model':
       return errorReply(404, message, 'invalid_request_error', 'model_not_found', 'model');
