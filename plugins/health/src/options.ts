@@ -61,6 +61,17 @@ export const healthOptionsSchema = z
     ejectionJitter: z.number().min(0).max(1).default(0.1),
     /** A trial that has not answered by then lets another request try (ms). */
     trialLeaseMs: z.number().int().positive().default(30_000),
+    /** When a breaker opens or health drops, connect to the next candidates ahead of need. */
+    warmBackups: z
+      .object({
+        enabled: z.boolean().default(true),
+        /** How many next candidates (distinct from the failing origin) to warm. */
+        backups: z.number().int().min(1).max(10).default(2),
+        /** Also run their reachability probe once (when the provider has one). */
+        probe: z.boolean().default(false),
+      })
+      .strict()
+      .default({ enabled: true, backups: 2, probe: false }),
     /** Active probes; each depth runs only when configured. */
     probes: z
       .object({
