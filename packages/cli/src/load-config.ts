@@ -23,7 +23,7 @@ export async function readConfig(file: string, env: Record<string, string | unde
   } catch (cause) {
     throw new SwitchyardError('config', `cannot read config file ${resolved}: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`, { code: 'SWITCHYARD_ERR_CONFIG_READ', cause });
   }
-  const secrets = referencedValues(text, env);
+  const secrets = referencedValues(text, env, path.dirname(resolved));
   const config = parseConfig(text, env, resolved);
   assertSafeBinding(resolveServerOptions(config.server));
   return { file: resolved, config, secrets };

@@ -3,6 +3,7 @@
  * and shutdown signals (SIGTERM, SIGINT). A config that fails to load on reload is rejected,
  * logged, and the running one kept.
  */
+import { envWithFile } from './env-file.js';
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { toSwitchyardError } from '@switchyard/core';
@@ -16,6 +17,8 @@ import { lineLogger } from './stderr-logger.js';
 export interface ServeOptions {
   file: string;
   io: CliIO;
+  /** `--env-file`: variables for the config, read again on every reload. */
+  envFile?: string;
   /** Command-line overrides of the config's server section. */
   overrides?: Partial<Pick<ServerOptions, 'host' | 'port'>>;
   /** Reload when the config file changes (default true). */
@@ -41,7 +44,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const { io } = options;
   const secrets = new Set<string>();
   const logger = options.logger ?? lineLogger(io.err, () => [...secrets]);
-  const setup = await readConfig(options.file, io.env, io.cwd);
+  const setup = await readConfig(options.file, await envWithFile(io.env, options.envFile, io.cwd), io.cwd);
   setup.secrets.forEach((s) => secrets.add(s));
   const overrides = options.overrides ?? {};
   const gateway = createGateway({ config: setup.config, server: overrides, logger, pipelineOptions: { importer: cliImporter(path.dirname(setup.file)) } });
@@ -53,7 +56,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // Reloads run one after the other: a burst of file events must not interleave swaps.
     const run = chain.then(async () => {
       try {
-        const next = await readConfig(setup.file, io.env, io.cwd);
+        const next = await readConfig(setup.file, await envWithFile(io.env, options.envFile, io.cwd), io.cwd);
         next.secrets.forEach((s) => secrets.add(s));
         const server = resolveServerOptions(next.config.server, overrides);
         const pipeline = await buildPipeline(next);

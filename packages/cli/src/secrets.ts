@@ -1,13 +1,22 @@
-/** Keeps the values of the variables a config references out of anything the CLI prints. */
-import { redactSecrets } from '@switchyard/core';
+/** Keeps the values of the variables and secret files a config references out of anything the CLI prints. */
+import { readSecretFile, redactSecrets } from '@switchyard/core';
 
 const REFERENCE_RE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g;
+const FILE_RE = /\$\{file:([^}]+)\}/g;
 
-export function referencedValues(configText: string, env: Record<string, string | undefined>): string[] {
+export function referencedValues(configText: string, env: Record<string, string | undefined>, baseDir = process.cwd()): string[] {
   const values = new Set<string>();
   for (const match of configText.matchAll(REFERENCE_RE)) {
     const value = env[match[1]];
     if (value && value.length >= 4) values.add(value);
+  }
+  for (const match of configText.matchAll(FILE_RE)) {
+    try {
+      const value = readSecretFile(match[1], baseDir, 'secret');
+      if (value.length >= 4) values.add(value);
+    } catch {
+      // The loader reports an unreadable file with its path.
+    }
   }
   return [...values];
 }

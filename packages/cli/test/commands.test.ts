@@ -62,7 +62,7 @@ describe('validate', () => {
     const code = await main(['validate', '--config', EXAMPLE], c.io);
     expect(c.err).toBe('');
     expect(code).toBe(0);
-    expect(c.out).toMatch(/is valid: 6 endpoint\(s\), 3 model\(s\) \[chat, reasoning, embed\], 2 plugin\(s\)/);
+    expect(c.out).toMatch(/is valid: 6 endpoint\(s\) \(\+1 disabled\), 3 model\(s\) \[chat, reasoning, embed\], 2 plugin\(s\)/);
     for (const secret of Object.values(exampleEnv)) expect(c.out).not.toContain(secret);
   });
 
@@ -126,16 +126,62 @@ models:
     expect(c.out).not.toContain('sk-healthy');
   });
 
-  it('exits 0 when every endpoint is fine', async () => {
-    const ok = await startLoopback((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ data: [{ id: 'm' }] }));
+  /** A vendor whose model list answers 200 and whose chat route answers `chatStatus`. */
+  const vendorWithChat = (chatStatus: number) =>
+    startLoopback((req, res, body) => {
+      res.writeHead(req.url?.endsWith('/models') ? 200 : chatStatus, { 'content-type': 'application/json' });
+      if (req.url?.endsWith('/models')) res.end(JSON.stringify({ data: [{ id: 'm' }] }));
+      else if (chatStatus !== 200) res.end(JSON.stringify({ error: { message: 'The engine is currently overloaded', type: 'server_error', code: null } }));
+      else {
+        expect(JSON.parse(body).max_tokens).toBe(1);
+        res.end(JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'length' }] }));
+      }
     });
+
+  it('exits 0 when every endpoint is fine and every deployment completes one token', async () => {
+    const ok = await vendorWithChat(200);
     servers.push(ok);
     const file = await configFile(`endpoints: [{ name: ok, provider: openai, baseUrl: "${ok.url}" }]\nmodels: { chat: [{ endpoint: ok, model: m }] }\n`);
     const c = capture();
     expect(await main(['check', '-c', file], c.io)).toBe(0);
     expect(c.out).toContain('1 listed, 1/1 configured found');
+    expect(c.out).toMatch(/^ok\/m\s+ok\s+\d+ ms\s+-/m);
+    expect(ok.requests.map((r) => r.path)).toEqual(['/v1/models', '/v1/chat/completions']);
+  });
+
+  it('reports a deployment whose chat route answers 503 as failing, with its error class, although /models answers', async () => {
+    const busy = await vendorWithChat(503);
+    servers.push(busy);
+    const file = await configFile(`endpoints: [{ name: busy, provider: openai, baseUrl: "${busy.url}" }]\nmodels: { chat: [{ endpoint: busy, model: m }] }\n`);
+    const c = capture();
+    expect(await main(['check', '-c', file], c.io)).toBe(1);
+    expect(c.out).toMatch(/^busy\s+openai\s+yes\s+\d+ ms\s+ok/m);
+    expect(c.out).toMatch(/^busy\/m\s+failed\s+\d+ ms\s+overloaded \(endpoint-failure\)\s+HTTP 503/m);
+    expect(c.out).toContain('1 deployment(s) failed a one-token completion: busy/m');
+  });
+
+  it('exits non-zero when every endpoint answers 500', async () => {
+    const a = await startLoopback((_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'boom', type: 'server_error', code: null } }));
+    });
+    const b = await startLoopback((_req, res) => {
+      res.writeHead(500, { 'content-type': 'text/html' });
+      res.end('<html>Internal Server Error</html>');
+    });
+    servers.push(a, b);
+    const file = await configFile(`endpoints:\n  - { name: a, provider: openai, baseUrl: "${a.url}" }\n  - { name: b, provider: openai-compatible, baseUrl: "${b.url}" }\nmodels: { chat: [{ endpoint: a, model: m }, { endpoint: b, model: n }] }\n`);
+    const c = capture();
+    expect(await main(['check', '-c', file], c.io)).toBe(1);
+    expect(c.out).toMatch(/^a\/m\s+failed.*server \(endpoint-failure\)/m);
+    expect(c.out).toMatch(/^b\/n\s+failed.*server \(endpoint-failure\)/m);
+    expect(c.out).toContain('2 deployment(s) failed a one-token completion: a/m, b/n');
+  });
+
+  it('rejects a bad --max-tokens with exit 2', async () => {
+    const c = capture();
+    expect(await main(['check', '--max-tokens', '0'], c.io)).toBe(2);
+    expect(c.err).toContain('--max-tokens must be a positive whole number');
   });
 
   it('rejects a bad --timeout with exit 2', async () => {

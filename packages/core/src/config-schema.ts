@@ -2,6 +2,7 @@
  * zod schemas for the configuration, shared by the YAML loader and createPipeline(), so a bad
  * config fails the same way from a file or from code: one coded error naming the path.
  */
+import { errorRuleSchema } from './error-rules.js';
 import { z } from 'zod';
 import { SwitchyardError } from './errors.js';
 import type { DeploymentConfig, EndpointConfig, ModelsConfig } from './types.js';
@@ -38,6 +39,7 @@ export const endpointSchema = z
     enabled: z.boolean().optional(),
     timeouts: timeoutsSchema.optional(),
     options: z.record(z.string(), z.unknown()).optional(),
+    errors: z.array(errorRuleSchema).optional(),
   })
   .strict();
 
@@ -77,6 +79,8 @@ export const serverSchema = z
     maxBodyBytes: z.number().int().positive().default(4 * 1024 * 1024),
     maxInFlight: z.number().int().positive().default(1024),
     heartbeatMs: z.number().int().positive().default(5000),
+    /** Error messages to clients name the upstream vendor, endpoint and deployment (default: they do not). */
+    exposeUpstream: z.boolean().default(false),
     requestTimeoutMs: z.number().int().positive().optional(),
     shutdownGraceMs: z.number().int().positive().default(30_000),
   })

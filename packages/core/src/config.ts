@@ -1,9 +1,13 @@
 /**
- * The YAML config loader: `${VAR}` and `${VAR:-default}` substitution, zod validation with
+ * The YAML config loader: `${VAR}`, `${VAR:-default}` and `${file:/run/secrets/x}` (a secret
+ * read from a file, relative to the config's folder; read again on every load, so a reload picks
+ * up a rotated key) substitution, zod validation with
  * errors that name the path, cross-reference checks. Secrets are substituted into the config
  * object only; no error message ever contains a substituted value.
  */
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import nodePath from 'node:path';
 import { parseDocument } from 'yaml';
 import { SwitchyardError } from './errors.js';
 import { checkReferences, configError, configSchema, formatPath, type SwitchyardConfig } from './config-schema.js';
@@ -11,12 +15,30 @@ import type { EndpointConfig, ModelsConfig } from './types.js';
 
 export type Env = Record<string, string | undefined>;
 
-const VAR_RE = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+const VAR_RE = /\$\$|\$\{file:([^}]+)\}|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
-/** Replaces `${VAR}` / `${VAR:-default}` in one string; `$$` is a literal `$`. */
-export function substituteVariables(value: string, env: Env, path: string, lenient = false): string {
-  return value.replace(VAR_RE, (match, name: string | undefined, fallback: string | undefined) => {
+/** The contents of a secret file without its trailing newline; the error names the file, never its contents. */
+export function readSecretFile(file: string, baseDir: string, path: string): string {
+  const resolved = nodePath.resolve(baseDir, file.trim());
+  try {
+    return readFileSync(resolved, 'utf8').replace(/\r?\n$/, '');
+  } catch (cause) {
+    throw new SwitchyardError('config', `${path}: cannot read secret file ${resolved} (${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message})`, { code: 'SWITCHYARD_ERR_CONFIG_SECRET_FILE', path, cause });
+  }
+}
+
+/** Replaces `${VAR}` / `${VAR:-default}` / `${file:path}` in one string; `$$` is a literal `$`. */
+export function substituteVariables(value: string, env: Env, path: string, lenient = false, baseDir = process.cwd()): string {
+  return value.replace(VAR_RE, (match, file: string | undefined, name: string | undefined, fallback: string | undefined) => {
     if (match === '$$') return '$';
+    if (file !== undefined) {
+      if (!lenient) return readSecretFile(file, baseDir, path);
+      try {
+        return readSecretFile(file, baseDir, path);
+      } catch {
+        return '';
+      }
+    }
     const v = env[name!];
     if (v !== undefined && v !== '') return v;
     if (fallback !== undefined) return fallback;
@@ -29,14 +51,14 @@ export function substituteVariables(value: string, env: Env, path: string, lenie
   });
 }
 
-function substituteTree(node: unknown, env: Env, path: (string | number)[], lenient: boolean): unknown {
-  if (typeof node === 'string') return substituteVariables(node, env, formatPath(path), lenient);
-  if (Array.isArray(node)) return node.map((item, i) => substituteTree(item, env, [...path, i], lenient));
+function substituteTree(node: unknown, env: Env, path: (string | number)[], lenient: boolean, baseDir: string): unknown {
+  if (typeof node === 'string') return substituteVariables(node, env, formatPath(path), lenient, baseDir);
+  if (Array.isArray(node)) return node.map((item, i) => substituteTree(item, env, [...path, i], lenient, baseDir));
   if (node && typeof node === 'object') {
     const out: Record<string, unknown> = {};
     // A disabled endpoint may reference variables that are not set.
     const disabled = path.length === 2 && path[0] === 'endpoints' && (node as { enabled?: unknown }).enabled === false;
-    for (const [k, v] of Object.entries(node)) out[k] = substituteTree(v, env, [...path, k], lenient || disabled);
+    for (const [k, v] of Object.entries(node)) out[k] = substituteTree(v, env, [...path, k], lenient || disabled, baseDir);
     return out;
   }
   return node;
@@ -59,7 +81,7 @@ export function parseConfig(text: string, env: Env = process.env, source?: strin
   }
   const raw = doc.toJS();
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new SwitchyardError('config', `${source ?? 'config'}: expected a mapping with endpoints and models`, { code: 'SWITCHYARD_ERR_CONFIG' });
-  const substituted = substituteTree(raw, env, [], false);
+  const substituted = substituteTree(raw, env, [], false, source ? nodePath.dirname(nodePath.resolve(source)) : process.cwd());
   const parsed = configSchema.safeParse(substituted);
   if (!parsed.success) throw configError(parsed.error);
   const config = parsed.data as LoadedConfig;

@@ -23,6 +23,8 @@ export interface CallOptions {
   deadlineMs?: number;
   requestId?: string;
   traceparent?: string;
+  /** Duplicates with the same key (and model) get the first request's answer; see idempotency.ts. */
+  idempotencyKey?: string;
 }
 
 export interface Pipeline {

@@ -99,7 +99,11 @@ const SPECIFIC_CODES = {
   SWITCHYARD_ERR_CHAOS_UNKNOWN_FAULT: 'config',
   SWITCHYARD_ERR_CHAOS_UNKNOWN_VENDOR: 'config',
   SWITCHYARD_ERR_MSW_UNHANDLED: 'config',
-} as const satisfies Record<`SWITCHYARD_ERR_${string}`, ErrorKind>;
+  SWITCHYARD_ERR_ENV_FILE: 'config',
+  SWITCHYARD_ERR_CONFIG_SECRET_FILE: 'config',
+  SWITCHYARD_ERR_IDEMPOTENCY_CONFLICT: { kind: 'invalid-request', status: 409 },
+  SWITCHYARD_ERR_IDEMPOTENCY_MISMATCH: { kind: 'invalid-request', status: 422 },
+} as const satisfies Record<`SWITCHYARD_ERR_${string}`, ErrorKind | { kind: ErrorKind; status: number }>;
 
 /** Every code Switchyard raises. */
 export type SwitchyardErrorCode = (typeof KIND_INFO)[ErrorKind]['code'] | keyof typeof SPECIFIC_CODES;
@@ -114,7 +118,10 @@ export interface ErrorCodeInfo {
 export const ERROR_CODES: Readonly<Record<SwitchyardErrorCode, ErrorCodeInfo>> = Object.freeze(
   Object.fromEntries([
     ...Object.entries(KIND_INFO).map(([kind, info]) => [info.code, { code: info.code, kind: kind as ErrorKind, status: info.status }]),
-    ...Object.entries(SPECIFIC_CODES).map(([code, kind]) => [code, { code: code as SwitchyardErrorCode, kind, status: KIND_INFO[kind].status }]),
+    ...Object.entries(SPECIFIC_CODES).map(([code, spec]) => {
+      const { kind, status } = typeof spec === 'string' ? { kind: spec, status: KIND_INFO[spec].status } : spec;
+      return [code, { code: code as SwitchyardErrorCode, kind, status }];
+    }),
   ]) as Record<SwitchyardErrorCode, ErrorCodeInfo>,
 );
 
@@ -122,9 +129,10 @@ export function isSwitchyardErrorCode(value: unknown): value is SwitchyardErrorC
   return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value);
 }
 
-/** The HTTP status an error of this kind means to a gateway client. */
-export function httpStatusOf(error: { kind: ErrorKind }): number {
-  return KIND_INFO[error.kind].status;
+/** The HTTP status an error means to a gateway client: its code's when the code has its own, else its kind's. */
+export function httpStatusOf(error: { kind: ErrorKind; code?: string }): number {
+  const info = error.code !== undefined && Object.hasOwn(ERROR_CODES, error.code) ? ERROR_CODES[error.code as SwitchyardErrorCode] : undefined;
+  return info?.kind === error.kind ? info.status : KIND_INFO[error.kind].status;
 }
 
 /** Kinds a policy may retry or fail over by default. */
@@ -141,6 +149,9 @@ export interface SwitchyardErrorOptions {
   keyId?: string;
   /** The vendor's own error type/code (`insufficient_quota`, `overloaded_error`…). */
   vendorCode?: string;
+  /** The vendor's `error.type` and `error.param`, passed on to gateway clients. */
+  vendorType?: string;
+  param?: string;
   /** Response headers that policies need (rate-limit and retry headers only). */
   headers?: Record<string, string>;
   cause?: unknown;
@@ -161,6 +172,8 @@ export class SwitchyardError extends Error {
   provider?: string;
   keyId?: string;
   readonly vendorCode?: string;
+  readonly vendorType?: string;
+  readonly param?: string;
   readonly headers?: Record<string, string>;
   readonly attempts?: SwitchyardError[];
   readonly path?: string;
@@ -178,6 +191,8 @@ export class SwitchyardError extends Error {
     this.provider = options.provider;
     this.keyId = options.keyId;
     this.vendorCode = options.vendorCode;
+    this.vendorType = options.vendorType;
+    this.param = options.param;
     this.headers = options.headers;
     this.attempts = options.attempts;
     this.path = options.path;

@@ -97,6 +97,8 @@ export interface HttpErrorDetails {
   retryAfterMs?: number;
   provider?: string;
   now?: number;
+  vendorType?: string;
+  param?: string;
 }
 
 /** Builds the error for a failed HTTP exchange; honours `x-should-retry` and retry headers. */
@@ -115,6 +117,8 @@ export function httpError(details: HttpErrorDetails): SwitchyardError {
     retryAfterMs,
     retryable,
     vendorCode: details.vendorCode,
+    vendorType: details.vendorType,
+    param: details.param,
     provider: details.provider,
   });
 }

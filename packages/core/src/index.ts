@@ -29,3 +29,7 @@ export { joinUrl } from './provider-call.js';
 export { CORE_VERSION } from './version.js';
 export * from './services.js';
 export * from './retry-after-verdict.js';
+export * from './error-rules.js';
+export { createWarmConnector, type WarmConnector } from './warm-connector.js';
+export { runIdempotent, IDEMPOTENCY_CONFLICT, IDEMPOTENCY_TTL_MS, type IdempotentRun } from './idempotency.js';
+export { continueStream, continuationCandidates, prefillRequest, DEFAULT_MAX_CONTINUATIONS } from './continuation.js';

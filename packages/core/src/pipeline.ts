@@ -11,6 +11,8 @@ import { SwitchyardError } from './errors.js';
 import { SwitchyardEventBus } from './events.js';
 import { createPipelineHooks, STAGE } from './hooks.js';
 import { PIPELINE_MARKER } from './pipeline-marker.js';
+import { tapDefaultContinuation } from './continuation.js';
+import { runIdempotent } from './idempotency.js';
 import { checkPluginCompatibility, isPlugin, type Plugin } from './plugin.js';
 import { isProvider, type ProviderV1 } from './provider.js';
 import { callProvider, type CallEnv } from './provider-call.js';
@@ -70,6 +72,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const store = ownedStore.value;
   const transport = ownedTransport.value;
   const hooks = createPipelineHooks();
+  tapDefaultContinuation(hooks);
   const events = new SwitchyardEventBus();
   const providers = new Map<string, ProviderV1>();
   const plugins: Plugin[] = [];
@@ -170,7 +173,11 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       throw new SwitchyardError('unknown-model', `unknown model "${model}"; this pipeline serves: ${Object.keys(models).join(', ') || '(none)'}`, { status: 404, path: 'model' });
     }
     if (pending.length) await pipeline.ready;
-    return new RequestRun(pipeline, mode, request as ChatRequest, configured, callOptions, defaultDeadlineMs).execute();
+    const start = () => new RequestRun(pipeline, mode, request as ChatRequest, configured, callOptions, defaultDeadlineMs).execute();
+    if (callOptions.idempotencyKey !== undefined && mode !== 'embeddings') {
+      return runIdempotent({ store, clock, key: callOptions.idempotencyKey, mode, request: request as ChatRequest, deadlineMs: callOptions.deadlineMs ?? defaultDeadlineMs, signal: callOptions.signal, run: start as () => Promise<ChatResponse | ChatStream> });
+    }
+    return start();
   }
 
   return pipeline;

@@ -19,6 +19,11 @@ export const FIRST_PARTY_PROVIDERS: Readonly<Record<string, string>> = Object.fr
   openai: '@switchyard/provider-openai',
   azure: '@switchyard/provider-openai',
   'openai-compatible': '@switchyard/provider-openai',
+  dashscope: '@switchyard/provider-openai',
+  zhipu: '@switchyard/provider-openai',
+  moonshot: '@switchyard/provider-openai',
+  qianfan: '@switchyard/provider-openai',
+  deepseek: '@switchyard/provider-openai',
   anthropic: '@switchyard/provider-anthropic',
   gemini: '@switchyard/provider-gemini',
 });

@@ -2,6 +2,7 @@
  * The built-in `call` tap: runs a provider codec through the transport, parses SSE, and holds
  * a stream's parts back until its commit point.
  */
+import { applyErrorRules } from './error-rules.js';
 import { isSwitchyardError, SwitchyardError, toSwitchyardError } from './errors.js';
 import type { Attempt, AttemptResult, RequestContext } from './contract.js';
 import type { DecodedSseEvent, ProviderHttpResponse, ProviderRequest, ProviderV1 } from './provider.js';
@@ -62,6 +63,7 @@ async function failFromResponse(provider: ProviderV1, candidate: Candidate, res:
   } catch (cause) {
     error = new SwitchyardError('server', `${provider.id} could not classify a ${res.status} answer`, { status: res.status, cause });
   }
+  error = applyErrorRules(candidate.endpoint.errors, http, error);
   throw attributeError(error, candidate);
 }
 

@@ -3,6 +3,7 @@
  * own (one layer retries: the pipeline). Timeouts are enforced by the pipeline on the injected
  * clock through the AbortSignal; undici's own timeouts are far-out backstops.
  */
+import { createWarmConnector, type WarmConnector } from './warm-connector.js';
 import { Agent, EnvHttpProxyAgent, request as undiciRequest, type Dispatcher } from 'undici';
 import { SwitchyardError, isSwitchyardError } from './errors.js';
 
@@ -32,6 +33,8 @@ export interface TransportResponse {
 
 export interface Transport {
   request(request: TransportRequest): Promise<TransportResponse>;
+  /** Opens a connection to the URL's origin ahead of need (warm backups); false when it could not. */
+  preconnect?(url: string): Promise<boolean>;
   close?(): Promise<void>;
 }
 
@@ -55,8 +58,9 @@ function envProxySet(): boolean {
   return Boolean(env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy);
 }
 
-export function createDispatcher(options: UndiciTransportOptions = {}): Dispatcher {
-  const connect = { timeout: options.connectTimeoutMs ?? 10_000, ...(options.ca ? { ca: options.ca } : {}) };
+export function createDispatcher(options: UndiciTransportOptions = {}, connector?: WarmConnector): Dispatcher {
+  const tls = { timeout: options.connectTimeoutMs ?? 10_000, ...(options.ca ? { ca: options.ca } : {}) };
+  const connect = connector ?? tls;
   const common = {
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
     connections: options.connections ?? 128,
@@ -65,7 +69,7 @@ export function createDispatcher(options: UndiciTransportOptions = {}): Dispatch
     connect,
   };
   if (options.useEnvProxy ?? envProxySet()) {
-    return new EnvHttpProxyAgent({ ...common, ...(options.ca ? { requestTls: { ca: options.ca }, proxyTls: { ca: options.ca } } : {}) });
+    return new EnvHttpProxyAgent({ ...common, connect: tls, ...(options.ca ? { requestTls: { ca: options.ca }, proxyTls: { ca: options.ca } } : {}) });
   }
   return new Agent(common);
 }
@@ -98,8 +102,11 @@ export function transportError(error: unknown, signal: AbortSignal): SwitchyardE
 export function createUndiciTransport(options: UndiciTransportOptions = {}): Transport {
   const ownDispatcher = options.dispatcher === undefined;
   let dispatcher: Dispatcher | undefined = options.dispatcher;
-  const getDispatcher = () => (dispatcher ??= createDispatcher(options));
+  // Direct connections only: behind a proxy the connection that matters is the proxy's.
+  const connector = ownDispatcher && !(options.useEnvProxy ?? envProxySet()) ? createWarmConnector({ timeout: options.connectTimeoutMs ?? 10_000, ...(options.ca ? { ca: options.ca } : {}) }) : undefined;
+  const getDispatcher = () => (dispatcher ??= createDispatcher(options, connector));
   return {
+    ...(connector ? { preconnect: (url: string) => connector.warm(url) } : {}),
     async request(req) {
       try {
         const res = await undiciRequest(req.url, {
@@ -132,6 +139,7 @@ export function createUndiciTransport(options: UndiciTransportOptions = {}): Tra
       }
     },
     async close() {
+      connector?.close();
       if (ownDispatcher && dispatcher) await dispatcher.close();
     },
   };

@@ -3,6 +3,7 @@
  * Completions shape (what every gateway client already speaks); Switchyard's own data lives
  * under `switchyard` and vendor-specific data under `providerMetadata[vendor]`.
  */
+import type { ErrorRule } from './error-rules.js';
 
 export type Role = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
 
@@ -211,6 +212,8 @@ export interface EndpointConfig {
   timeouts?: Partial<AttemptTimeouts>;
   /** Provider-specific options. */
   options?: Record<string, unknown>;
+  /** Error rules applied before the provider's own classification (`{ status, code, match, kind }`). */
+  errors?: ErrorRule[];
 }
 
 export interface Price { input: number; output: number; cachedInput?: number }

@@ -24,13 +24,15 @@ describe('the error registry', () => {
     expect([...used].filter((code) => !isSwitchyardErrorCode(code))).toEqual([]);
   });
 
-  it('gives each code its kind and the HTTP status of that kind', () => {
+  it('gives each code its kind and the HTTP status of that kind, unless the code has its own', () => {
     for (const info of Object.values(ERROR_CODES)) {
-      expect(info.status).toBe(httpStatusOf({ kind: info.kind }));
+      expect(info.status).toBe(httpStatusOf({ kind: info.kind, code: info.code }));
       expect(ERROR_CODES[errorCode(info.kind)].kind).toBe(info.kind);
     }
     expect(ERROR_CODES.SWITCHYARD_ERR_DEADLINE).toEqual({ code: 'SWITCHYARD_ERR_DEADLINE', kind: 'timeout', status: 504 });
     expect(httpStatusOf({ kind: 'unknown-model' as ErrorKind })).toBe(404);
     expect(new SwitchyardError('auth', 'x').code).toBe('SWITCHYARD_ERR_AUTH');
+    expect(httpStatusOf(new SwitchyardError('invalid-request', 'x', { code: 'SWITCHYARD_ERR_IDEMPOTENCY_CONFLICT' }))).toBe(409);
+    expect(httpStatusOf(new SwitchyardError('invalid-request', 'x'))).toBe(400);
   });
 });

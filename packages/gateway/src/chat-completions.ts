@@ -21,7 +21,7 @@ export async function chatCompletions(x: Exchange, body: unknown): Promise<void>
     const response = await x.pipeline.chat(body as ChatRequest, x.call);
     sendJson(x.res, 200, chatCompletionBody(response), infoHeaders(response.switchyard));
   } catch (error) {
-    replyWithError(x.res, error);
+    replyWithError(x.res, error, x.errorOptions);
   }
 }
 
@@ -45,7 +45,7 @@ async function streamCompletion(x: Exchange, request: ChatRequest): Promise<void
     stream = await x.pipeline.stream(request, x.call);
   } catch (error) {
     // Before any byte went out the client gets a normal error status; after heartbeats, an SSE error event.
-    replyWithError(res, error);
+    replyWithError(res, error, x.errorOptions);
     return;
   } finally {
     x.clock.clearTimeout(heartbeat);
@@ -66,6 +66,6 @@ async function streamCompletion(x: Exchange, request: ChatRequest): Promise<void
   if (res.destroyed) return;
   if (failure) {
     x.logger.warn('stream failed after commit', { requestId: x.call.requestId, kind: failure.kind, endpoint: failure.endpoint });
-    replyWithError(res, failure);
+    replyWithError(res, failure, x.errorOptions);
   } else res.end(encoder.end());
 }

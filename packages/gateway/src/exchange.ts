@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CallOptions, Clock, Pipeline } from '@switchyard/core';
 import type { Logger } from './logger.js';
+import type { ErrorReplyOptions } from './upstream-message.js';
 
 export interface Exchange {
   req: IncomingMessage;
@@ -13,4 +14,6 @@ export interface Exchange {
   clock: Clock;
   logger: Logger;
   heartbeatMs: number;
+  /** How error replies may name the upstream (`server.exposeUpstream`). */
+  errorOptions: ErrorReplyOptions;
 }

@@ -17,7 +17,7 @@ import { errorReply, replyWithError, type ErrorReply } from './openai-errors.js'
 import { PipelineSlot, type Lease } from './pipeline-slot.js';
 import { pipelineFromConfig } from './pipeline-from-config.js';
 import { BodyError, readJsonBody } from './read-body.js';
-import { requestIdOf, traceparentOf } from './request-meta.js';
+import { idempotencyKeyOf, requestIdOf, traceparentOf } from './request-meta.js';
 import { assertSafeBinding, resolveServerOptions, type ServerOptions } from './server-options.js';
 
 export interface GatewayOptions {
@@ -149,10 +149,11 @@ export function createGateway(options: GatewayOptions): Gateway {
         res,
         pipeline: lease.pipeline,
         signal: controller.signal,
-        call: { signal: controller.signal, requestId, traceparent: traceparentOf(req), deadlineMs: server.requestTimeoutMs },
+        call: { signal: controller.signal, requestId, traceparent: traceparentOf(req), deadlineMs: server.requestTimeoutMs, idempotencyKey: idempotencyKeyOf(req) },
         clock,
         logger,
         heartbeatMs: server.heartbeatMs,
+        errorOptions: { exposeUpstream: server.exposeUpstream },
       };
       await route(exchange, body);
     } catch (error) {
@@ -160,7 +161,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         // The rest of an oversized body is not worth reading on this connection.
         if (error.reply.status === 413) res.setHeader('connection', 'close');
         sendError(res, error.reply);
-      } else replyWithError(res, error);
+      } else replyWithError(res, error, { exposeUpstream: server.exposeUpstream });
     } finally {
       inFlight--;
       active.delete(controller);

@@ -1,13 +1,19 @@
 /**
  * The one place errors become HTTP replies: OpenAI-style bodies `{error:{message,type,param,code}}`
- * with the status core's error registry gives each kind (`httpStatusOf`). Upstream credential
+ * with the status core's error registry gives each error (`httpStatusOf`). Upstream credential
  * problems are the gateway's own, so they surface as 502, never as a 401 the client would blame
- * on its key.
+ * on its key. A final error the client must not retry says so (`x-should-retry: false`: the
+ * official SDKs would otherwise retry it on top of the gateway's own attempts); one it may retry
+ * later carries `retry-after` instead. The vendor's `type` and `param` reach the client on
+ * request failures.
  */
 import type { ServerResponse } from 'node:http';
-import { httpStatusOf, isSwitchyardError, type SwitchyardError } from '@switchyard/core';
+import { httpStatusOf, IDEMPOTENCY_CONFLICT, isSwitchyardError, type SwitchyardError } from '@switchyard/core';
 import { sendError } from './http-reply.js';
 import { sseErrorEvent } from './openai-wire.js';
+import { clientMessage, type ErrorReplyOptions } from './upstream-message.js';
+
+export type { ErrorReplyOptions } from './upstream-message.js';
 
 export interface OpenAIErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
@@ -33,37 +39,50 @@ function requestFaultStatus(status: number | undefined): number {
   return status !== undefined && status >= 400 && status < 500 && ![401, 402, 403, 404, 407, 429].includes(status) ? status : 400;
 }
 
-function failedEverywhere(error: SwitchyardError): ErrorReply {
+function failedEverywhere(error: SwitchyardError, message: string): ErrorReply {
   const status = error.status === 429 || error.status === 503 || error.status === 504 ? error.status : 502;
   const type = status === 429 ? 'rate_limit_error' : 'server_error';
-  const headers = status === 429 || status === 503 ? retryAfterHeader(error.retryAfterMs, 1) : {};
-  return errorReply(status, error.message, type, 'all_candidates_failed', null, headers);
+  // Every candidate was tried: only a vendor's own Retry-After invites the client back.
+  const headers = status === 429 || status === 503 ? retryAfterHeader(error.retryAfterMs) : {};
+  return errorReply(status, message, type, 'all_candidates_failed', null, headers);
 }
 
-export function replyForError(error: unknown): ErrorReply {
+/** Final unless the reply says when to come back: the gateway has already made its attempts. */
+function withRetryAdvice(reply: ErrorReply): ErrorReply {
+  if (reply.headers['retry-after'] !== undefined || reply.status === 499) return reply;
+  return { ...reply, headers: { ...reply.headers, 'x-should-retry': 'false' } };
+}
+
+export function replyForError(error: unknown, options: ErrorReplyOptions = {}): ErrorReply {
+  return withRetryAdvice(replyFor(error, options));
+}
+
+function replyFor(error: unknown, options: ErrorReplyOptions): ErrorReply {
   if (!isSwitchyardError(error)) return errorReply(500, 'internal gateway error', 'server_error', 'internal_error');
-  const message = error.message;
+  const message = clientMessage(error, options);
   const status = httpStatusOf(error);
   switch (error.kind) {
     case 'invalid-request':
+      if (error.code === IDEMPOTENCY_CONFLICT) return errorReply(status, message, 'invalid_request_error', 'idempotency_conflict', null, retryAfterHeader(error.retryAfterMs, 1));
+      if (status === 422) return errorReply(status, message, 'invalid_request_error', 'idempotency_key_reused', error.path ?? null);
       return errorReply(status, message, 'invalid_request_error', 'invalid_request', error.path ?? null);
     case 'unknown-model':
       return errorReply(status, message, 'invalid_request_error', 'model_not_found', 'model');
     case 'bad-request':
-      return errorReply(requestFaultStatus(error.status), message, 'invalid_request_error', error.vendorCode ?? 'bad_request', error.path ?? null);
+      return errorReply(requestFaultStatus(error.status), message, error.vendorType ?? 'invalid_request_error', error.vendorCode ?? 'bad_request', error.param ?? error.path ?? null);
     case 'context-length':
-      return errorReply(status, message, 'invalid_request_error', 'context_length_exceeded', 'messages');
+      return errorReply(status, message, error.vendorType ?? 'invalid_request_error', 'context_length_exceeded', error.param ?? 'messages');
     case 'content-filter':
-      return errorReply(status, message, 'invalid_request_error', 'content_filter', null);
+      return errorReply(status, message, error.vendorType ?? 'invalid_request_error', 'content_filter', error.param ?? null);
     case 'rate-limit':
       return errorReply(status, message, 'rate_limit_error', 'rate_limit_exceeded', null, retryAfterHeader(error.retryAfterMs, 1));
     case 'budget-exhausted':
       return errorReply(status, message, 'insufficient_quota', 'budget_exhausted', null, retryAfterHeader(error.retryAfterMs));
     case 'auth':
     case 'payment':
-      return errorReply(status, `the upstream provider refused the gateway's credentials or billing for ${error.endpoint ?? 'an endpoint'} (an operator must fix the gateway config)`, 'server_error', 'upstream_auth_failed');
+      return errorReply(status, `the upstream provider refused the gateway's credentials or billing${options.exposeUpstream && error.endpoint ? ` for ${error.endpoint}` : ''} (an operator must fix the gateway config)`, 'server_error', 'upstream_auth_failed');
     case 'all-candidates-failed':
-      return failedEverywhere(error);
+      return failedEverywhere(error, message);
     case 'no-candidate':
       return errorReply(status, message, 'server_error', 'no_candidate', null, retryAfterHeader(error.retryAfterMs, 1));
     case 'overloaded':
@@ -93,7 +112,7 @@ function attemptsHeader(error: unknown): Record<string, string> {
  * Answers a failed request, whatever threw: a normal error status while no byte went out; an
  * SSE error event (never a clean end) once a stream's headers were sent.
  */
-export function replyWithError(res: ServerResponse, error: unknown): void {
-  if (!res.headersSent) return sendError(res, replyForError(error), attemptsHeader(error));
-  if (!res.writableEnded && !res.destroyed) res.end(sseErrorEvent(replyForError(error).body));
+export function replyWithError(res: ServerResponse, error: unknown, options: ErrorReplyOptions = {}): void {
+  if (!res.headersSent) return sendError(res, replyForError(error, options), attemptsHeader(error));
+  if (!res.writableEnded && !res.destroyed) res.end(sseErrorEvent(replyForError(error, options).body));
 }

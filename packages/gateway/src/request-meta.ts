@@ -21,3 +21,8 @@ export function traceparentOf(req: IncomingMessage): string | undefined {
   const value = single(req.headers.traceparent)?.trim().toLowerCase();
   return value && TRACEPARENT_RE.test(value) ? value : undefined;
 }
+
+/** The client's `Idempotency-Key` header (the pipeline checks its length). */
+export function idempotencyKeyOf(req: IncomingMessage): string | undefined {
+  return single(req.headers['idempotency-key'])?.trim() || undefined;
+}

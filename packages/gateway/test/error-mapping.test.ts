@@ -14,13 +14,15 @@ interface Case {
   code: string;
   type?: string;
   retryAfter?: string;
+  /** Final errors tell the SDK not to retry on top of the gateway's attempts. */
+  final?: boolean;
 }
 
 const cases: Case[] = [
   { name: 'upstream 429 with Retry-After', upstream: fails(429, 'slow down', { code: 'rate_limit_exceeded', headers: { 'retry-after': '7' } }), status: 429, code: 'all_candidates_failed', type: 'rate_limit_error', retryAfter: '7' },
   { name: 'upstream 401 on the vendor key (never a 401 to the client)', upstream: fails(401, `Incorrect API key provided: ${VENDOR_KEY}`, { code: 'invalid_api_key', type: 'invalid_request_error' }), status: 502, code: 'all_candidates_failed' },
   { name: 'upstream 402 payment required', upstream: fails(402, 'billing'), status: 502, code: 'all_candidates_failed' },
-  { name: 'upstream 500 everywhere', upstream: fails(500), status: 503, code: 'all_candidates_failed', retryAfter: '1' },
+  { name: 'upstream 500 everywhere', upstream: fails(500), status: 503, code: 'all_candidates_failed', final: true },
   { name: 'context length exceeded', upstream: fails(400, "This model's maximum context length is 8192 tokens", { code: 'context_length_exceeded', type: 'invalid_request_error' }), status: 400, code: 'context_length_exceeded', type: 'invalid_request_error' },
   { name: 'content filter', upstream: fails(400, 'flagged by the content filter', { code: 'content_filter', type: 'invalid_request_error' }), status: 400, code: 'content_filter', type: 'invalid_request_error' },
   { name: 'other bad request keeps the vendor code', upstream: fails(400, "Invalid value for 'temperature'", { code: 'invalid_value', type: 'invalid_request_error' }), status: 400, code: 'invalid_value', type: 'invalid_request_error' },
@@ -37,6 +39,8 @@ describe('upstream failures become OpenAI-style errors with the right status', (
     expect(err.code).toBe(c.code);
     if (c.type) expect(err.type).toBe(c.type);
     if (c.retryAfter) expect(err.headers.get('retry-after')).toBe(c.retryAfter);
+    expect(err.headers.get('x-should-retry')).toBe(c.retryAfter ? null : 'false');
+    if (c.final) expect(err.headers.get('retry-after')).toBeNull();
     expect(err.message).not.toContain(VENDOR_KEY);
     expect(Object.keys(err.error).sort()).toEqual(['code', 'message', 'param', 'type']);
   });

@@ -141,7 +141,8 @@ describe('streaming chat through the OpenAI SDK', () => {
     const err = await early.client.chat.completions.create({ ...ask, stream: true }).catch((e) => e);
     expect(err).toBeInstanceOf(APIError);
     expect(err.status).toBe(503);
-    expect(err.headers.get('retry-after')).toBe('1');
+    // Every candidate was tried and no vendor named a time: a final answer, not an invitation to retry.
+    expect(err.headers.get('x-should-retry')).toBe('false');
     expect(err.headers.get('x-switchyard-attempts')).toBe('1');
   });
 

@@ -58,6 +58,7 @@ describe('upstream.ca', () => {
     const err = await client.chat.completions.create(ask).catch((e) => e);
     expect(err.status).toBe(502);
     expect(err.code).toBe('all_candidates_failed');
-    expect(err.error.message).toContain('tls/m: network');
+    expect(err.error.message).toContain('failed for model "chat": network');
+    expect(err.error.message).not.toContain('tls/m'); // no upstream names unless server.exposeUpstream
   });
 });

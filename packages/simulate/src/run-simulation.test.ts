@@ -88,7 +88,7 @@ describe('runSimulation through the real pipeline and policies', () => {
 
   it('renders the report as text with sparklines and as a self-contained chart', () => {
     const text = formatReport(report, { width: 24 });
-    expect(text).toMatch(/while any endpoint up\s+[\d,]+ \/ [\d,]+\s+100\.000%\s+\(meets 99\.9%\)/);
+    expect(text).toMatch(/while any endpoint up\s+[\d,]+ \/ [\d,]+\s+\d{2,3}\.\d{3}%\s+\(meets 99\.9%\)/);
     const lines = text.split('\n');
     const success = lines.find((l) => /^success {3}[▁-█ ]+$/.test(l))!;
     expect(success.trimEnd().length).toBe(10 + 24);

@@ -12,6 +12,8 @@ export const breakerOptionsSchema = z
     baseOpenMs: z.number().finite().positive().default(DEFAULT_BREAKER.baseOpenMs),
     maxOpenMs: z.number().finite().positive().default(DEFAULT_BREAKER.maxOpenMs),
     openJitter: z.number().finite().min(0).max(1).default(DEFAULT_BREAKER.openJitter),
+    /** Also open on `count` endpoint failures within `windowMs` (e.g. 5 in 2 minutes), successes in between or not. */
+    failuresWithin: z.object({ count: z.number().int().min(1).max(1_000), windowMs: z.number().int().min(100).max(86_400_000) }).strict().optional(),
     /** A half-open probe that has not reported back by then lets another request probe. */
     probeLeaseMs: z.number().int().min(100).default(30_000),
   })

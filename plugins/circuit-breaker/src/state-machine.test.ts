@@ -87,10 +87,10 @@ describe('failure-ratio window', () => {
 });
 
 describe('open, half-open, close', () => {
-  it('open time doubles per trip from 5 s up to 60 s and resets after a success', async () => {
+  it('open time grows by 5 s per trip up to 60 s and resets after a success', async () => {
     const m = machine();
     const periods: number[] = [];
-    for (let trip = 0; trip < 6; trip++) {
+    for (let trip = 0; trip < 14; trip++) {
       if (trip === 0) for (let i = 0; i < 5; i++) m.fail();
       else {
         await m.clock.advance(m.record.openUntil - m.clock.now());
@@ -100,7 +100,7 @@ describe('open, half-open, close', () => {
       }
       periods.push(m.record.openUntil - m.clock.now());
     }
-    expect(periods).toEqual([5_000, 10_000, 20_000, 40_000, 60_000, 60_000]);
+    expect(periods).toEqual([5_000, 10_000, 15_000, 20_000, 25_000, 30_000, 35_000, 40_000, 45_000, 50_000, 55_000, 60_000, 60_000, 60_000]);
     await m.clock.advance(60_000);
     m.probe();
     m.ok();
@@ -215,6 +215,57 @@ describe('window properties', () => {
         }
         return true;
       }),
+    );
+  });
+});
+
+describe('N failures within T', () => {
+  const within: BreakerOptions = { ...opts, consecutiveFailures: 1_000, minThroughput: 1_000_000, failuresWithin: { count: 5, windowMs: 120_000 } };
+
+  it('opens on the 5th failure inside 2 minutes even with successes in between', async () => {
+    const m = machine(within);
+    for (let i = 0; i < 4; i++) {
+      m.fail();
+      m.ok();
+      await m.clock.advance(25_000);
+    }
+    expect(m.phase()).toBe('closed');
+    m.fail(); // failures at 0, 25, 50, 75, 100 s
+    expect(m.phase()).toBe('open');
+  });
+
+  it('does not open when the failures are spread wider than T', async () => {
+    const m = machine(within);
+    for (let i = 0; i < 20; i++) {
+      m.fail();
+      await m.clock.advance(30_001);
+    }
+    expect(m.phase()).toBe('closed');
+    expect(m.record.failureTimes).toHaveLength(5);
+  });
+
+  it('property: trips exactly when the naive count of failures in (now − T, now] first reaches N', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1_000, max: 60_000 }), fc.array(fc.record({ gap: fc.integer({ min: 0, max: 30_000 }), ok: fc.boolean() }), { maxLength: 60 }), (n, windowMs, events) => {
+        const o: BreakerOptions = { ...within, failuresWithin: { count: n, windowMs } };
+        let record = closedRecord();
+        let now = 0;
+        const failures: number[] = [];
+        for (const e of events) {
+          now += e.gap;
+          if (e.ok) {
+            record = recordSuccess(record, now, o).record;
+            continue;
+          }
+          failures.push(now);
+          const step = recordFailure(record, now, o, noJitter);
+          const expected = failures.filter((t) => now - t <= windowMs).length >= n;
+          expect(step.transition === 'open').toBe(expected);
+          if (step.transition === 'open') return; // the oracle models the closed state only
+          record = step.record;
+        }
+      }),
+      { numRuns: 300 },
     );
   });
 });

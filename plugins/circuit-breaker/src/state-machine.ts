@@ -2,7 +2,7 @@
  * The breaker as pure functions over a plain record, so the same logic runs on any
  * StateStore (the record is JSON) and is tested on a virtual clock without a pipeline.
  *
- * closed ──(N consecutive failures, or failure ratio ≥ θ with ≥ minThroughput in the window)──▶ open
+ * closed ──(N consecutive failures, N failures within T, or failure ratio ≥ θ with ≥ minThroughput in the window)──▶ open
  * open ──(openUntil passed)──▶ half-open: one probe (a lease, held elsewhere)
  * half-open ──success──▶ closed (trips reset)     half-open ──failure──▶ open (longer)
  */
@@ -24,10 +24,12 @@ export interface BreakerRecord {
   buckets: WindowBucket[];
   /** When the open period ends (0 when closed). */
   openUntil: number;
-  /** Trips since the last success: each one doubles the open time. */
+  /** Trips since the last success: each one adds `baseOpenMs` to the open time. */
   trips: number;
   /** Forced open by an operator: stays open until forced closed or its time passes. */
   forced?: boolean;
+  /** The latest failures' times (at most `failuresWithin.count`), for the "N within T" rule. */
+  failureTimes?: number[];
 }
 
 export interface BreakerOptions {
@@ -39,11 +41,13 @@ export interface BreakerOptions {
   minThroughput: number;
   windowMs: number;
   buckets: number;
-  /** First open period; doubles on each trip without a success in between. */
+  /** First open period; the k-th trip without a success in between opens for k × this (Envoy's ejection time). */
   baseOpenMs: number;
   maxOpenMs: number;
   /** Random extra open time, as a share of the period (0.1 → up to +10 %). */
   openJitter: number;
+  /** Opens on `count` endpoint failures within `windowMs`, whatever succeeded in between (off when unset). */
+  failuresWithin?: { count: number; windowMs: number };
 }
 
 export const DEFAULT_BREAKER: Readonly<BreakerOptions> = Object.freeze({
@@ -101,10 +105,12 @@ function count(buckets: readonly WindowBucket[], now: number, opts: BreakerOptio
   return [...live, { start, successes: field === 'successes' ? 1 : 0, failures: field === 'failures' ? 1 : 0 }];
 }
 
-/** How long the breaker stays open after its `trips`-th trip in a row. */
+/**
+ * How long the breaker stays open after its `trips`-th trip in a row: linear growth, so a
+ * vendor back after a minute is probed again within seconds rather than after a doubled wait.
+ */
 export function openDurationMs(trips: number, opts: BreakerOptions, random: RandomSource): number {
-  const exponent = Math.min(Math.max(trips - 1, 0), 40);
-  const period = Math.min(opts.maxOpenMs, opts.baseOpenMs * 2 ** exponent);
+  const period = Math.min(opts.maxOpenMs, opts.baseOpenMs * Math.max(trips, 1));
   const r = random();
   const jitter = Number.isFinite(r) ? Math.min(Math.max(r, 0), 1) : 0;
   return period * (1 + opts.openJitter * jitter);
@@ -112,7 +118,7 @@ export function openDurationMs(trips: number, opts: BreakerOptions, random: Rand
 
 function trip(record: BreakerRecord, now: number, opts: BreakerOptions, random: RandomSource, reason: string): Step {
   const trips = record.trips + 1;
-  return { record: { ...record, state: 'open', trips, openUntil: now + openDurationMs(trips, opts, random), forced: false }, transition: 'open', reason };
+  return { record: { ...record, state: 'open', trips, openUntil: now + openDurationMs(trips, opts, random), forced: false, failureTimes: [] }, transition: 'open', reason };
 }
 
 /** An attempt succeeded. */
@@ -136,6 +142,13 @@ export function recordFailure(record: BreakerRecord, now: number, opts: BreakerO
   if (phase === 'open') return { record: counted };
   if (phase === 'half-open') return trip(counted, now, opts, random, 'the half-open probe failed');
   if (counted.consecutiveFailures >= opts.consecutiveFailures) return trip(counted, now, opts, random, `${counted.consecutiveFailures} consecutive failures`);
+  if (opts.failuresWithin) {
+    const { count: n, windowMs } = opts.failuresWithin;
+    const times = [...(record.failureTimes ?? []), now].slice(-n);
+    counted.failureTimes = times;
+    // The n-th latest failure is no older than T: n failures within T.
+    if (times.length >= n && now - times[0] <= windowMs) return trip(counted, now, opts, random, `${n} failures within ${windowMs / 1000} s`);
+  }
   const { calls, failures } = windowStats(counted, now, opts);
   if (calls >= opts.minThroughput && failures / calls >= opts.failureRatio) {
     return trip(counted, now, opts, random, `${failures} of ${calls} calls failed in ${opts.windowMs / 1000} s`);

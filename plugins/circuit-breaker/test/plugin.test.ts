@@ -169,3 +169,21 @@ describe('controls and fail-fast', () => {
     expect(() => getBreaker(bare)).toThrow(expect.objectContaining({ code: 'SWITCHYARD_ERR_PLUGIN_MISSING' }));
   });
 });
+
+describe('N failures within T (option)', () => {
+  it('an intermittently failing deployment opens on the 3rd failure within a minute, successes in between', async () => {
+    let n = 0;
+    const { clock, chat, events } = setup(({ host }) => (host === 'a.test' && n++ % 2 === 0 ? fail(500, 'boom') : ok()), { failuresWithin: { count: 3, windowMs: 60_000 } });
+    for (let i = 0; i < 4; i++) {
+      await chat();
+      await clock.advance(10_000);
+    }
+    expect(events).toEqual([]); // failures at 0 and 20 s
+    await chat();
+    expect(events).toEqual(['open a/x']); // the third at 40 s
+  });
+
+  it('is checked at load', () => {
+    expect(() => circuitBreaker({ failuresWithin: { count: 0, windowMs: 60_000 } })).toThrow(/failuresWithin\.count/);
+  });
+});

@@ -72,6 +72,15 @@ export class DeploymentHealth {
     return this.healthy;
   }
 
+  /** A trial request succeeded after an ejection: a fresh window, healthy, slow start from now. */
+  restore(now: number, latencyMs: number | undefined): void {
+    this.window.clear();
+    this.latency = latencyMs;
+    this.latencyAt = now;
+    this.healthy = true;
+    this.recoveredAt = this.settings.slowStartMs > 0 ? now : undefined;
+  }
+
   /** Probability in [minShare, 1] that a recovered deployment is admitted first; 1 outside slow start. */
   admission(now: number): number {
     if (!this.healthy || this.recoveredAt === undefined) return 1;

@@ -6,8 +6,11 @@ import { defineService, provideService, requireService, type Pipeline } from '@s
 import { DeploymentHealth, type HealthSettings, type HealthView, type Sample } from './deployment-health.js';
 import type { ProbeDepth } from './options.js';
 import type { ProbeResult } from './probes.js';
+import { Recovery, type RecoverySettings } from './recovery.js';
 
 export interface HealthSnapshotEntry extends HealthView {
+  /** Set while the deployment is unhealthy: its ejections in a row and when it may take a trial request. */
+  ejection?: { ejections: number; readmitAt: number };
   probes: Partial<Record<ProbeDepth, { at: number; ok: boolean; latencyMs: number; error?: string }>>;
 }
 
@@ -36,11 +39,29 @@ export function registerHealth(pipeline: Pipeline, monitor: HealthMonitor): void
 export class HealthBook {
   private readonly deployments = new Map<string, DeploymentHealth>();
   private readonly probeResults = new Map<string, HealthSnapshotEntry['probes']>();
+  private readonly recoveries = new Map<string, Recovery>();
 
   constructor(
     private readonly pipeline: Pipeline,
-    private readonly settings: HealthSettings,
-  ) {}
+    private readonly settings: HealthSettings & RecoverySettings,
+  ) {
+    pipeline.events.on('breaker:open', ({ deployment, until }) => this.recovery(deployment).breakerOpenUntil(until));
+  }
+
+  recovery(deploymentId: string): Recovery {
+    let recovery = this.recoveries.get(deploymentId);
+    if (!recovery) this.recoveries.set(deploymentId, (recovery = new Recovery(this.settings)));
+    return recovery;
+  }
+
+  /** An unhealthy deployment whose ejection is over takes this request as its trial. */
+  takeTrial(deploymentId: string): boolean {
+    const now = this.pipeline.clock.now();
+    const recovery = this.recovery(deploymentId);
+    if (!recovery.mayTrial(now)) return false;
+    recovery.startTrial(now);
+    return true;
+  }
 
   get(deploymentId: string): DeploymentHealth {
     let health = this.deployments.get(deploymentId);
@@ -50,13 +71,31 @@ export class HealthBook {
 
   record(deploymentId: string, sample: Sample): void {
     const health = this.get(deploymentId);
-    this.announce(deploymentId, health, health.record(sample, this.pipeline.clock.now()));
+    const now = this.pipeline.clock.now();
+    const recovery = this.recovery(deploymentId);
+    if (!health.isHealthy() && recovery.isTrialOutcome(now)) {
+      if (sample.kind === 'success') {
+        health.restore(now, sample.latencyMs);
+        recovery.restored(now);
+        return this.announce(deploymentId, health, true);
+      }
+      health.record(sample, now);
+      // Throttled is not down: the trial ends without a verdict.
+      if ((sample.weight ?? 1) >= 1) recovery.eject(now, this.pipeline.random);
+      else recovery.endTrial();
+      return;
+    }
+    const flipped = health.record(sample, now);
+    if (flipped === false) recovery.eject(now, this.pipeline.random);
+    this.announce(deploymentId, health, flipped);
   }
 
   /** Current state after applying hysteresis to the score as it is now. */
   assess(deploymentId: string): DeploymentHealth {
     const health = this.get(deploymentId);
-    this.announce(deploymentId, health, health.evaluate(this.pipeline.clock.now()));
+    const flipped = health.evaluate(this.pipeline.clock.now());
+    if (flipped === false) this.recovery(deploymentId).eject(this.pipeline.clock.now(), this.pipeline.random);
+    this.announce(deploymentId, health, flipped);
     return health;
   }
 
@@ -76,7 +115,10 @@ export class HealthBook {
   snapshot(): Record<string, HealthSnapshotEntry> {
     const now = this.pipeline.clock.now();
     const out: Record<string, HealthSnapshotEntry> = {};
-    for (const [id, health] of this.deployments) out[id] = { ...health.view(now), probes: { ...this.probeResults.get(id) } };
+    for (const [id, health] of this.deployments) {
+      const ejection = health.isHealthy() ? undefined : this.recoveries.get(id)?.view();
+      out[id] = { ...health.view(now), ...(ejection ? { ejection } : {}), probes: { ...this.probeResults.get(id) } };
+    }
     return out;
   }
 

@@ -7,6 +7,7 @@ import { HealthBook, registerHealth, type HealthMonitor } from './health-monitor
 import { healthOptionsSchema, type HealthOptions, type HealthOptionsInput } from './options.js';
 import { Prober } from './probes.js';
 import { orderByHealth } from './route-filter.js';
+import { warmBackups } from './warm-backups.js';
 
 export const PLUGIN_NAME = '@switchyard/plugin-health';
 
@@ -48,6 +49,10 @@ export const health = definePlugin<HealthOptions, HealthOptionsInput>({
       stop: () => prober.stop(),
     };
     registerHealth(pipeline, monitor);
+    const warmProber = new Prober(pipeline, { reachability: options.probes.reachability ?? { intervalMs: 30_000, timeoutMs: 5_000 } }, (result) => book.recordProbe(result));
+    warmBackups(pipeline, options.warmBackups, (target) => {
+      void warmProber.probeOnce(target, 'reachability').then((result) => result && book.recordProbe(result));
+    });
     if (prober.configured.length > 0) {
       prober.start();
       pipeline.events.once('pipeline:close', () => prober.stop());

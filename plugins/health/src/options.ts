@@ -53,6 +53,25 @@ export const healthOptionsSchema = z
     slowStartMs: z.number().int().nonnegative().default(30_000),
     /** Its admission probability right after recovery. */
     slowStartMinShare: z.number().min(0).max(1).default(0.1),
+    /** An unhealthy deployment takes one live trial request after `baseEjectionMs × k` (k = ejections in a row)… */
+    baseEjectionMs: z.number().int().positive().default(5_000),
+    /** …at most this long; the count decays once it has stayed healthy this long (ms). */
+    maxEjectionMs: z.number().int().positive().default(60_000),
+    /** Random extra ejection time, as a share of the period. */
+    ejectionJitter: z.number().min(0).max(1).default(0.1),
+    /** A trial that has not answered by then lets another request try (ms). */
+    trialLeaseMs: z.number().int().positive().default(30_000),
+    /** When a breaker opens or health drops, connect to the next candidates ahead of need. */
+    warmBackups: z
+      .object({
+        enabled: z.boolean().default(true),
+        /** How many next candidates (distinct from the failing origin) to warm. */
+        backups: z.number().int().min(1).max(10).default(2),
+        /** Also run their reachability probe once (when the provider has one). */
+        probe: z.boolean().default(false),
+      })
+      .strict()
+      .default({ enabled: true, backups: 2, probe: false }),
     /** Active probes; each depth runs only when configured. */
     probes: z
       .object({
@@ -83,7 +102,8 @@ export const healthOptionsSchema = z
       })
       .default({}),
   })
-  .refine((o) => o.healthyAbove >= o.unhealthyBelow, { message: 'healthyAbove must be at least unhealthyBelow', path: ['healthyAbove'] });
+  .refine((o) => o.healthyAbove >= o.unhealthyBelow, { message: 'healthyAbove must be at least unhealthyBelow', path: ['healthyAbove'] })
+  .refine((o) => o.baseEjectionMs <= o.maxEjectionMs, { message: 'baseEjectionMs must not exceed maxEjectionMs', path: ['baseEjectionMs'] });
 
 export type HealthOptions = z.output<typeof healthOptionsSchema>;
 export type HealthOptionsInput = z.input<typeof healthOptionsSchema>;

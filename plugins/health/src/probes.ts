@@ -3,7 +3,7 @@
  * `reachability` (the provider's cheap `probe()` request), `completion` (a real tiny chat
  * through the provider codec) and `quality` (a fixed prompt whose answer is checked).
  */
-import { isSwitchyardError, joinUrl, outcomeOf, readBodyText, SwitchyardError, toSwitchyardError, type Candidate, type ChatRequest, type Pipeline, type ProviderHttpResponse, type ProviderRequest, type ProviderV1, type TimerHandle } from '@switchyard/core';
+import { applyErrorRules, isSwitchyardError, joinUrl, outcomeOf, readBodyText, SwitchyardError, toSwitchyardError, type Candidate, type ChatRequest, type Pipeline, type ProviderHttpResponse, type ProviderRequest, type ProviderV1, type TimerHandle } from '@switchyard/core';
 import type { HealthOptions, ProbeDepth } from './options.js';
 import { PROBE_DEPTHS } from './options.js';
 
@@ -63,6 +63,11 @@ export class Prober {
     return (await Promise.all(runs)).filter((r): r is ProbeResult => r !== undefined);
   }
 
+  /** One probe of one deployment, now, without reporting it (the CLI's `check`). */
+  probeOnce(target: Candidate, depth: ProbeDepth): Promise<ProbeResult | undefined> {
+    return this.run(target, depth, false);
+  }
+
   /** Fixed rate: a slow probe does not stretch the interval, and a probe still running is not doubled. */
   private schedule(target: Candidate, depth: ProbeDepth, delayMs: number): void {
     if (this.stopped) return;
@@ -80,7 +85,7 @@ export class Prober {
     this.timers.add(handle);
   }
 
-  private async run(target: Candidate, depth: ProbeDepth): Promise<ProbeResult | undefined> {
+  private async run(target: Candidate, depth: ProbeDepth, report = true): Promise<ProbeResult | undefined> {
     const provider = this.pipeline.providers.get(target.provider);
     if (!provider || this.stopped) return undefined;
     const built = this.buildRequest(provider, target, depth);
@@ -103,7 +108,7 @@ export class Prober {
       clock.clearTimeout(timer);
       this.inFlight.delete(controller);
     }
-    if (!this.stopped) this.onResult(result);
+    if (!this.stopped && report) this.onResult(result);
     return result;
   }
 
@@ -136,6 +141,7 @@ export class Prober {
       } catch (cause) {
         error = new SwitchyardError('server', `${depth} probe got ${http.status}`, { status: http.status, cause });
       }
+      error = applyErrorRules(target.endpoint.errors, http, error);
       // A probe the vendor rejects as a bad request says nothing about the deployment's health.
       return { ok: false, failure: outcomeOf(error) === 'request-failure' ? 'probe' : 'endpoint', error };
     }

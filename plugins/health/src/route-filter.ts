@@ -13,7 +13,8 @@ export function orderByHealth(candidates: Candidate[], book: HealthBook, random:
     if (!v) {
       const health = book.assess(id);
       const share = health.admission(now);
-      const rank = !health.isHealthy() ? 'unhealthy' : share >= 1 || random() < share ? 'admitted' : 'deferred';
+      // An unhealthy deployment whose ejection ended takes this request as its trial, in its place.
+      const rank = !health.isHealthy() ? (book.takeTrial(id) ? 'admitted' : 'unhealthy') : share >= 1 || random() < share ? 'admitted' : 'deferred';
       verdicts.set(id, (v = { rank, score: health.score(now) }));
     }
     return v;

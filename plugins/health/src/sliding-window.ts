@@ -37,6 +37,10 @@ export class SlidingWindow {
     bucket.failures += Math.min(1, Math.max(0, failure));
   }
 
+  clear(): void {
+    this.buckets = [];
+  }
+
   counts(now: number): WindowCounts {
     this.evict(now);
     let total = 0;

@@ -129,14 +129,16 @@ describe('hedged requests', () => {
 
 describe('mid-stream continuation', () => {
   const continueAll = { tiers: { '*': { continuation: true } } };
+  /** A stream that dies after 40 tokens without a finish. */
+  const cutAfter40: Handler = (_req, res) => {
+    res.writeHead(200, sseHead);
+    res.end(textChunks(tokens(0, 40), false).map(frame).join(''));
+  };
 
   it('a stream cut after 40 of 60 tokens is completed on a prefill-capable fallback', async () => {
     const { clock, pipeline: p } = await setup(
       [
-        (_req, res) => {
-          res.writeHead(200, sseHead);
-          res.end(textChunks(tokens(0, 40), false).map(frame).join(''));
-        },
+        cutAfter40,
         streamOf(tokens(40, 60)),
       ],
       continueAll,
@@ -153,10 +155,7 @@ describe('mid-stream continuation', () => {
   it('when the fallback rejects the prefill, the caller gets a clean error naming the cut', async () => {
     const { clock, pipeline: p } = await setup(
       [
-        (_req, res) => {
-          res.writeHead(200, sseHead);
-          res.end(textChunks(tokens(0, 40), false).map(frame).join(''));
-        },
+        cutAfter40,
         (_req, res) => {
           res.writeHead(400, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ error: { message: 'This model does not support assistant message prefill.' } }));
@@ -187,6 +186,34 @@ describe('mid-stream continuation', () => {
     const parts = await runWithVirtualTime(clock, p.stream(hello).then(drain), { stepMs: 250, realWaitMs: 2 });
     expect(textOf(parts)).toBe(tokens(0, 30).join(''));
     expect(clock.now() - started).toBeLessThan(32_000);
+  });
+
+  it('continues by default, with no hedge options, when the next candidate declares prefill', async () => {
+    const { clock, pipeline: p } = await setup(
+      [
+        cutAfter40,
+        streamOf(tokens(40, 60)),
+      ],
+      {},
+      [[], ['prefill']],
+    );
+    const parts = await runWithVirtualTime(clock, p.stream(hello).then(drain));
+    expect(textOf(parts)).toBe(tokens(0, 60).join(''));
+    expect(parts.some((x) => x.type === 'error')).toBe(false);
+  });
+
+  it('a tier with continuation: false ends the stream with its failure', async () => {
+    const { clock, pipeline: p } = await setup(
+      [
+        cutAfter40,
+        streamOf(tokens(40, 60)),
+      ],
+      { tiers: { '*': { continuation: false } } },
+      [[], ['prefill']],
+    );
+    const parts = await runWithVirtualTime(clock, p.stream(hello).then(drain));
+    expect(parts[parts.length - 1]).toMatchObject({ type: 'error', error: { kind: 'stream-cut' } });
+    expect(servers[1].requests).toHaveLength(0);
   });
 
   it('without a prefill-capable candidate the stream ends with the original failure', async () => {

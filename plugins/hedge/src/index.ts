@@ -1,9 +1,10 @@
 /**
  * @switchyard/plugin-hedge: hedged requests, mid-stream continuation and the per-tier commit
- * point. Everything is opt-in per tier.
+ * point, per tier. Hedging is opt-in; continuation is the core's default and a tier may turn it off.
  */
 import { definePlugin, STAGE } from '@switchyard/core';
-import { continueStream } from './continuation.js';
+import { continueStream, DEFAULT_MAX_CONTINUATIONS } from '@switchyard/core';
+import { noContinuation } from './continuation.js';
 import { hedgeDelay, runHedged } from './hedge.js';
 import { LatencySamples } from './latency-samples.js';
 import { hedgeOptionsSchema, tierOptions, type HedgeOptions, type HedgeOptionsInput } from './options.js';
@@ -44,14 +45,17 @@ export const hedge = definePlugin<HedgeOptions, HedgeOptionsInput>({
 
     pipeline.hooks.continueStream.tapPromise({ name: PLUGIN_NAME }, async (interruption, ctx) => {
       const tier = tierOptions(options, ctx.classification.tier);
-      if (!tier?.continuation) return undefined;
+      if (!tier) return undefined;
+      if (tier.continuation === false) return noContinuation();
+      // Unset with the default count: the core's default continuation applies.
+      if (tier.maxContinuations === DEFAULT_MAX_CONTINUATIONS) return undefined;
       return continueStream(interruption, ctx, tier.maxContinuations, PLUGIN_NAME);
     });
   },
 });
 
 export { hedgeDelay, runHedged } from './hedge.js';
-export { continueStream, continuationCandidates, prefillRequest } from './continuation.js';
+export { continueStream, continuationCandidates, prefillRequest, noContinuation } from './continuation.js';
 export { LatencySamples } from './latency-samples.js';
 export { hedgeOptionsSchema, type HedgeOptions, type HedgeOptionsInput, type TierOptions } from './options.js';
 export default hedge;

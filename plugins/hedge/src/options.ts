@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_CONTINUATIONS } from '@switchyard/core';
 import { z } from 'zod';
 
 const hedgeSchema = z
@@ -16,10 +17,10 @@ const hedgeSchema = z
 export const tierSchema = z
   .object({
     hedge: z.union([hedgeSchema, z.literal(false)]).default(false),
-    /** Continue a cut committed stream on a prefill-capable candidate. */
-    continuation: z.boolean().default(false),
+    /** Continue a cut committed stream on a prefill-capable candidate (the core does by default; `false` turns it off). */
+    continuation: z.boolean().optional(),
     /** How many candidates a continuation may try. */
-    maxContinuations: z.number().int().positive().default(2),
+    maxContinuations: z.number().int().positive().default(DEFAULT_MAX_CONTINUATIONS),
     /** Where streams commit: the first token (fast) or the end of the answer (complete). */
     commit: z.enum(['first-token', 'end']).default('first-token'),
   })

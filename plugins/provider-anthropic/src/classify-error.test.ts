@@ -35,9 +35,10 @@ describe('errors inside an HTTP 200 stream', () => {
     expect(rig.attempts[0]).toMatchObject({ ok: false, outcome: 'endpoint-failure', phase: 'pre-commit', error: { kind: 'overloaded', retryable: true, vendorCode: 'overloaded_error', status: 529 } });
   });
 
+  const cutAfterHel = messageStart + sseEvent({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) + sseEvent({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } }) + overloadedEvent;
+
   it('an error event after the first token ends the stream with an error part, never a clean finish', async () => {
-    const body = messageStart + sseEvent({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) + sseEvent({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } }) + overloadedEvent;
-    rig = await anthropicRig([sse(body), textStream()]);
+    rig = await anthropicRig([sse(cutAfterHel)]);
     const parts: StreamPart[] = [];
     for await (const part of await rig.pipeline.stream(ask)) parts.push(part);
     expect(parts.filter((p) => p.type === 'text-delta')).toEqual([{ type: 'text-delta', text: 'Hel' }]);
@@ -45,8 +46,17 @@ describe('errors inside an HTTP 200 stream', () => {
     const last = parts.at(-1)!;
     expect(last.type).toBe('error');
     expect(last.type === 'error' && last.error).toMatchObject({ kind: 'overloaded', endpoint: 'a' });
-    expect(rig.servers[1]!.requests).toHaveLength(0);
     await expect((async () => (await rig!.pipeline.stream(ask)).collect())()).rejects.toMatchObject({ kind: 'overloaded' });
+  });
+
+  it('with a backup (Anthropic declares prefill) the cut answer is continued there by default', async () => {
+    rig = await anthropicRig([sse(cutAfterHel), textStream()]);
+    const parts: StreamPart[] = [];
+    for await (const part of await rig.pipeline.stream(ask)) parts.push(part);
+    expect(parts.some((p) => p.type === 'error')).toBe(false);
+    expect(parts.at(-1)?.type).toBe('finish');
+    const sent = JSON.parse(rig.servers[1]!.requests[0].body);
+    expect(sent.messages.at(-1)).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: 'Hel' }] });
   });
 
   it('other error event types are classified by their type', async () => {

@@ -4,7 +4,7 @@
  * shape the family sends: `{error:{…}}`, vLLM's flat `{object:'error', code:int}`, a bare
  * `{error:'text'}`, and non-JSON pages from CDNs and gateways.
  */
-import { bodyExcerpt, httpError, isContextLengthMessage, kindForStatus, redactSecrets, SwitchyardError, type ErrorKind } from '@switchyard/core';
+import { bodyCodes, bodyExcerpt, findRule, httpError, isContextLengthMessage, kindForStatus, redactSecrets, SwitchyardError, type ErrorKind, type ErrorRule } from '@switchyard/core';
 import { asWireBody, type WireErrorObject } from './wire-types.js';
 
 export interface VendorErrorDetails {
@@ -15,6 +15,8 @@ export interface VendorErrorDetails {
   codes: string[];
   /** A numeric `code` or `status` inside the body (vLLM, OpenRouter mid-stream errors). */
   bodyStatus?: number;
+  type?: string;
+  param?: string;
 }
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' && value.length > 0 ? value : undefined);
@@ -44,6 +46,8 @@ export function readErrorBody(json: unknown, text: string): VendorErrorDetails {
     vendorCode: typeof error.code === 'number' ? (type ?? code) : (code ?? type),
     codes: [code, type, inner].filter((c): c is string => c !== undefined),
     bodyStatus: numeric !== undefined && numeric >= 400 && numeric < 600 ? numeric : undefined,
+    ...(type ? { type } : {}),
+    ...(str(error.param) ? { param: str(error.param) } : {}),
   };
 }
 
@@ -55,7 +59,9 @@ const OVERLOAD_CODES = new Set(['overloaded', 'overloaded_error', 'server_overlo
 /** Statuses where a "too many tokens" message means the prompt, not a per-minute budget. */
 const REQUEST_STATUSES = new Set([400, 413, 422]);
 
-function kindFor(status: number | undefined, details: VendorErrorDetails): ErrorKind {
+function kindFor(status: number | undefined, details: VendorErrorDetails, rules?: readonly ErrorRule[], json?: unknown, text = ''): ErrorKind {
+  const vendorRule = findRule(rules, { status, codes: [...details.codes, ...bodyCodes(json)], text: `${text}\n${details.message}` });
+  if (vendorRule) return vendorRule.kind;
   const has = (set: Set<string>) => details.codes.some((c) => set.has(c));
   if (details.codes.includes('insufficient_quota')) return 'payment';
   if (has(CONTENT_FILTER_CODES)) return 'content-filter';
@@ -82,13 +88,15 @@ export interface ClassifyInput {
   json: unknown;
   text: string;
   apiKey?: string;
+  /** The vendor's error table, before the generic rules. */
+  rules?: readonly ErrorRule[];
 }
 
 /** A failed HTTP exchange. */
 export function classifyHttpError(input: ClassifyInput): SwitchyardError {
   const details = readErrorBody(input.json, input.text);
   const message = redactSecrets(details.message, [input.apiKey]);
-  let kind = kindFor(input.status, details);
+  let kind = kindFor(input.status, details, input.rules, input.json, input.text);
   // The vendor says a retry will help: count it as the endpoint's failure, not the request's.
   if (kind === 'bad-request' && input.headers['x-should-retry'] === 'true') kind = 'server';
   return httpError({
@@ -96,6 +104,8 @@ export function classifyHttpError(input: ClassifyInput): SwitchyardError {
     headers: input.headers,
     message,
     vendorCode: details.vendorCode,
+    vendorType: details.type,
+    param: details.param,
     kind,
     provider: input.provider,
     retryAfterMs: kind === 'rate-limit' && !hasRetryHeader(input.headers) ? retryAfterFromMessage(message) : undefined,
@@ -107,9 +117,10 @@ function hasRetryHeader(headers: Record<string, string>): boolean {
 }
 
 /** An error delivered inside an HTTP 200 stream (`data: {"error":…}` or `event: error`). */
-export function classifyStreamError(provider: string, json: unknown, apiKey?: string): SwitchyardError {
-  const details = readErrorBody(json, typeof json === 'string' ? json : JSON.stringify(json) ?? '');
-  const kind = kindFor(details.bodyStatus, details);
+export function classifyStreamError(provider: string, json: unknown, apiKey?: string, rules?: readonly ErrorRule[]): SwitchyardError {
+  const text = typeof json === 'string' ? json : JSON.stringify(json) ?? '';
+  const details = readErrorBody(json, text);
+  const kind = kindFor(details.bodyStatus, details, rules, json, text);
   return new SwitchyardError(kind, `${provider} stream failed: ${redactSecrets(details.message, [apiKey])}`, {
     status: details.bodyStatus,
     vendorCode: details.vendorCode,

@@ -2,17 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { createPipeline, createPipelineFromConfig, isProvider, parseConfig } from '@switchyard/core';
 import { loadProviders } from '@switchyard/core/internal';
-import providersDefault, { azureProvider, openaiCompatibleProvider, openaiProvider, providers } from './index.js';
+import providersDefault, { azureProvider, openaiCompatibleProvider, openaiProvider, providers, vendorPresetProviders } from './index.js';
 import { fixtureText, reframeChunks, startVendor } from './test-support/harness.js';
 
 describe('package exports', () => {
-  it('exports the three providers, as `providers` and as the default export', () => {
-    expect(providers).toEqual([openaiProvider, azureProvider, openaiCompatibleProvider]);
+  it('exports the family and the vendor presets, as `providers` and as the default export', () => {
+    expect(providers).toEqual([openaiProvider, azureProvider, openaiCompatibleProvider, ...vendorPresetProviders]);
     expect(providersDefault).toBe(providers);
     expect(providers.map((p) => [p.id, isProvider(p), p.specificationVersion])).toEqual([
       ['openai', true, 'v1'],
       ['azure', true, 'v1'],
       ['openai-compatible', true, 'v1'],
+      ['dashscope', true, 'v1'],
+      ['zhipu', true, 'v1'],
+      ['moonshot', true, 'v1'],
+      ['qianfan', true, 'v1'],
+      ['deepseek', true, 'v1'],
     ]);
   });
 
@@ -50,7 +55,7 @@ describe('config loading', () => {
     };
     const found = await loadProviders({ endpoints: [{ name: 'a', provider: 'azure', baseUrl: 'https://x.openai.azure.com' }] }, importer);
     expect(asked).toEqual(['@switchyard/provider-openai']);
-    expect(found.map((p) => p.id).sort()).toEqual(['azure', 'openai', 'openai-compatible']);
+    expect(found.map((p) => p.id).sort()).toEqual(['azure', 'dashscope', 'deepseek', 'moonshot', 'openai', 'openai-compatible', 'qianfan', 'zhipu']);
   });
 
   it("the README's YAML example loads and routes each endpoint to the right codec and URL", async () => {

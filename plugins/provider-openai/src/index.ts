@@ -1,17 +1,20 @@
 /**
  * @switchyard/provider-openai: the OpenAI Chat Completions codec family for Switchyard.
- * Provider ids `openai`, `azure` and `openai-compatible`.
+ * Provider ids `openai`, `azure`, `openai-compatible` and the presets `dashscope`, `zhipu`,
+ * `moonshot`, `qianfan`, `deepseek`.
  */
 import { azureProvider } from './azure.js';
 import { openaiProvider } from './openai.js';
 import { openaiCompatibleProvider } from './openai-compatible.js';
+import { vendorPresetProviders } from './vendor-presets.js';
 
 export { openaiProvider } from './openai.js';
 export { azureProvider, azurePath, AZURE_DEFAULT_API_VERSION } from './azure.js';
 export { openaiCompatibleProvider } from './openai-compatible.js';
+export { vendorPresetProviders, VENDOR_PRESETS } from './vendor-presets.js';
 export { defineOpenAIFamilyProvider, bearerAuth, type OpenAIFamilyOptions } from './provider.js';
 export { classifyHttpError, classifyStreamError, readErrorBody } from './classify-error.js';
 export { ChatStreamDecoder } from './stream-decoder.js';
 
-export const providers = [openaiProvider, azureProvider, openaiCompatibleProvider];
+export const providers = [openaiProvider, azureProvider, openaiCompatibleProvider, ...vendorPresetProviders];
 export default providers;

@@ -2,7 +2,7 @@
  * One codec for the whole Chat Completions family. The three providers differ only in where
  * requests go, how they authenticate and which body fields they accept.
  */
-import { defineProvider, SwitchyardError, type Candidate, type Capability, type EmbeddingResponse, type ProviderRequest, type ProviderV1 } from '@switchyard/core';
+import { defineProvider, SwitchyardError, type Candidate, type Capability, type EmbeddingResponse, type ErrorRule, type ProviderRequest, type ProviderV1 } from '@switchyard/core';
 import { classifyHttpError } from './classify-error.js';
 import { parseChatResponse } from './response.js';
 import { buildChatBody, buildEmbeddingsBody } from './request.js';
@@ -17,6 +17,8 @@ export interface OpenAIFamilyOptions {
   authHeaders(target: Candidate): Record<string, string>;
   allowedFields?: ReadonlySet<string>;
   keepReasoning: boolean;
+  /** The vendor's own error table, applied before the family's generic classification. */
+  errorRules?: readonly ErrorRule[];
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -42,10 +44,10 @@ export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): Provid
       return parseChatResponse(response, id, target);
     },
     createStreamDecoder(target) {
-      return new ChatStreamDecoder(id, target.apiKey);
+      return new ChatStreamDecoder(id, target.apiKey, options.errorRules);
     },
     classifyError(response, target) {
-      return classifyHttpError({ provider: id, status: response.status, headers: response.headers, json: response.json, text: response.text, apiKey: target.apiKey });
+      return classifyHttpError({ provider: id, status: response.status, headers: response.headers, json: response.json, text: response.text, apiKey: target.apiKey, rules: options.errorRules });
     },
     probe(target) {
       return { method: 'GET', path: options.pathFor('models', target), headers: { accept: 'application/json', ...options.authHeaders(target) } };

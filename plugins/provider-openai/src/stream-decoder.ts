@@ -4,7 +4,7 @@
  * calls in one delta on Groq and Ollama), usage on the finish chunk or in a trailing
  * `choices: []` chunk, and errors inside a 200 stream.
  */
-import { SwitchyardError, type DecodedSseEvent, type ProviderMetadata, type StreamDecoder, type StreamPart } from '@switchyard/core';
+import { SwitchyardError, type DecodedSseEvent, type ErrorRule, type ProviderMetadata, type StreamDecoder, type StreamPart } from '@switchyard/core';
 import { classifyStreamError } from './classify-error.js';
 import { INSUFFICIENT_RESOURCE, mapFinishReason } from './finish-reason.js';
 import { reasoningOf, syntheticToolCallId, usageMetadata } from './response.js';
@@ -25,11 +25,12 @@ export class ChatStreamDecoder implements StreamDecoder {
   constructor(
     private readonly providerId: string,
     private readonly apiKey?: string,
+    private readonly errorRules?: readonly ErrorRule[],
   ) {}
 
   push(event: DecodedSseEvent): StreamPart[] {
     const body = asWireBody(event.json);
-    if (event.event === 'error') return [{ type: 'error', error: classifyStreamError(this.providerId, event.json, this.apiKey) }];
+    if (event.event === 'error') return [{ type: 'error', error: classifyStreamError(this.providerId, event.json, this.apiKey, this.errorRules) }];
     if (!body) return [];
     const parts: StreamPart[] = [];
     this.readMetadata(body, parts);
@@ -37,7 +38,7 @@ export class ChatStreamDecoder implements StreamDecoder {
     if (choice) this.readChoice(choice, body, parts);
     else if (body.usage) this.pushUsage(body, parts);
     // OpenRouter puts the error on a chunk that also has choices and usage: the usage is kept above.
-    if (body.error !== undefined) parts.push({ type: 'error', error: classifyStreamError(this.providerId, event.json, this.apiKey) });
+    if (body.error !== undefined) parts.push({ type: 'error', error: classifyStreamError(this.providerId, event.json, this.apiKey, this.errorRules) });
     return parts;
   }
 

@@ -7,24 +7,26 @@ import { startServer } from '../running-server.js';
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'Run the OpenAI-compatible gateway',
-  help: `Usage: switchyard serve [--config <file>] [--host <host>] [--port <port>] [--no-watch]
+  help: `Usage: switchyard serve [--config <file>] [--env-file <file>] [--host <host>] [--port <port>] [--no-watch]
 
 Serves /v1/chat/completions, /v1/embeddings, /v1/models, /health, /ready and /metrics for
 the config's logical models. Point any OpenAI SDK at http://<host>:<port>/v1 with a gateway
 key from server.apiKeys.
 
-Reload: SIGHUP or a change to the config file loads it again; requests in flight finish on
+Reload: SIGHUP or a change to the config file loads it again (the env file and every
+\${file:…} secret are read again too, so rotated keys apply); requests in flight finish on
 the old pipeline. A config that fails to load is rejected (logged) and the running one kept.
 Shutdown: SIGTERM or SIGINT stop accepting, let requests in flight finish (up to
 server.shutdownGraceMs), then exit.
 
 Options:
 ${CONFIG_HELP}
+      --env-file <file> KEY=VALUE lines for \${VAR} references (variables already set win)
       --host <host>     listen address (overrides server.host)
       --port <port>     listen port (overrides server.port; 0 picks a free one)
       --no-watch        do not reload when the config file changes
   -h, --help            show this help`,
-  options: { ...configOption, host: { type: 'string' }, port: { type: 'string' }, 'no-watch': { type: 'boolean', default: false } },
+  options: { ...configOption, 'env-file': { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, 'no-watch': { type: 'boolean', default: false } },
   async run(values, io) {
     const port = values.port === undefined ? undefined : Number(values.port);
     if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
@@ -32,7 +34,7 @@ ${CONFIG_HELP}
       return EXIT.USAGE;
     }
     try {
-      const server = await startServer({ file: values.config as string, io, watch: !values['no-watch'], overrides: { host: values.host as string | undefined, port } });
+      const server = await startServer({ file: values.config as string, envFile: values['env-file'] as string | undefined, io, watch: !values['no-watch'], overrides: { host: values.host as string | undefined, port } });
       io.out.write(`switchyard gateway listening on ${server.address.url} (models: ${server.gateway.pipeline?.modelNames().join(', ')})\n`);
       await server.stopped;
       return EXIT.OK;

@@ -1,0 +1,93 @@
+/** Idempotency keys in the library: one upstream call for concurrent duplicates, stored answers after. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPipeline, type ChatStream } from '../src/index.js';
+import { testProvider } from './support/test-provider.js';
+import { completion, sseBody, startLoopback, textChunks, type Loopback } from './support/loopback.js';
+
+let servers: Loopback[] = [];
+afterEach(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  servers = [];
+});
+
+/** A vendor that answers after `delayMs` with a numbered answer, so every upstream call is told apart. */
+async function slowVendor(delayMs = 150) {
+  let n = 0;
+  const server = await startLoopback(async (_req, res, body) => {
+    const answer = `answer ${++n}`;
+    await new Promise((r) => setTimeout(r, delayMs));
+    if (JSON.parse(body).stream) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(sseBody(textChunks([answer])));
+    } else {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(completion(answer)));
+    }
+  });
+  servers.push(server);
+  return server;
+}
+
+const ask = (content = 'hi') => ({ model: 'chat', messages: [{ role: 'user' as const, content }] });
+const pipelineOn = (vendor: Loopback) => createPipeline({ endpoints: [{ name: 'v', provider: 'test', baseUrl: vendor.url }], models: { chat: [{ endpoint: 'v', model: 'm' }] }, providers: [testProvider] });
+const textOf = async (stream: ChatStream) => {
+  let text = '';
+  for await (const part of stream) if (part.type === 'text-delta') text += part.text;
+  return text;
+};
+
+describe('idempotencyKey', () => {
+  it('concurrent duplicates make one upstream call and get the same answer', async () => {
+    const vendor = await slowVendor();
+    const pipeline = pipelineOn(vendor);
+    const answers = await Promise.all([1, 2, 3].map(() => pipeline.chat(ask(), { idempotencyKey: 'order-1' })));
+    expect(vendor.requests).toHaveLength(1);
+    expect(new Set(answers.map((a) => a.choices[0].message.content))).toEqual(new Set(['answer 1']));
+    // Without a key (or with another) each call goes upstream.
+    await pipeline.chat(ask());
+    await pipeline.chat(ask(), { idempotencyKey: 'order-2' });
+    expect(vendor.requests).toHaveLength(3);
+  });
+
+  it('a duplicate after completion gets the stored answer, as a stream too', async () => {
+    const vendor = await slowVendor(10);
+    const pipeline = pipelineOn(vendor);
+    const first = await pipeline.chat(ask(), { idempotencyKey: 'k' });
+    const again = await pipeline.chat(ask(), { idempotencyKey: 'k' });
+    expect(again.choices[0].message.content).toBe(first.choices[0].message.content);
+    expect(await textOf(await pipeline.stream({ ...ask(), stream: true }, { idempotencyKey: 'k' }))).toBe('answer 1');
+    expect(vendor.requests).toHaveLength(1);
+  });
+
+  it('a duplicate stream while the first is in flight gets a clean 409, not a second upstream call', async () => {
+    const vendor = await slowVendor(200);
+    const pipeline = pipelineOn(vendor);
+    const first = pipeline.stream({ ...ask(), stream: true }, { idempotencyKey: 's' });
+    await new Promise((r) => setTimeout(r, 50));
+    await expect(pipeline.stream({ ...ask(), stream: true }, { idempotencyKey: 's' })).rejects.toMatchObject({ kind: 'invalid-request', status: 409, code: 'SWITCHYARD_ERR_IDEMPOTENCY_CONFLICT' });
+    expect(await textOf(await first)).toBe('answer 1');
+    // Once the stream finished, its answer is stored: a plain duplicate gets it.
+    expect((await pipeline.chat(ask(), { idempotencyKey: 's' })).choices[0].message.content).toBe('answer 1');
+    expect(vendor.requests).toHaveLength(1);
+  });
+
+  it('a key reused for a different request is refused; a failed first request is not stored', async () => {
+    let fail = true;
+    const vendor = await startLoopback((_req, res) => {
+      if (fail) {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'nope' } }));
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(completion('fine')));
+      }
+    });
+    servers.push(vendor);
+    const pipeline = pipelineOn(vendor);
+    await expect(pipeline.chat(ask(), { idempotencyKey: 'x' })).rejects.toMatchObject({ kind: 'bad-request' });
+    fail = false;
+    expect((await pipeline.chat(ask(), { idempotencyKey: 'x' })).choices[0].message.content).toBe('fine');
+    await expect(pipeline.chat(ask('something else'), { idempotencyKey: 'x' })).rejects.toMatchObject({ status: 422, code: 'SWITCHYARD_ERR_IDEMPOTENCY_MISMATCH' });
+    await expect(pipeline.chat(ask(), { idempotencyKey: 'k'.repeat(300) })).rejects.toMatchObject({ kind: 'invalid-request', status: 400 });
+  });
+});
