@@ -115,7 +115,7 @@ function isStateStore(value: unknown): value is StateStore {
 }
 
 /** The config's `store:` (a package whose default export makes a StateStore from its options). */
-export async function loadStore(entry: NonNullable<LoadedConfig['store']>, importer: Importer): Promise<StateStore> {
+export async function loadStore(entry: { use: string; options?: unknown }, importer: Importer): Promise<StateStore> {
   const mod = await importModule(importer, entry.use, 'store.use');
   const factory = mod.default ?? mod.createStore;
   let store: unknown;
@@ -142,7 +142,7 @@ export async function createPipelineFromConfig(config: LoadedConfig, options: Fr
   const plugins = await loadPlugins(config.plugins, importer);
   const transport = options.transport ?? (options.dispatcher ? undefined : config.upstream ? createUndiciTransport({ ca: config.upstream.ca, connectTimeoutMs: config.upstream.connectTimeoutMs, connections: config.upstream.connections }) : undefined);
   // A store the config names belongs to this pipeline: it closes with it.
-  const ownStore = !options.store && config.store ? await loadStore(config.store, importer) : undefined;
+  const ownStore = !options.store && config.store?.use ? await loadStore(config.store as { use: string; options?: unknown }, importer) : undefined;
   const pipeline = createPipeline({
     ...options,
     store: options.store ?? ownStore,

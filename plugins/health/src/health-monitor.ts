@@ -2,7 +2,7 @@
  * The health of every deployment of a pipeline, fed by live traffic and probes, read by the
  * route filter and by anyone holding the pipeline (`getHealth(pipeline)`).
  */
-import type { Pipeline } from '@switchyard/core';
+import { storeLocal, type Pipeline } from '@switchyard/core';
 import { DeploymentHealth, type HealthSettings, type HealthView, type Sample } from './deployment-health.js';
 import type { ProbeDepth } from './options.js';
 import type { ProbeResult } from './probes.js';
@@ -34,13 +34,17 @@ export function registerHealth(pipeline: Pipeline, monitor: HealthMonitor): void
 }
 
 export class HealthBook {
-  private readonly deployments = new Map<string, DeploymentHealth>();
-  private readonly probeResults = new Map<string, HealthSnapshotEntry['probes']>();
+  private readonly deployments: Map<string, DeploymentHealth>;
+  private readonly probeResults: Map<string, HealthSnapshotEntry['probes']>;
 
   constructor(
     private readonly pipeline: Pipeline,
     private readonly settings: HealthSettings,
-  ) {}
+  ) {
+    // Held with the store, not the pipeline: a gateway reload keeps every deployment's health.
+    this.deployments = storeLocal(pipeline.store, 'switchyard.health.deployments', () => new Map<string, DeploymentHealth>());
+    this.probeResults = storeLocal(pipeline.store, 'switchyard.health.probes', () => new Map<string, HealthSnapshotEntry['probes']>());
+  }
 
   get(deploymentId: string): DeploymentHealth {
     let health = this.deployments.get(deploymentId);

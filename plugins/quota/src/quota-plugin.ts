@@ -6,7 +6,7 @@
  * recordAttempt at STAGE.DEFAULT (spends budgets, bills usage, rests or parks keys, paces),
  * recordRequest (cache hits and degraded answers for the report).
  */
-import { definePlugin, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
+import { definePlugin, storeLocal, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
 import { BudgetBook, describeExhaustion, formatDuration, type Exhaustion } from './budgets.js';
 import { KeyStates, type KeyState } from './key-states.js';
 import { UsageLedger, type UsageReport } from './ledger.js';
@@ -39,7 +39,8 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
   apply(pipeline, options) {
     checkBudgetsAgainst(pipeline, options.budgets);
     const { clock } = pipeline;
-    const ledger = new UsageLedger(clock.now());
+    // Held with the store, not the pipeline: a gateway reload keeps the report's totals.
+    const ledger = storeLocal(pipeline.store, `switchyard.quota.ledger:${options.storePrefix}`, () => new UsageLedger(clock.now()));
     ledgers.set(pipeline, ledger);
     const book = new BudgetBook(options.budgets, pipeline, options.storePrefix, options.thresholds);
     const keys = new KeyStates(pipeline, options.storePrefix);
