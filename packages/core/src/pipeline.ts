@@ -522,7 +522,7 @@ class RequestRun {
     } finally {
       if (!base.takenOver) {
         if (!error && !finished) error = new SwitchyardError('cancelled', 'stream was closed by the plugin that started it');
-        const outcome = this.outcome(base, error, undefined, 'post-commit', acc.usage);
+        const outcome = this.outcome(base, error, undefined, 'post-commit', acc.usage, acc.outputChars());
         base.release();
         await this.recordAttempt(outcome);
       }
@@ -559,6 +559,7 @@ class RequestRun {
       initiator: opts.initiator,
       ttftMs: undefined,
       headers: undefined,
+      headersReceived: false,
       takenOver: false,
       release: () => {
         if (released) return;
@@ -581,6 +582,7 @@ class RequestRun {
       startedAt,
       initiator: opts.initiator,
       headersReceived: () => {
+        base.headersReceived = true;
         if (stream) timer.setPhase('first-token', Math.max(0, timeouts.firstTokenMs - (this.clock.now() - startedAt)), controller);
       },
       chunkReceived: () => timer.touch(),
@@ -639,7 +641,7 @@ class RequestRun {
     return toSwitchyardError(caught);
   }
 
-  outcome(base: AttemptBase, error: SwitchyardError | undefined, result?: AttemptResult, phase: 'pre-commit' | 'post-commit' = 'pre-commit', usage?: AttemptOutcome['usage']): AttemptOutcome {
+  outcome(base: AttemptBase, error: SwitchyardError | undefined, result?: AttemptResult, phase: 'pre-commit' | 'post-commit' = 'pre-commit', usage?: AttemptOutcome['usage'], outputChars?: number): AttemptOutcome {
     const responseUsage = result && result.type !== 'stream' ? (result.response.usage as AttemptOutcome['usage']) : undefined;
     return {
       attempt: base.number,
@@ -654,6 +656,8 @@ class RequestRun {
       phase,
       stream: base.stream,
       initiator: base.initiator,
+      headersReceived: base.headersReceived,
+      outputChars,
     };
   }
 
@@ -699,7 +703,7 @@ class CommittedAttempt {
   private async record(error?: SwitchyardError): Promise<void> {
     if (this.recorded) return;
     this.recorded = true;
-    const outcome = this.run.outcome(this.base, error, undefined, 'post-commit', this.acc.usage);
+    const outcome = this.run.outcome(this.base, error, undefined, 'post-commit', this.acc.usage, this.acc.outputChars());
     this.base.release();
     await this.run.recordAttempt(outcome);
   }
@@ -784,6 +788,7 @@ interface AttemptBase {
   initiator: string;
   ttftMs: number | undefined;
   headers: Record<string, string> | undefined;
+  headersReceived: boolean;
   /** A plugin-run attempt the core now owns (hedge winner): the core records it. */
   takenOver: boolean;
   release(): void;

@@ -20,6 +20,7 @@ import { PipelineSlot, type Lease } from './pipeline-slot.js';
 import { pipelineFromConfig } from './pipeline-from-config.js';
 import { BodyError, readJsonBody } from './read-body.js';
 import { requestIdOf, traceparentOf } from './request-meta.js';
+import { usageRoute } from './usage-route.js';
 import { assertSafeBinding, resolveServerOptions, type ServerOptions } from './server-options.js';
 
 export interface GatewayOptions {
@@ -124,6 +125,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
       return void res.end(metrics.render());
     }
+    if (method === 'GET' && path === '/switchyard/usage') return usageRoute(slot!.pipeline, req.url ?? path, res);
     if (method === 'GET' && path === '/v1/models') return sendJson(res, 200, modelList(slot!.pipeline, startedAt));
     if (method === 'GET' && path.startsWith('/v1/models/')) {
       const id = decodeURIComponent(path.slice('/v1/models/'.length));
