@@ -7,6 +7,7 @@ export * from './http-errors.js';
 export * from './events.js';
 export * from './state-store.js';
 export * from './store-local.js';
+export * from './event-relay.js';
 export * from './hooks.js';
 export * from './plugin.js';
 export * from './context.js';

@@ -22,6 +22,13 @@ export interface StateStore {
    * within their own process, and concurrent writers on other instances may overwrite each other.
    */
   compareAndSet?<T = unknown>(key: string, expected: T | undefined, next: T, ttlMs?: number): Promise<boolean>;
+  /**
+   * Optional: a message to the other instances sharing this store (Redis pub/sub). The
+   * publishing instance does not receive its own messages.
+   */
+  publish?(channel: string, message: unknown): Promise<void>;
+  /** Optional: listens to the other instances' messages on `channel`; returns the unsubscribe. */
+  subscribe?(channel: string, listener: (message: unknown) => void): () => void;
   close?(): Promise<void>;
 }
 

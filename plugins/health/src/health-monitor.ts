@@ -6,6 +6,7 @@ import { storeLocal, type Pipeline } from '@switchyard/core';
 import { DeploymentHealth, type HealthSettings, type HealthView, type Sample } from './deployment-health.js';
 import type { ProbeDepth } from './options.js';
 import type { ProbeResult } from './probes.js';
+import type { SharedVerdicts } from './shared-health.js';
 
 export interface HealthSnapshotEntry extends HealthView {
   probes: Partial<Record<ProbeDepth, { at: number; ok: boolean; latencyMs: number; error?: string }>>;
@@ -40,6 +41,8 @@ export class HealthBook {
   constructor(
     private readonly pipeline: Pipeline,
     private readonly settings: HealthSettings,
+    /** Verdicts of other instances on the same store (Redis); none without pub/sub. */
+    readonly shared?: SharedVerdicts,
   ) {
     // Held with the store, not the pipeline: a gateway reload keeps every deployment's health.
     this.deployments = storeLocal(pipeline.store, 'switchyard.health.deployments', () => new Map<string, DeploymentHealth>());
@@ -85,10 +88,13 @@ export class HealthBook {
   }
 
   score(deploymentId: string): number {
-    return this.deployments.get(deploymentId)?.score(this.pipeline.clock.now()) ?? 1;
+    const now = this.pipeline.clock.now();
+    const local = this.deployments.get(deploymentId)?.score(now) ?? 1;
+    return Math.min(local, this.shared?.unhealthyScore(deploymentId, now) ?? 1);
   }
 
   isHealthy(deploymentId: string): boolean {
+    if (this.shared?.unhealthyScore(deploymentId, this.pipeline.clock.now()) !== undefined) return false;
     const health = this.deployments.get(deploymentId);
     return health ? this.assess(deploymentId).isHealthy() : true;
   }

@@ -13,8 +13,9 @@ export function orderByHealth(candidates: Candidate[], book: HealthBook, random:
     if (!v) {
       const health = book.assess(id);
       const share = health.admission(now);
-      const rank = !health.isHealthy() ? 'unhealthy' : share >= 1 || random() < share ? 'admitted' : 'deferred';
-      verdicts.set(id, (v = { rank, score: health.score(now) }));
+      const elsewhere = book.shared?.unhealthyScore(id, now);
+      const rank = !health.isHealthy() || elsewhere !== undefined ? 'unhealthy' : share >= 1 || random() < share ? 'admitted' : 'deferred';
+      verdicts.set(id, (v = { rank, score: Math.min(health.score(now), elsewhere ?? 1) }));
     }
     return v;
   };

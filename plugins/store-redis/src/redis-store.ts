@@ -9,6 +9,7 @@
 import { MemoryStateStore, SwitchyardError, type StateStore } from '@switchyard/core';
 import { Redis } from 'ioredis';
 import { parseRedisStoreOptions, type RedisStoreOptions, type RedisStoreOptionsInput } from './options.js';
+import { RedisPubSub } from './pubsub.js';
 import { redactUrl } from './redact-url.js';
 import { ACQUIRE_LEASE, COMPARE_AND_SET, INCREMENT, RELEASE_LEASE, runScript } from './scripts.js';
 
@@ -29,6 +30,7 @@ export class RedisStateStore implements StateStore {
   private skipUntil = 0;
   private lastError: unknown;
   private closed = false;
+  private readonly pubsub: RedisPubSub;
 
   constructor(input: RedisStoreOptionsInput) {
     this.options = parseRedisStoreOptions(input);
@@ -57,6 +59,19 @@ export class RedisStateStore implements StateStore {
     });
     this.client.on('ready', () => this.recover());
     this.firstConnection = settled(this.client, this.options.connectTimeoutMs);
+    this.pubsub = new RedisPubSub(this.client, this.prefix, (error) => this.degrade(error));
+  }
+
+  /**
+   * Sends `message` to the other instances subscribed to `channel` (breaker transitions, health).
+   * While Redis is down the message is dropped: each instance then acts on its own state.
+   */
+  async publish(channel: string, message: unknown): Promise<void> {
+    await this.run('publish', async () => void (await this.client.publish(this.pubsub.channel(channel), this.pubsub.encode(message))), async () => undefined);
+  }
+
+  subscribe(channel: string, listener: (message: unknown) => void): () => void {
+    return this.pubsub.subscribe(channel, listener);
   }
 
   /** True while Redis answers (the store is not serving from local memory). */
@@ -139,6 +154,7 @@ export class RedisStateStore implements StateStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.pubsub.close();
     await this.local.close();
     if (!this.ownsClient) return;
     if (this.client.status !== 'ready') {
