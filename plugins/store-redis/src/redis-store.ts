@@ -13,6 +13,9 @@ import { RedisPubSub } from './pubsub.js';
 import { redactUrl } from './redact-url.js';
 import { ACQUIRE_LEASE, COMPARE_AND_SET, INCREMENT, RELEASE_LEASE, runScript } from './scripts.js';
 
+/** Distinct counters remembered during one outage (budget windows, retry budgets); more are dropped. */
+const MAX_MISSED_COUNTERS = 10_000;
+
 /** A TTL as Redis takes it: `undefined` keeps the current expiry, `never` drops it, 0 expires now. */
 type Expiry = undefined | 'never' | number;
 
@@ -31,6 +34,9 @@ export class RedisStateStore implements StateStore {
   private lastError: unknown;
   private closed = false;
   private readonly pubsub: RedisPubSub;
+  /** Counter increments answered locally during an outage, added to Redis when it is back. */
+  private readonly missed = new Map<string, { by: number; expiresAt: number | undefined }>();
+  private reconciling: Promise<void> = Promise.resolve();
 
   constructor(input: RedisStoreOptionsInput) {
     this.options = parseRedisStoreOptions(input);
@@ -128,8 +134,34 @@ export class RedisStateStore implements StateStore {
     return this.run(
       'increment',
       async () => Number(await runScript(this.client, INCREMENT, this.prefix + key, [String(by), expiryArg])),
-      (local) => local.increment(key, by, ttlMs),
+      (local) => {
+        this.remember(key, by, ttlMs);
+        return local.increment(key, by, ttlMs);
+      },
     );
+  }
+
+  /** Counters are additive: what was counted locally during an outage is added back, not lost. */
+  private remember(key: string, by: number, ttlMs: number | undefined): void {
+    const seen = this.missed.get(key);
+    if (!seen && this.missed.size >= MAX_MISSED_COUNTERS) return;
+    const expiresAt = ttlMs === undefined || ttlMs === Number.POSITIVE_INFINITY ? seen?.expiresAt : Date.now() + ttlMs;
+    this.missed.set(key, { by: (seen?.by ?? 0) + by, expiresAt });
+  }
+
+  private async reconcile(): Promise<void> {
+    const pending = [...this.missed];
+    this.missed.clear();
+    for (const [key, { by, expiresAt }] of pending) {
+      const left = expiresAt === undefined ? '' : String(Math.ceil(expiresAt - Date.now()));
+      if (left !== '' && Number(left) <= 0) continue;
+      try {
+        await this.withTimeout(runScript(this.client, INCREMENT, this.prefix + key, [String(by), left]), 'reconcile');
+      } catch (error) {
+        this.degrade(error);
+        return;
+      }
+    }
   }
 
   async acquireLease(key: string, holder: string, ttlMs: number): Promise<boolean> {
@@ -174,6 +206,7 @@ export class RedisStateStore implements StateStore {
   private async run<T>(operation: string, remote: () => Promise<T>, local: (store: MemoryStateStore) => Promise<T>): Promise<T> {
     let failure: SwitchyardError | undefined;
     if (await this.reachable()) {
+      await this.reconciling;
       try {
         const result = await this.withTimeout(remote(), operation);
         if (this.outage) this.recover();
@@ -231,6 +264,7 @@ export class RedisStateStore implements StateStore {
     if (!this.outage) return;
     this.outage = false;
     void this.local.close();
+    this.reconciling = this.reconcile();
   }
 
   private unavailable(cause: unknown, operation?: string): SwitchyardError {
