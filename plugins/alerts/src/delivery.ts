@@ -19,8 +19,12 @@ export class DeliveryError extends Error {
 
 export interface DeliveryStats {
   sent: number;
+  /** Given up on after the retries. */
   failed: number;
+  /** Pushed out of a full queue. */
   dropped: number;
+  /** Backoff waits started before a retry. */
+  retries: number;
 }
 
 export class ChannelQueue {
@@ -28,7 +32,7 @@ export class ChannelQueue {
   private running = false;
   private closed = false;
   private readonly stop = new AbortController();
-  readonly stats: DeliveryStats = { sent: 0, failed: 0, dropped: 0 };
+  readonly stats: DeliveryStats = { sent: 0, failed: 0, dropped: 0, retries: 0 };
   private idle: Promise<void> = Promise.resolve();
 
   constructor(
@@ -82,6 +86,7 @@ export class ChannelQueue {
           this.onError(failure);
           return;
         }
+        this.stats.retries++;
         try {
           await sleep(this.clock, this.options.backoffMs * 2 ** attempt, this.stop.signal);
         } catch {

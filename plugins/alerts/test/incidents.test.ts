@@ -10,7 +10,8 @@ import { hangingReceiver, pipelineWithAlerts, receiver, stopAll } from './receiv
 afterEach(stopAll);
 
 async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 1500 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!condition()) throw new Error('condition not met within 15 s');
 }
 
 describe('incidents', () => {
@@ -96,16 +97,19 @@ describe('incidents', () => {
     const errors: string[] = [];
     pipeline.events.on('plugin-error', ({ error }) => errors.push(String((error as Error).message)));
     pipeline.events.emit('breaker:open', { deployment: 'primary/gpt-x', until: 0, reason: 'failures' });
-    await until(() => calls === 1 && clock.pendingTimers() > 0);
+    const stats = () => getAlerts(pipeline)!.stats();
+    // Both channels failed once and wait out their first backoff (1 s) on the virtual clock.
+    await until(() => stats()['webhook[0]'].retries === 1 && stats()['ops-slack'].retries === 1);
     await clock.advance(999);
     expect(calls).toBe(1);
     await clock.advance(1);
-    await until(() => calls === 2 && clock.pendingTimers() > 0);
-    await clock.advance(2000);
+    await until(() => stats()['webhook[0]'].retries === 2 && stats()['ops-slack'].retries === 2);
+    expect(calls).toBe(2);
+    await clock.advance(2000); // the second backoff
     await settled();
     expect(calls).toBe(3);
     expect(broken.requests).toHaveLength(3);
-    expect(getAlerts(pipeline)!.stats()).toEqual({ 'webhook[0]': { sent: 1, failed: 0, dropped: 0 }, 'ops-slack': { sent: 0, failed: 1, dropped: 0 } });
+    expect(stats()).toEqual({ 'webhook[0]': { sent: 1, failed: 0, dropped: 0, retries: 2 }, 'ops-slack': { sent: 0, failed: 1, dropped: 0, retries: 2 } });
     expect(errors).toEqual(['ops-slack: the receiver answered HTTP 503']);
     expect(errors.join()).not.toContain('TOKEN');
     await flaky.close();
