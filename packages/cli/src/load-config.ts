@@ -1,7 +1,7 @@
 /** Reads, validates and builds a config the way `serve` runs it; shared by every command. */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseConfig, SwitchyardError, type LoadedConfig, type Pipeline } from '@switchyard/core';
+import { parseConfig, SwitchyardError, type FromConfigOptions, type LoadedConfig, type Pipeline } from '@switchyard/core';
 import { assertSafeBinding, pipelineFromConfig, resolveServerOptions } from '@switchyard/gateway';
 import { cliImporter } from './importer.js';
 import { formatError } from './format-error.js';
@@ -30,8 +30,8 @@ export async function readConfig(file: string, env: Record<string, string | unde
 }
 
 /** Imports providers and plugins, checks their versions and options, and builds the pipeline. */
-export function buildPipeline(setup: LoadedSetup): Promise<Pipeline> {
-  return pipelineFromConfig(setup.config, { importer: cliImporter(path.dirname(setup.file)) });
+export function buildPipeline(setup: LoadedSetup, options: Omit<FromConfigOptions, 'importer'> = {}): Promise<Pipeline> {
+  return pipelineFromConfig(setup.config, { ...options, importer: cliImporter(path.dirname(setup.file)) });
 }
 
 /**

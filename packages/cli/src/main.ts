@@ -6,10 +6,11 @@ import { serveCommand } from './commands/serve.js';
 import { validateCommand } from './commands/validate.js';
 import { replayCommand } from './commands/replay.js';
 import { simulateCommand } from './commands/simulate.js';
+import { usageCommand } from './commands/usage.js';
 import { demoCommand } from './demo-command.js';
 import { EXIT, processIO, type CliIO } from './io.js';
 
-export const COMMANDS: readonly Command[] = [serveCommand, validateCommand, checkCommand, demoCommand, simulateCommand, replayCommand];
+export const COMMANDS: readonly Command[] = [serveCommand, validateCommand, checkCommand, demoCommand, simulateCommand, replayCommand, usageCommand];
 
 export function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

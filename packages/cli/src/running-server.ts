@@ -59,13 +59,15 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         const next = await readConfig(setup.file, await envWithFile(io.env, options.envFile, io.cwd), io.cwd);
         next.secrets.forEach((s) => secrets.add(s));
         const server = resolveServerOptions(next.config.server, overrides);
-        const pipeline = await buildPipeline(next);
+        // The gateway's store carries breakers, budgets, health, cache and usage over the reload.
+        const pipeline = await buildPipeline(next, { store: gateway.store });
         try {
           gateway.reload(pipeline, { apiKeys: server.apiKeys });
         } catch (error) {
           await pipeline.close();
           throw error;
         }
+        if (JSON.stringify(next.config.store) !== JSON.stringify(setup.config.store)) logger.warn('store changes apply after a restart; the running store is kept');
         if (server.host !== started.host || server.port !== started.port) logger.warn('server.host and server.port changes apply after a restart', { host: started.host, port: started.port });
         logger.info('config reloaded', { reason, file: setup.file });
         return true;

@@ -57,6 +57,11 @@ export class ResponseAccumulator {
     }
   }
 
+  /** Characters of output received so far: the basis of an estimate when the vendor reported no usage. */
+  outputChars(): number {
+    return this.text.length + this.reasoning.length + this.toolCalls.reduce((n, c) => n + (c ? c.function.arguments.length + c.function.name.length : 0), 0);
+  }
+
   private mergeMetadata(meta: ProviderMetadata): void {
     this.providerMetadata ??= {};
     for (const [vendor, values] of Object.entries(meta)) {

@@ -30,6 +30,8 @@ export interface LiveAttempt {
   readonly attempt: Attempt;
   ttftMs: number | undefined;
   headers: Record<string, string> | undefined;
+  /** The vendor's response headers arrived (a later failure may still be billed). */
+  headersReceived: boolean;
   /** A plugin-run attempt the core took over (a hedge winner): the core records it, not the plugin's reader. */
   ownedByCore: boolean;
   /** Stops its timer phase and its signal links; safe to call more than once. */
@@ -92,7 +94,7 @@ export class AttemptRunner {
     return result;
   }
 
-  outcome(live: LiveAttempt, error: SwitchyardError | undefined, result?: AttemptResult, phase: AttemptOutcome['phase'] = 'pre-commit', usage?: AttemptOutcome['usage']): AttemptOutcome {
+  outcome(live: LiveAttempt, error: SwitchyardError | undefined, result?: AttemptResult, phase: AttemptOutcome['phase'] = 'pre-commit', usage?: AttemptOutcome['usage'], outputChars?: number): AttemptOutcome {
     const answer = result && result.type !== 'stream' ? result : undefined;
     return {
       attempt: live.number,
@@ -107,6 +109,8 @@ export class AttemptRunner {
       phase,
       stream: live.stream,
       initiator: live.initiator,
+      headersReceived: live.headersReceived,
+      outputChars,
     };
   }
 
@@ -119,8 +123,8 @@ export class AttemptRunner {
   }
 
   /** Ends a live attempt after its commit point: one outcome, then its timer and links are released. */
-  async recordAfterCommit(live: LiveAttempt, error: SwitchyardError | undefined, usage: AttemptOutcome['usage']): Promise<void> {
-    const outcome = this.outcome(live, error, undefined, 'post-commit', usage);
+  async recordAfterCommit(live: LiveAttempt, error: SwitchyardError | undefined, acc: ResponseAccumulator): Promise<void> {
+    const outcome = this.outcome(live, error, undefined, 'post-commit', acc.usage, acc.outputChars());
     live.release();
     await this.record(outcome);
   }
@@ -165,6 +169,7 @@ export class AttemptRunner {
       initiator: opts.initiator,
       ttftMs: undefined,
       headers: undefined,
+      headersReceived: false,
       ownedByCore: false,
       release: () => {
         if (released) return;
@@ -185,6 +190,7 @@ export class AttemptRunner {
         startedAt,
         initiator: opts.initiator,
         headersReceived: () => {
+          live.headersReceived = true;
           if (stream) timer.setPhase('first-token', Math.max(0, timeouts.firstTokenMs - (clock.now() - startedAt)), controller);
         },
         chunkReceived: () => timer.touch(),
@@ -263,7 +269,7 @@ export class AttemptRunner {
     } finally {
       if (!live.ownedByCore) {
         if (!error && !finished) error = new SwitchyardError('cancelled', 'stream was closed by the plugin that started it');
-        await this.recordAfterCommit(live, error, acc.usage);
+        await this.recordAfterCommit(live, error, acc);
       }
     }
   }

@@ -50,7 +50,7 @@ export class CommittedStream {
   private async record(error?: SwitchyardError): Promise<void> {
     if (this.recorded) return;
     this.recorded = true;
-    await this.owner.attempts.recordAfterCommit(this.live, error, this.acc.usage);
+    await this.owner.attempts.recordAfterCommit(this.live, error, this.acc);
   }
 
   /** The consumer stopped reading: abort the upstream; a cancellation counts against nobody. */

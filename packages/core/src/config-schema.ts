@@ -94,7 +94,16 @@ export const configSchema = z
     plugins: z.array(pluginEntrySchema).default([]),
     deadlineMs: z.number().int().positive().optional(),
     /** A shared StateStore (breakers, cooldowns, quota) from a package, e.g. @switchyard/store-redis. */
-    store: z.object({ use: z.string().min(1), options: z.unknown().optional() }).strict().optional(),
+    store: z
+      .object({
+        use: z.string().min(1).optional(),
+        options: z.unknown().optional(),
+        /** In-memory store only: written on graceful shutdown, loaded at start (relative to the config file). */
+        snapshot: z.string().min(1).optional(),
+      })
+      .strict()
+      .refine((s) => !(s.use && s.snapshot), { message: 'snapshot applies to the in-memory store only; a shared store keeps its own state', path: ['snapshot'] })
+      .optional(),
     upstream: z
       .object({ ca: z.string().optional(), connectTimeoutMs: z.number().int().positive().optional(), connections: z.number().int().positive().optional() })
       .strict()

@@ -174,6 +174,10 @@ export interface AttemptOutcome {
   phase: 'pre-commit' | 'post-commit';
   stream: boolean;
   initiator: string;
+  /** The vendor's response headers arrived: it had the request (a later failure may still be billed). */
+  headersReceived?: boolean;
+  /** Characters of output a stream delivered before it ended (text, reasoning, tool arguments). */
+  outputChars?: number;
 }
 
 export type RetryDecision =

@@ -12,10 +12,11 @@ export interface SwitchyardEvents {
   failover: [{ requestId: string; from: Candidate; to: Candidate; error: SwitchyardError }];
   'stream:commit': [{ requestId: string; candidate: Candidate; ttftMs: number }];
   'stream:malformed': [{ requestId: string; candidate: Candidate; data: string }];
-  'breaker:open': [{ deployment: string; until: number; reason: string }];
-  'breaker:half-open': [{ deployment: string }];
-  'breaker:close': [{ deployment: string }];
-  'health:change': [{ deployment: string; healthy: boolean; score: number }];
+  /** `remote`: the transition happened on another instance sharing the store (relayed by pub/sub). */
+  'breaker:open': [{ deployment: string; until: number; reason: string; remote?: boolean }];
+  'breaker:half-open': [{ deployment: string; remote?: boolean }];
+  'breaker:close': [{ deployment: string; remote?: boolean }];
+  'health:change': [{ deployment: string; healthy: boolean; score: number; remote?: boolean }];
   'quota:threshold': [{ scope: string; limit: string; level: number; used: number; max: number }];
   degraded: [{ requestId: string; level: string }];
   'deployment:misconfigured': [{ deployment: string; error: SwitchyardError }];

@@ -12,6 +12,8 @@ export * from './provider.js';
 export * from './http-errors.js';
 export * from './events.js';
 export * from './state-store.js';
+export * from './store-local.js';
+export * from './event-relay.js';
 export * from './hooks.js';
 export * from './plugin.js';
 export type { RequestContext, RequestState, RunAttemptOptions, StreamAttemptResult } from './contract.js';

@@ -121,7 +121,7 @@ function isStateStore(value: unknown): value is StateStore {
 }
 
 /** The config's `store:` (a package whose default export makes a StateStore from its options). */
-export async function loadStore(entry: NonNullable<LoadedConfig['store']>, importer: Importer): Promise<StateStore> {
+export async function loadStore(entry: { use: string; options?: unknown }, importer: Importer): Promise<StateStore> {
   const mod = await importModule(importer, entry.use, 'store.use');
   const factory = mod.default ?? mod.createStore;
   let store: unknown;
@@ -151,7 +151,8 @@ export async function createPipelineFromConfig(config: LoadedConfig, options: Fr
   const importer = options.importer ?? importerFrom(configDir(config));
   const providers = await loadProviders(config, importer);
   const plugins = await loadPlugins(config.plugins, importer);
-  const ownStore = !options.store && config.store ? await loadStore(config.store, importer) : undefined;
+  // A store the config names belongs to this pipeline: it closes with it.
+  const ownStore = !options.store && config.store?.use ? await loadStore(config.store as { use: string; options?: unknown }, importer) : undefined;
   let ownTransport: Transport | undefined;
   let pipeline: Pipeline | undefined;
   try {

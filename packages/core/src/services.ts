@@ -73,9 +73,19 @@ export interface StaleAnswerOffer {
   claimed: boolean;
 }
 
+/** The usage ledger's query side (the gateway's /switchyard/usage). */
+export interface UsageQueryService {
+  /** Totals for whole UTC days `since`..`until` (defaults: the last 30 days), grouped. */
+  answer(query: { since?: string | null; until?: string | null; groupBy?: string | null }): Promise<unknown>;
+  /** Waits for the usage log's pending appends. */
+  flush(): Promise<void>;
+}
+
 export const SERVICE = Object.freeze({
   /** Provided by @switchyard/plugin-retry; the hedge plugin spends it. */
   retryBudget: defineService<RetryBudgetService>('switchyard.retry-budget', { providedBy: '@switchyard/plugin-retry' }),
+  /** Provided by @switchyard/plugin-quota when its ledger is on; the gateway's usage route asks it. */
+  usage: defineService<UsageQueryService>('switchyard.usage', { providedBy: '@switchyard/plugin-quota' }),
 });
 
 export const REQUEST_SLOT = Object.freeze({

@@ -22,10 +22,24 @@ export interface StateStore {
    * within their own process, and concurrent writers on other instances may overwrite each other.
    */
   compareAndSet?<T = unknown>(key: string, expected: T | undefined, next: T, ttlMs?: number): Promise<boolean>;
+  /**
+   * Optional: a message to the other instances sharing this store (Redis pub/sub). The
+   * publishing instance does not receive its own messages.
+   */
+  publish?(channel: string, message: unknown): Promise<void>;
+  /** Optional: listens to the other instances' messages on `channel`; returns the unsubscribe. */
+  subscribe?(channel: string, listener: (message: unknown) => void): () => void;
   close?(): Promise<void>;
 }
 
 interface Entry { value: unknown; expiresAt: number }
+
+/** A MemoryStateStore written out: `expiresAt` is epoch ms on the store's clock, null for never. */
+export interface StoreSnapshot {
+  version: 1;
+  savedAt: number;
+  entries: [key: string, value: unknown, expiresAt: number | null][];
+}
 
 /** Writes between two sweeps of expired entries that nobody read again (bounded memory). */
 const SWEEP_EVERY = 4096;
@@ -102,6 +116,26 @@ export class MemoryStateStore implements StateStore {
 
   async releaseLease(key: string, holder: string): Promise<void> {
     if (this.live(key)?.value === holder) this.entries.delete(key);
+  }
+
+  /** Every live entry, for a snapshot file that the next start loads (`store: { snapshot }`). */
+  snapshot(): StoreSnapshot {
+    const now = this.clock.now();
+    const entries: StoreSnapshot['entries'] = [];
+    for (const [key, entry] of this.entries) if (entry.expiresAt > now) entries.push([key, entry.value, Number.isFinite(entry.expiresAt) ? entry.expiresAt : null]);
+    return { version: 1, savedAt: now, entries };
+  }
+
+  /** Loads a snapshot's entries that have not expired since; returns how many. */
+  restore(snapshot: StoreSnapshot): number {
+    const now = this.clock.now();
+    let loaded = 0;
+    for (const [key, value, expiresAt] of snapshot.entries) {
+      if (expiresAt !== null && expiresAt <= now) continue;
+      this.entries.set(key, { value, expiresAt: expiresAt ?? Number.POSITIVE_INFINITY });
+      loaded++;
+    }
+    return loaded;
   }
 
   /** Entries held now (expired ones are dropped first); for tests and the status page. */

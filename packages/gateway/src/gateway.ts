@@ -4,13 +4,14 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SwitchyardError, systemClock, type Clock, type FromConfigOptions, type LoadedConfig, type Pipeline } from '@switchyard/core';
+import { SwitchyardError, systemClock, type Clock, type FromConfigOptions, type LoadedConfig, type Pipeline, type StateStore } from '@switchyard/core';
 import { chatCompletions } from './chat-completions.js';
 import { embeddings } from './embeddings.js';
 import type { Exchange } from './exchange.js';
 import { createKeyCheck, type KeyCheck } from './gateway-keys.js';
 import { sendError, sendJson } from './http-reply.js';
 import { silentLogger, type Logger } from './logger.js';
+import { openGatewayStore, type GatewayStore } from './gateway-store.js';
 import { GatewayMetrics } from './metrics.js';
 import { modelEntry, modelList, modelsWithoutCandidates } from './models.js';
 import { errorReply, replyWithError, type ErrorReply } from './openai-errors.js';
@@ -18,6 +19,7 @@ import { PipelineSlot, type Lease } from './pipeline-slot.js';
 import { pipelineFromConfig } from './pipeline-from-config.js';
 import { BodyError, readJsonBody } from './read-body.js';
 import { idempotencyKeyOf, requestIdOf, traceparentOf } from './request-meta.js';
+import { usageRoute } from './usage-route.js';
 import { assertSafeBinding, resolveServerOptions, type ServerOptions } from './server-options.js';
 
 export interface GatewayOptions {
@@ -56,6 +58,11 @@ export interface Gateway {
   reload(pipeline: Pipeline, options?: ReloadOptions): void;
   readonly address: GatewayAddress | undefined;
   readonly pipeline: Pipeline | undefined;
+  /**
+   * The StateStore the config's pipelines share (set at listen() for a config). Build the next
+   * pipeline with `{ store: gateway.store }` so a reload keeps breakers, budgets, health, cache.
+   */
+  readonly store: StateStore | undefined;
   readonly options: Readonly<ServerOptions>;
   readonly inFlight: number;
   readonly metrics: GatewayMetrics;
@@ -80,6 +87,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const startedAt = Math.floor(Date.now() / 1000);
   let keyCheck: KeyCheck = createKeyCheck(server.apiKeys);
   let slot: PipelineSlot | undefined;
+  let home: GatewayStore | undefined;
   let address: GatewayAddress | undefined;
   let inFlight = 0;
   let draining = false;
@@ -116,6 +124,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
       return void res.end(metrics.render());
     }
+    if (method === 'GET' && path === '/switchyard/usage') return usageRoute(slot!.pipeline, req.url ?? path, res);
     if (method === 'GET' && path === '/v1/models') return sendJson(res, 200, modelList(slot!.pipeline, startedAt));
     if (method === 'GET' && path.startsWith('/v1/models/')) {
       const id = decodeURIComponent(path.slice('/v1/models/'.length));
@@ -198,6 +207,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     get pipeline() {
       return slot?.pipeline;
     },
+    get store() {
+      const given = options.pipelineOptions?.store;
+      return (given && 'owned' in given ? given.use : given) ?? home?.store;
+    },
     get inFlight() {
       return inFlight;
     },
@@ -205,7 +218,20 @@ export function createGateway(options: GatewayOptions): Gateway {
     metrics,
     async listen() {
       if (address) return address;
-      if (!slot) slot = newSlot(await pipelineFromConfig(options.config!, options.pipelineOptions));
+      if (!slot) {
+        const config = options.config!;
+        if (!options.pipelineOptions?.store) {
+          home = await openGatewayStore(config, { importer: options.pipelineOptions?.importer, clock: options.pipelineOptions?.clock, onWarning: (m, f) => logger.warn(m, f) });
+          if (home.snapshotFile) logger.info('store snapshot loaded', { file: home.snapshotFile, entries: home.restored });
+        }
+        try {
+          slot = newSlot(await pipelineFromConfig(config, { ...options.pipelineOptions, store: gateway.store }));
+        } catch (error) {
+          await home?.close();
+          home = undefined;
+          throw error;
+        }
+      }
       await new Promise<void>((resolve, reject) => {
         httpServer.once('error', reject);
         httpServer.listen(server.port, server.host, () => {
@@ -245,6 +271,11 @@ export function createGateway(options: GatewayOptions): Gateway {
         httpServer.closeAllConnections();
         await closed;
         await slot?.closeAll();
+        try {
+          await home?.close();
+        } catch (error) {
+          logger.error('writing the store snapshot failed', { error: (error as Error).message });
+        }
         logger.info('gateway closed');
       })();
       return closing;

@@ -6,7 +6,7 @@
  * first-hand answers), degrade at STAGE.LAST (an expired answer within `staleTtlMs` answers when
  * every candidate failed, unless a degrade plan claimed the stale answer for its own order).
  */
-import { defineService, definePlugin, outcomeOf, provideService, REQUEST_SLOT, requireService, STAGE, type ChatRequest, type ChatResponse, type Pipeline, type RequestContext } from '@switchyard/core';
+import { defineService, definePlugin, outcomeOf, provideService, REQUEST_SLOT, requireService, STAGE, storeLocal, type ChatRequest, type ChatResponse, type Pipeline, type RequestContext } from '@switchyard/core';
 import { cacheKey } from './cache-key.js';
 import { cacheOptionsSchema, type CacheOptions, type CacheOptionsInput } from './options.js';
 import { MemoryResponseStore, StateStoreResponseStore, type CacheEntry, type ResponseStore } from './response-store.js';
@@ -65,7 +65,10 @@ export const cache = definePlugin<CacheOptions, CacheOptionsInput>({
     const stats: CacheStats = { hits: 0, misses: 0, stores: 0, staleServed: 0 };
     provideService(pipeline, CACHE_STATS, stats);
     const store: ResponseStore =
-      options.store === 'state-store' ? new StateStoreResponseStore(pipeline.store, options.storePrefix) : new MemoryResponseStore(() => clock.now(), options.maxEntries, options.maxBytes);
+      options.store === 'memory'
+        ? // Held with the pipeline's store: a gateway reload that reuses the store keeps the cached answers.
+          storeLocal(pipeline.store, `switchyard.cache:${options.storePrefix}`, () => new MemoryResponseStore(() => clock.now(), options.maxEntries, options.maxBytes))
+        : new StateStoreResponseStore(pipeline.store, options.storePrefix);
     const keepMs = options.ttlMs + options.staleTtlMs;
 
     pipeline.hooks.classify.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (classification, ctx) => {

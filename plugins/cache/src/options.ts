@@ -10,8 +10,11 @@ export const cacheOptionsSchema = z
     maxEntries: z.number().int().positive().default(1000),
     /** In-memory bound on the answers' JSON size in bytes. */
     maxBytes: z.number().int().positive().default(50 * 1024 * 1024),
-    /** `memory` (LRU, per process) or `state-store` (the pipeline's StateStore, shared; TTL-bound only). */
-    store: z.enum(['memory', 'state-store']).default('memory'),
+    /**
+     * `memory` (LRU, per process) or `state-store` (the pipeline's StateStore, shared; TTL-bound only);
+     * `redis` is `state-store` spelled for a config whose `store:` is @switchyard/store-redis.
+     */
+    store: z.enum(['memory', 'state-store', 'redis']).default('memory'),
     storePrefix: z.string().min(1).default('cache'),
   })
   .strict();

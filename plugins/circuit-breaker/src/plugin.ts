@@ -1,5 +1,5 @@
 /** @switchyard/plugin-circuit-breaker: per-deployment (and per-key) breakers in the StateStore. */
-import { defineService, definePlugin, provideService, requireService, STAGE, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
+import { defineService, definePlugin, provideService, relayEvents, requireService, STAGE, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
 import { BreakerStore, type BreakerState } from './breaker-store.js';
 import { breakerOptionsSchema, type BreakerPluginOptions, type BreakerPluginOptionsInput } from './options.js';
 import { forceClose, forceOpen, recordFailure, recordSuccess } from './state-machine.js';
@@ -53,6 +53,8 @@ export const circuitBreaker = definePlugin<BreakerPluginOptions, BreakerPluginOp
   optionsSchema: breakerOptionsSchema,
   apply(pipeline, options) {
     const breakers = new BreakerStore(pipeline.store, pipeline.clock, pipeline.random, pipeline.events, options);
+    // Breaker records are shared through the store already; the transitions' events travel by pub/sub.
+    relayEvents(pipeline, 'breaker', ['breaker:open', 'breaker:half-open', 'breaker:close']);
     provideService(pipeline, BREAKER_CONTROL, {
       options,
       getState: (id) => breakers.state(id),

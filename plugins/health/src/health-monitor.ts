@@ -2,11 +2,12 @@
  * The health of every deployment of a pipeline, fed by live traffic and probes, read by the
  * route filter and by anyone holding the pipeline (`getHealth(pipeline)`).
  */
-import { defineService, provideService, requireService, type Pipeline } from '@switchyard/core';
+import { defineService, provideService, requireService, storeLocal, type Pipeline } from '@switchyard/core';
 import { DeploymentHealth, type HealthSettings, type HealthView, type Sample } from './deployment-health.js';
 import type { ProbeDepth } from './options.js';
 import type { ProbeResult } from './probes.js';
 import { Recovery, type RecoverySettings } from './recovery.js';
+import type { SharedVerdicts } from './shared-health.js';
 
 export interface HealthSnapshotEntry extends HealthView {
   /** Set while the deployment is unhealthy: its ejections in a row and when it may take a trial request. */
@@ -37,14 +38,20 @@ export function registerHealth(pipeline: Pipeline, monitor: HealthMonitor): void
 }
 
 export class HealthBook {
-  private readonly deployments = new Map<string, DeploymentHealth>();
-  private readonly probeResults = new Map<string, HealthSnapshotEntry['probes']>();
-  private readonly recoveries = new Map<string, Recovery>();
+  private readonly deployments: Map<string, DeploymentHealth>;
+  private readonly probeResults: Map<string, HealthSnapshotEntry['probes']>;
+  private readonly recoveries: Map<string, Recovery>;
 
   constructor(
     private readonly pipeline: Pipeline,
     private readonly settings: HealthSettings & RecoverySettings,
+    /** Verdicts of other instances on the same store (Redis); none without pub/sub. */
+    readonly shared?: SharedVerdicts,
   ) {
+    // Held with the store, not the pipeline: a gateway reload keeps every deployment's health.
+    this.deployments = storeLocal(pipeline.store, 'switchyard.health.deployments', () => new Map<string, DeploymentHealth>());
+    this.probeResults = storeLocal(pipeline.store, 'switchyard.health.probes', () => new Map<string, HealthSnapshotEntry['probes']>());
+    this.recoveries = storeLocal(pipeline.store, 'switchyard.health.recoveries', () => new Map<string, Recovery>());
     pipeline.events.on('breaker:open', ({ deployment, until }) => this.recovery(deployment).breakerOpenUntil(until));
   }
 
@@ -123,10 +130,13 @@ export class HealthBook {
   }
 
   score(deploymentId: string): number {
-    return this.deployments.get(deploymentId)?.score(this.pipeline.clock.now()) ?? 1;
+    const now = this.pipeline.clock.now();
+    const local = this.deployments.get(deploymentId)?.score(now) ?? 1;
+    return Math.min(local, this.shared?.unhealthyScore(deploymentId, now) ?? 1);
   }
 
   isHealthy(deploymentId: string): boolean {
+    if (this.shared?.unhealthyScore(deploymentId, this.pipeline.clock.now()) !== undefined) return false;
     const health = this.deployments.get(deploymentId);
     return health ? this.assess(deploymentId).isHealthy() : true;
   }

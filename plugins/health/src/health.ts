@@ -8,6 +8,7 @@ import { healthOptionsSchema, type HealthOptions, type HealthOptionsInput } from
 import { Prober } from './probes.js';
 import { orderByHealth } from './route-filter.js';
 import { warmBackups } from './warm-backups.js';
+import { SharedVerdicts } from './shared-health.js';
 
 export const PLUGIN_NAME = '@switchyard/plugin-health';
 
@@ -17,7 +18,9 @@ export const health = definePlugin<HealthOptions, HealthOptionsInput>({
   core: '^0.1.0',
   optionsSchema: healthOptionsSchema,
   apply(pipeline, options) {
-    const book = new HealthBook(pipeline, options);
+    const shared = new SharedVerdicts(pipeline, options.sharedVerdictMs);
+    const book = new HealthBook(pipeline, options, shared);
+    shared.start();
     const prober = new Prober(pipeline, options.probes, (result) => book.recordProbe(result));
 
     pipeline.hooks.recordAttempt.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (outcome) => {

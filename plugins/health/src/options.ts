@@ -47,6 +47,8 @@ export const healthOptionsSchema = z
     latencyAlpha: z.number().gt(0).max(1).default(0.3),
     /** A 429 counts as this much of a failure (it is throttling, not an outage). */
     rateLimitedWeight: z.number().min(0).max(1).default(0.5),
+    /** With a store that has pub/sub (Redis): how long another instance's "unhealthy" stands without news. */
+    sharedVerdictMs: z.number().int().positive().default(300_000),
     /** Unhealthy deployments: `demote` keeps them as last-resort fallbacks, `drop` removes them while a healthy one exists. */
     unhealthy: z.enum(['demote', 'drop']).default('demote'),
     /** A recovered deployment's share of first choices ramps up over this long (ms); 0 disables. */

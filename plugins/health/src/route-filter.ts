@@ -13,9 +13,10 @@ export function orderByHealth(candidates: Candidate[], book: HealthBook, random:
     if (!v) {
       const health = book.assess(id);
       const share = health.admission(now);
-      // An unhealthy deployment whose ejection ended takes this request as its trial, in its place.
-      const rank = !health.isHealthy() ? (book.takeTrial(id) ? 'admitted' : 'unhealthy') : share >= 1 || random() < share ? 'admitted' : 'deferred';
-      verdicts.set(id, (v = { rank, score: health.score(now) }));
+      // Another instance's verdict (Redis) keeps it out; an unhealthy deployment whose ejection ended takes this request as its trial.
+      const elsewhere = book.shared?.unhealthyScore(id, now);
+      const rank = elsewhere !== undefined ? 'unhealthy' : !health.isHealthy() ? (book.takeTrial(id) ? 'admitted' : 'unhealthy') : share >= 1 || random() < share ? 'admitted' : 'deferred';
+      verdicts.set(id, (v = { rank, score: Math.min(health.score(now), elsewhere ?? 1) }));
     }
     return v;
   };

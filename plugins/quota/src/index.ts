@@ -1,4 +1,7 @@
-export { quota, getUsage } from './quota-plugin.js';
+export { quota, getUsage, USAGE_SERVICE, type UsageService } from './quota-plugin.js';
+export { billAttempt, type AttemptBill } from './attempt-bill.js';
+export { readUsageLog, logFileFor } from './usage-log.js';
+export { addRecord, answerFrom, emptyDay, dayOf, parseUsageQuery, UsageQueryError, GROUP_BY, type UsageRecord, type UsageAnswer, type UsageLine, type UsageQuery, type GroupBy, type DayDoc } from './usage-record.js';
 export { quota as default } from './quota-plugin.js';
 export { formatUsageReport } from './report-format.js';
 export { DEFAULT_PRICES, defaultPrice, priceFor, costOf, tokensOf, type PriceTable, type TokenCounts } from './prices.js';

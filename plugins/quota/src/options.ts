@@ -61,6 +61,14 @@ export const quotaOptionsSchema = z
     keyParkMs: z.number().int().positive().default(3_600_000),
     /** Header-driven pacing; `false` turns it off. */
     pacing: z.union([z.literal(false), pacingSchema]).default(() => pacingSchema.parse({})),
+    /**
+     * The usage ledger: every attempt's usage and cost to a JSON-lines log (`log`, one file per
+     * UTC day) and to day totals in the StateStore (what GET /switchyard/usage reports).
+     */
+    ledger: z
+      .object({ log: z.string().min(1).optional() })
+      .strict()
+      .optional(),
     /** Key prefix in the StateStore (share one store between pipelines with different prefixes). */
     storePrefix: z.string().min(1).default('quota'),
   })

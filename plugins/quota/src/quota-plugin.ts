@@ -6,17 +6,28 @@
  * recordAttempt at STAGE.DEFAULT (spends budgets, bills usage, rests or parks keys, paces),
  * recordRequest (cache hits and degraded answers for the report).
  */
-import { defineService, definePlugin, provideService, requireService, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
+import { defineService, definePlugin, provideService, requireService, SERVICE, storeLocal, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext, type UsageQueryService } from '@switchyard/core';
 import { BudgetBook, describeExhaustion, formatDuration, type Exhaustion } from './budgets.js';
 import { KeyStates, type KeyState } from './key-states.js';
 import { UsageLedger, type UsageReport } from './ledger.js';
 import { PLUGIN_NAME } from './name.js';
 import { quotaOptionsSchema, type QuotaOptions, type QuotaOptionsInput } from './options.js';
 import { pacingPauseMs } from './pacing.js';
-import { costOf, priceFor, tokensOf } from './prices.js';
+import { billAttempt } from './attempt-bill.js';
+import { priceFor } from './prices.js';
+import { UsageLog } from './usage-log.js';
+import { parseUsageQuery, type UsageAnswer } from './usage-record.js';
+import { UsageTotals } from './usage-totals.js';
 import { checkBudgetsAgainst } from './validate.js';
 
 const USAGE_LEDGER = defineService<UsageLedger>('switchyard.usage-ledger', { providedBy: PLUGIN_NAME });
+
+/** The ledger's query service key (the gateway's /switchyard/usage). */
+export const USAGE_SERVICE = SERVICE.usage;
+
+export interface UsageService extends UsageQueryService {
+  answer(query: { since?: string | null; until?: string | null; groupBy?: string | null }): Promise<UsageAnswer>;
+}
 
 /** The usage report of `pipeline`; throws a coded error when the quota plugin is not applied. */
 export function getUsage(pipeline: Pipeline): UsageReport {
@@ -37,11 +48,22 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
   apply(pipeline, options) {
     checkBudgetsAgainst(pipeline, options.budgets);
     const { clock } = pipeline;
-    const ledger = new UsageLedger(clock.now());
+    // Held with the store, not the pipeline: a gateway reload keeps the report's totals.
+    const ledger = storeLocal(pipeline.store, `switchyard.quota.ledger:${options.storePrefix}`, () => new UsageLedger(clock.now()));
     provideService(pipeline, USAGE_LEDGER, ledger);
     const book = new BudgetBook(options.budgets, pipeline, options.storePrefix, options.thresholds);
     const keys = new KeyStates(pipeline, options.storePrefix);
     const holdPaced = options.pacing !== false && options.pacing.mode === 'hold';
+    const onLedgerError = (error: unknown) => pipeline.events.emit('plugin-error', { plugin: PLUGIN_NAME, stage: 'ledger', error });
+    const totals = options.ledger ? new UsageTotals(pipeline.store, options.storePrefix) : undefined;
+    const log = options.ledger?.log ? storeLocal(pipeline.store, `switchyard.quota.log:${options.ledger.log}`, () => new UsageLog(options.ledger!.log!, onLedgerError)) : undefined;
+    if (totals) {
+      const service: UsageService = {
+        answer: (query) => totals.answer(parseUsageQuery(query, clock.now())),
+        flush: async () => void (await log?.flush()),
+      };
+      provideService(pipeline, USAGE_SERVICE, service);
+    }
 
     pipeline.hooks.route.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, async (candidates, _classification, ctx) => {
       const memo = new Map<string, Promise<Exhaustion | undefined>>();
@@ -68,12 +90,17 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
     pipeline.hooks.recordAttempt.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (outcome, ctx) => {
       const { candidate } = outcome;
       const counted = outcome.outcome !== 'ignored';
-      if (!counted && !outcome.usage) return;
-      const tokens = tokensOf(outcome.usage);
       const price = priceFor(candidate, options.prices);
-      const costUsd = costOf(tokens, price);
+      const bill = billAttempt(outcome, ctx.classification.estimatedInputTokens, price);
+      if (!counted && !bill.charged) return;
+      const { tokens, costUsd } = bill;
       const tags = ctx.request.switchyard?.tags ?? {};
       ledger.addAttempt({ candidate, model: ctx.model, tags, ok: outcome.ok, counted, tokens, costUsd, priced: price !== undefined });
+      if (totals) {
+        const record = { at: new Date(clock.now()).toISOString(), requestId: ctx.id, attempt: outcome.attempt, model: ctx.model, deployment: candidate.deploymentId, endpoint: candidate.endpoint.name, key: candidate.keyId, tags, outcome: outcome.outcome, ok: outcome.ok, ...tokens, costUsd, estimated: bill.estimated };
+        log?.append(record);
+        await totals.add(record).catch(onLedgerError);
+      }
       if (!counted) return;
       const reached = await book.spend(candidate, ctx, { rpm: 1, tpm: tokens.inputTokens + tokens.outputTokens, spend: costUsd });
       if (reached.length > 0) {

@@ -9,8 +9,12 @@
 import { MemoryStateStore, SwitchyardError, type StateStore } from '@switchyard/core';
 import { Redis } from 'ioredis';
 import { parseRedisStoreOptions, type RedisStoreOptions, type RedisStoreOptionsInput } from './options.js';
+import { RedisPubSub } from './pubsub.js';
 import { redactUrl } from './redact-url.js';
 import { ACQUIRE_LEASE, COMPARE_AND_SET, INCREMENT, RELEASE_LEASE, runScript } from './scripts.js';
+
+/** Distinct counters remembered during one outage (budget windows, retry budgets); more are dropped. */
+const MAX_MISSED_COUNTERS = 10_000;
 
 /** A TTL as Redis takes it: `undefined` keeps the current expiry, `never` drops it, 0 expires now. */
 type Expiry = undefined | 'never' | number;
@@ -29,6 +33,10 @@ export class RedisStateStore implements StateStore {
   private skipUntil = 0;
   private lastError: unknown;
   private closed = false;
+  private readonly pubsub: RedisPubSub;
+  /** Counter increments answered locally during an outage, added to Redis when it is back. */
+  private readonly missed = new Map<string, { by: number; expiresAt: number | undefined }>();
+  private reconciling: Promise<void> = Promise.resolve();
 
   constructor(input: RedisStoreOptionsInput) {
     this.options = parseRedisStoreOptions(input);
@@ -57,6 +65,19 @@ export class RedisStateStore implements StateStore {
     });
     this.client.on('ready', () => this.recover());
     this.firstConnection = settled(this.client, this.options.connectTimeoutMs);
+    this.pubsub = new RedisPubSub(this.client, this.prefix, (error) => this.degrade(error));
+  }
+
+  /**
+   * Sends `message` to the other instances subscribed to `channel` (breaker transitions, health).
+   * While Redis is down the message is dropped: each instance then acts on its own state.
+   */
+  async publish(channel: string, message: unknown): Promise<void> {
+    await this.run('publish', async () => void (await this.client.publish(this.pubsub.channel(channel), this.pubsub.encode(message))), async () => undefined);
+  }
+
+  subscribe(channel: string, listener: (message: unknown) => void): () => void {
+    return this.pubsub.subscribe(channel, listener);
   }
 
   /** True while Redis answers (the store is not serving from local memory). */
@@ -113,8 +134,34 @@ export class RedisStateStore implements StateStore {
     return this.run(
       'increment',
       async () => Number(await runScript(this.client, INCREMENT, this.prefix + key, [String(by), expiryArg])),
-      (local) => local.increment(key, by, ttlMs),
+      (local) => {
+        this.remember(key, by, ttlMs);
+        return local.increment(key, by, ttlMs);
+      },
     );
+  }
+
+  /** Counters are additive: what was counted locally during an outage is added back, not lost. */
+  private remember(key: string, by: number, ttlMs: number | undefined): void {
+    const seen = this.missed.get(key);
+    if (!seen && this.missed.size >= MAX_MISSED_COUNTERS) return;
+    const expiresAt = ttlMs === undefined || ttlMs === Number.POSITIVE_INFINITY ? seen?.expiresAt : Date.now() + ttlMs;
+    this.missed.set(key, { by: (seen?.by ?? 0) + by, expiresAt });
+  }
+
+  private async reconcile(): Promise<void> {
+    const pending = [...this.missed];
+    this.missed.clear();
+    for (const [key, { by, expiresAt }] of pending) {
+      const left = expiresAt === undefined ? '' : String(Math.ceil(expiresAt - Date.now()));
+      if (left !== '' && Number(left) <= 0) continue;
+      try {
+        await this.withTimeout(runScript(this.client, INCREMENT, this.prefix + key, [String(by), left]), 'reconcile');
+      } catch (error) {
+        this.degrade(error);
+        return;
+      }
+    }
   }
 
   async acquireLease(key: string, holder: string, ttlMs: number): Promise<boolean> {
@@ -139,6 +186,7 @@ export class RedisStateStore implements StateStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.pubsub.close();
     await this.local.close();
     if (!this.ownsClient) return;
     if (this.client.status !== 'ready') {
@@ -158,6 +206,7 @@ export class RedisStateStore implements StateStore {
   private async run<T>(operation: string, remote: () => Promise<T>, local: (store: MemoryStateStore) => Promise<T>): Promise<T> {
     let failure: SwitchyardError | undefined;
     if (await this.reachable()) {
+      await this.reconciling;
       try {
         const result = await this.withTimeout(remote(), operation);
         if (this.outage) this.recover();
@@ -215,6 +264,7 @@ export class RedisStateStore implements StateStore {
     if (!this.outage) return;
     this.outage = false;
     void this.local.close();
+    this.reconciling = this.reconcile();
   }
 
   private unavailable(cause: unknown, operation?: string): SwitchyardError {

@@ -1,0 +1,116 @@
+/**
+ * Which pipeline events open and clear which incidents. Everything here runs inside event
+ * listeners, so it only counts and hands work to the incident book without awaiting it.
+ */
+import type { AttemptOutcome, Pipeline, RequestOutcome, SwitchyardError } from '@switchyard/core';
+import type { IncidentBook } from './incidents.js';
+import { deploymentParts, RESOLVED_AS, type AlertName, type Notice, type Severity } from './notice.js';
+import type { AlertsOptions } from './options.js';
+import { SlidingCount } from './sliding-count.js';
+
+interface Spec {
+  alert: AlertName;
+  severity: Severity;
+  deployment?: string;
+  model?: string;
+  message: string;
+  details?: Record<string, unknown>;
+  /** What makes this incident distinct from others of the same alert. */
+  subject: string;
+}
+
+export function watchPipeline(pipeline: Pipeline, options: AlertsOptions, book: IncidentBook, onError: (error: unknown) => void): () => void {
+  const { events, clock } = pipeline;
+  const at = () => new Date(clock.now()).toISOString();
+  const build = (spec: Spec, state: Notice['state']): Notice => {
+    const parts = deploymentParts(spec.deployment);
+    return {
+      alert: state === 'resolved' ? (RESOLVED_AS[spec.alert] ?? spec.alert) : spec.alert,
+      incident: spec.alert,
+      severity: state === 'resolved' ? 'info' : spec.severity,
+      state,
+      ...parts,
+      model: spec.model ?? parts.model,
+      message: spec.message,
+      at: at(),
+      details: spec.details ?? {},
+      dedupKey: `${spec.alert}:${spec.subject}`,
+      reminder: false,
+    };
+  };
+  const fire = (spec: Spec, oneShot = false) => void book.fire(build(spec, 'firing'), { oneShot }).catch(onError);
+  const resolve = (spec: Spec) => {
+    const key = `${spec.alert}:${spec.subject}`;
+    // Most successes clear nothing: skip the store read unless this instance saw the incident fire.
+    if (book.isFiring(key) || spec.alert === 'breaker-open' || spec.alert === 'health-unhealthy') void book.resolve(build(spec, 'resolved')).catch(onError);
+  };
+
+  const rate = new SlidingCount(options.successRate.windowMs);
+  const limited = new SlidingCount(options.rateLimited.windowMs);
+  const degradedCount = new SlidingCount(options.degraded.windowMs);
+  const describe = (e?: SwitchyardError) => (e ? { kind: e.kind, status: e.status, code: e.code, message: e.message } : undefined);
+
+  const listeners: Record<string, (payload: never) => void> = {
+    'breaker:open': ({ deployment, until, reason }: { deployment: string; until: number; reason: string }) =>
+      fire({ alert: 'breaker-open', severity: 'critical', deployment, subject: deployment, message: `circuit breaker opened for ${deployment} (${reason}); traffic goes to the other deployments`, details: { reason, openUntil: new Date(until).toISOString() } }),
+    'breaker:close': ({ deployment }: { deployment: string }) =>
+      resolve({ alert: 'breaker-open', severity: 'info', deployment, subject: deployment, message: `circuit breaker closed for ${deployment}: it answers again` }),
+    'health:change': ({ deployment, healthy, score }: { deployment: string; healthy: boolean; score: number }) => {
+      const spec: Spec = { alert: 'health-unhealthy', severity: 'warning', deployment, subject: deployment, message: healthy ? `${deployment} is healthy again (score ${score.toFixed(2)})` : `${deployment} is unhealthy (score ${score.toFixed(2)})`, details: { score } };
+      if (healthy) resolve(spec);
+      else fire(spec);
+    },
+    'quota:threshold': ({ scope, limit, level, used, max }: { scope: string; limit: string; level: number; used: number; max: number }) => {
+      if (!options.budgetLevels.includes(level)) return;
+      const deployment = scope.includes('/') ? scope.replace(/^[a-z]+:/, '') : undefined;
+      fire({ alert: 'budget-threshold', severity: level >= 1 ? 'critical' : 'warning', deployment, subject: `${scope}:${limit}:${level}`, message: `budget ${scope} ${limit} reached ${Math.round(level * 100)} % (${used} of ${max})`, details: { scope, limit, level, used, max } }, true);
+    },
+    'attempt:end': (outcome: AttemptOutcome) => {
+      const { candidate, error } = outcome;
+      const now = clock.now();
+      const dep = candidate.deploymentId;
+      const key = candidate.keyId;
+      const payment = error && (error.kind === 'payment' || error.vendorCode === 'insufficient_quota');
+      if (error && (payment || outcome.outcome === 'key-failure')) {
+        const reason = payment ? 'payment' : 'auth';
+        const action = payment ? 'top up the account or raise its limit' : 'rotate the key';
+        fire({ alert: 'key-parked', severity: 'critical', deployment: candidate.id, subject: key, message: `key ${key} of ${dep} is parked: ${payment ? 'insufficient balance' : 'the vendor rejected the key'} (${error.status ?? error.kind}); ${action}`, details: { reason, keyId: key, error: describe(error) } });
+      } else if (outcome.ok) resolve({ alert: 'key-parked', severity: 'info', deployment: candidate.id, subject: key, message: `key ${key} of ${dep} answers again` });
+
+      if (outcome.outcome === 'ignored' || outcome.outcome === 'request-failure') return;
+      rate.add(dep, now, [1, outcome.ok ? 1 : 0]);
+      const [total = 0, ok = 0] = rate.sum(dep, now);
+      const target = options.successRate.target;
+      const rateSpec = (state: string): Spec => ({ alert: 'success-rate-below', severity: 'critical', deployment: dep, subject: dep, message: `${dep} success rate ${((ok / total) * 100).toFixed(1)} % ${state} the ${target * 100} % objective over ${options.successRate.windowMs / 1000} s (${total} attempts)`, details: { successRate: ok / total, target, attempts: total } });
+      if (total >= options.successRate.minAttempts) {
+        if (ok / total < target) fire(rateSpec('is below'));
+        else resolve(rateSpec('is back above'));
+      }
+
+      if (outcome.outcome === 'rate-limited') limited.add(dep, now, [1]);
+      const [limitedCount = 0] = limited.sum(dep, now);
+      const limitSpec: Spec = { alert: 'rate-limited', severity: 'warning', deployment: dep, subject: dep, message: `${dep} answered 429 ${limitedCount} times within ${options.rateLimited.windowMs / 1000} s`, details: { count: limitedCount } };
+      if (limitedCount >= options.rateLimited.count) fire(limitSpec);
+      else if (outcome.ok) resolve(limitSpec);
+    },
+    degraded: ({ level }: { level: string }) => {
+      const now = clock.now();
+      degradedCount.add(level, now, [1]);
+      const [count = 0] = degradedCount.sum(level, now);
+      if (count >= options.degraded.count) fire({ alert: 'degraded', severity: 'warning', subject: level, message: `degrade level "${level}" answered ${count} requests within ${options.degraded.windowMs / 1000} s`, details: { level, count } });
+    },
+    'request:end': (outcome: RequestOutcome) => {
+      const spec = (message: string, details?: Record<string, unknown>): Spec => ({ alert: 'all-candidates-failed', severity: 'critical', model: outcome.model, subject: outcome.model, message, details });
+      if (!outcome.ok && outcome.error?.kind === 'all-candidates-failed') {
+        fire(spec(`every candidate of model "${outcome.model}" failed (${outcome.attempts.length} attempts)`, { attempts: outcome.attempts.map((a) => ({ attempt: a.attempt, candidate: a.candidate.id, outcome: a.outcome, error: describe(a.error) })) }));
+      } else if (outcome.ok) {
+        resolve(spec(`model "${outcome.model}" answers again`));
+        if (!outcome.degraded) for (const level of degradedCount.keys()) if ((degradedCount.sum(level, clock.now())[0] ?? 0) < options.degraded.count) resolve({ alert: 'degraded', severity: 'info', subject: level, message: `degrade level "${level}" is no longer used often`, details: { level } });
+      }
+    },
+  };
+  for (const [name, fn] of Object.entries(listeners)) events.on(name as never, fn as never);
+  return () => {
+    for (const [name, fn] of Object.entries(listeners)) events.off(name as never, fn as never);
+  };
+}

@@ -1,0 +1,177 @@
+/**
+ * One line of the usage log and the day totals built from it. The same functions add a
+ * record to the StateStore's day totals (the gateway's GET /switchyard/usage) and to totals
+ * read back from the log (`switchyard usage --log`), so both print the same numbers: costs
+ * are summed as integer micro-dollars, never as floating-point dollars.
+ */
+export interface UsageRecord {
+  /** ISO time of the attempt's end. */
+  at: string;
+  requestId: string;
+  attempt: number;
+  /** The logical model asked for. */
+  model: string;
+  /** `endpoint/model`: the upstream deployment. */
+  deployment: string;
+  endpoint: string;
+  key: string;
+  tags: Record<string, string>;
+  /** Outcome class: success, endpoint-failure, rate-limited, key-failure, ignored… */
+  outcome: string;
+  ok: boolean;
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  costUsd: number;
+  /** The tokens are our estimate (input estimate + output seen): the vendor reported none. */
+  estimated: boolean;
+}
+
+export const GROUP_BY = ['deployment', 'key', 'model', 'tag', 'day'] as const;
+export type GroupBy = (typeof GROUP_BY)[number];
+
+/** Sums for one group; `costMicros` in millionths of a USD. */
+export interface DayTotals {
+  requests: number;
+  failures: number;
+  billedInputTokens: number;
+  billedOutputTokens: number;
+  billedCachedTokens: number;
+  billedCostMicros: number;
+  estimatedAttempts: number;
+  estimatedInputTokens: number;
+  estimatedOutputTokens: number;
+  estimatedCostMicros: number;
+}
+
+/** Everything recorded on one UTC day: `total` and one map per grouping. */
+export interface DayDoc {
+  total: DayTotals;
+  deployment: Record<string, DayTotals>;
+  key: Record<string, DayTotals>;
+  model: Record<string, DayTotals>;
+  tag: Record<string, DayTotals>;
+}
+
+export function emptyDay(): DayDoc {
+  return { total: zero(), deployment: {}, key: {}, model: {}, tag: {} };
+}
+
+function zero(): DayTotals {
+  return { requests: 0, failures: 0, billedInputTokens: 0, billedOutputTokens: 0, billedCachedTokens: 0, billedCostMicros: 0, estimatedAttempts: 0, estimatedInputTokens: 0, estimatedOutputTokens: 0, estimatedCostMicros: 0 };
+}
+
+export const micros = (usd: number) => Math.round(usd * 1_000_000);
+
+export function dayOf(at: string | number): string {
+  return new Date(at).toISOString().slice(0, 10);
+}
+
+/** Adds one record to a day (in place) and returns it. */
+export function addRecord(day: DayDoc, r: UsageRecord): DayDoc {
+  const targets = [day.total, slot(day.deployment, r.deployment), slot(day.key, r.key), slot(day.model, r.model), ...Object.entries(r.tags).map(([k, v]) => slot(day.tag, `${k}=${v}`))];
+  const cost = micros(r.costUsd);
+  for (const t of targets) {
+    if (r.outcome !== 'ignored') {
+      if (r.ok) t.requests += 1;
+      else t.failures += 1;
+    }
+    if (r.estimated) {
+      t.estimatedAttempts += 1;
+      t.estimatedInputTokens += r.inputTokens;
+      t.estimatedOutputTokens += r.outputTokens;
+      t.estimatedCostMicros += cost;
+    } else {
+      t.billedInputTokens += r.inputTokens;
+      t.billedOutputTokens += r.outputTokens;
+      t.billedCachedTokens += r.cachedTokens;
+      t.billedCostMicros += cost;
+    }
+  }
+  return day;
+}
+
+function slot(map: Record<string, DayTotals>, key: string): DayTotals {
+  return (map[key] ??= zero());
+}
+
+function addTotals(into: DayTotals, from: DayTotals): void {
+  for (const k of Object.keys(into) as (keyof DayTotals)[]) into[k] += from[k];
+}
+
+/** What the route and the CLI print for one group. */
+export interface UsageLine {
+  requests: number;
+  failures: number;
+  billed: { inputTokens: number; outputTokens: number; cachedTokens: number; costUsd: number };
+  estimated: { attempts: number; inputTokens: number; outputTokens: number; costUsd: number };
+  /** billed + estimated. */
+  costUsd: number;
+}
+
+export interface UsageQuery {
+  /** First UTC day, `YYYY-MM-DD`. */
+  since: string;
+  /** Last UTC day, inclusive. */
+  until: string;
+  groupBy: GroupBy;
+}
+
+export interface UsageAnswer extends UsageQuery {
+  total: UsageLine;
+  groups: Record<string, UsageLine>;
+}
+
+function line(t: DayTotals): UsageLine {
+  return {
+    requests: t.requests,
+    failures: t.failures,
+    billed: { inputTokens: t.billedInputTokens, outputTokens: t.billedOutputTokens, cachedTokens: t.billedCachedTokens, costUsd: t.billedCostMicros / 1_000_000 },
+    estimated: { attempts: t.estimatedAttempts, inputTokens: t.estimatedInputTokens, outputTokens: t.estimatedOutputTokens, costUsd: t.estimatedCostMicros / 1_000_000 },
+    costUsd: (t.billedCostMicros + t.estimatedCostMicros) / 1_000_000,
+  };
+}
+
+/** The answer for `query` from the days it covers (`days`: day → its totals; missing days are empty). */
+export function answerFrom(query: UsageQuery, days: ReadonlyMap<string, DayDoc>): UsageAnswer {
+  const total = zero();
+  const groups: Record<string, DayTotals> = {};
+  for (const [day, doc] of [...days].sort(([a], [b]) => a.localeCompare(b))) {
+    if (day < query.since || day > query.until) continue;
+    addTotals(total, doc.total);
+    const entries: [string, DayTotals][] = query.groupBy === 'day' ? [[day, doc.total]] : Object.entries(doc[query.groupBy]);
+    for (const [name, t] of entries) addTotals((groups[name] ??= zero()), t);
+  }
+  const sorted = Object.keys(groups).sort();
+  return { ...query, total: line(total), groups: Object.fromEntries(sorted.map((k) => [k, line(groups[k])])) };
+}
+
+/** Every UTC day from `since` to `until`, inclusive (at most `max`). */
+export function daysBetween(since: string, until: string, max = 400): string[] {
+  const out: string[] = [];
+  for (let t = Date.parse(`${since}T00:00:00Z`); out.length < max && dayOf(t) <= until; t += 86_400_000) out.push(dayOf(t));
+  return out;
+}
+
+export class UsageQueryError extends Error {
+  override readonly name = 'UsageQueryError';
+}
+
+/**
+ * `since` / `until` as `YYYY-MM-DD`, an ISO time or epoch milliseconds, to whole UTC days;
+ * defaults: the last 30 days up to today. Both the route and the CLI use this.
+ */
+export function parseUsageQuery(input: { since?: string | null; until?: string | null; groupBy?: string | null }, now: number): UsageQuery {
+  const until = input.until ? toDay(input.until, 'until') : dayOf(now);
+  const since = input.since ? toDay(input.since, 'since') : dayOf(Date.parse(`${until}T00:00:00Z`) - 29 * 86_400_000);
+  const groupBy = (input.groupBy ?? 'deployment') as GroupBy;
+  if (!GROUP_BY.includes(groupBy)) throw new UsageQueryError(`groupBy must be one of ${GROUP_BY.join(', ')}, got "${input.groupBy}"`);
+  if (since > until) throw new UsageQueryError(`since (${since}) is after until (${until})`);
+  return { since, until, groupBy };
+}
+
+function toDay(value: string, name: string): string {
+  const t = /^\d+$/.test(value) ? Number(value) : Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+  if (!Number.isFinite(t)) throw new UsageQueryError(`${name} must be a date (YYYY-MM-DD), an ISO time or epoch milliseconds, got "${value}"`);
+  return dayOf(t);
+}

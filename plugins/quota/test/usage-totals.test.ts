@@ -1,0 +1,38 @@
+/** Day totals in the StateStore: exact sums, and an outage of a shared store delays them instead of losing them. */
+import { describe, expect, it } from 'vitest';
+import { MemoryStateStore } from '@switchyard/core';
+import { UsageTotals } from '../src/usage-totals.js';
+import { parseUsageQuery, type UsageRecord } from '../src/usage-record.js';
+
+/** A store that can say it is unavailable, as @switchyard/store-redis does during an outage. */
+class FlakyStore extends MemoryStateStore {
+  available = true;
+}
+
+const record = (costUsd: number, extra: Partial<UsageRecord> = {}): UsageRecord => ({
+  at: '2026-12-01T10:00:00.000Z', requestId: 'r', attempt: 1, model: 'chat', deployment: 'a/m', endpoint: 'a', key: 'a#0', tags: { team: 'x' },
+  outcome: 'success', ok: true, inputTokens: 10, outputTokens: 5, cachedTokens: 0, costUsd, estimated: false, ...extra,
+});
+const query = parseUsageQuery({ since: '2026-12-01', until: '2026-12-01', groupBy: 'tag' }, Date.parse('2026-12-01T12:00:00Z'));
+
+describe('usage totals', () => {
+  it('sums costs in micro-dollars, so 0.1 + 0.2 is exactly 0.3', async () => {
+    const totals = new UsageTotals(new MemoryStateStore(), 'q');
+    await Promise.all([totals.add(record(0.1)), totals.add(record(0.2)), totals.add(record(0.000_001, { estimated: true, ok: false, outcome: 'endpoint-failure' }))]);
+    const answer = await totals.answer(query);
+    expect(answer.total).toMatchObject({ requests: 2, failures: 1, billed: { costUsd: 0.3, inputTokens: 20 }, estimated: { attempts: 1, costUsd: 0.000001 }, costUsd: 0.300001 });
+    expect(Object.keys(answer.groups)).toEqual(['team=x']);
+  });
+
+  it('holds records while the shared store is unavailable and adds them when it answers again', async () => {
+    const store = new FlakyStore();
+    const totals = new UsageTotals(store, 'q');
+    await totals.add(record(1));
+    store.available = false;
+    await totals.add(record(2));
+    await totals.add(record(3));
+    expect(await store.get('q:usage:2026-12-01')).toMatchObject({ total: { requests: 1 } });
+    store.available = true;
+    expect((await totals.answer(query)).total).toMatchObject({ requests: 3, billed: { costUsd: 6 } });
+  });
+});
