@@ -101,6 +101,21 @@ function count(buckets: readonly WindowBucket[], now: number, opts: BreakerOptio
   return [...live, { start, successes: field === 'successes' ? 1 : 0, failures: field === 'failures' ? 1 : 0 }];
 }
 
+/**
+ * Successes counted in-process and not yet written, merged into the record (their bucket, if
+ * still in the window) before the next step: the counts are the same as if each had been written.
+ */
+export function withSuccesses(record: BreakerRecord, pending: { start: number; successes: number }, now: number, opts: BreakerOptions): BreakerRecord {
+  const live = liveBuckets(record.buckets, now, opts);
+  const bucketMs = opts.windowMs / opts.buckets;
+  if (pending.successes === 0 || pending.start + bucketMs <= now - opts.windowMs) return live.length === record.buckets.length ? record : { ...record, buckets: live };
+  const at = live.findIndex((b) => b.start >= pending.start);
+  const buckets = [...live];
+  if (at >= 0 && live[at].start === pending.start) buckets[at] = { ...live[at], successes: live[at].successes + pending.successes };
+  else buckets.splice(at < 0 ? live.length : at, 0, { start: pending.start, successes: pending.successes, failures: 0 });
+  return { ...record, buckets };
+}
+
 /** How long the breaker stays open after its `trips`-th trip in a row. */
 export function openDurationMs(trips: number, opts: BreakerOptions, random: RandomSource): number {
   const exponent = Math.min(Math.max(trips - 1, 0), 40);
