@@ -227,8 +227,9 @@ class RequestRun {
   private timerBusy = false;
   private readonly activeAttempts = new Set<AbortController>();
   /** Results and errors of plugin-run attempts, so a tap can hand them over to the core. */
-  private readonly handedOver = new WeakMap<object, AttemptBase>();
-  private readonly recordedFailures = new WeakMap<SwitchyardError, AttemptOutcome>();
+  /** Created by the first plugin-run attempt: most requests never have one. */
+  private handedOver: WeakMap<object, AttemptBase> | undefined;
+  private recordedFailures: WeakMap<SwitchyardError, AttemptOutcome> | undefined;
   private disposed = false;
   private degradedLevel: string | undefined;
   private readonly removeCallerAbort: () => void;
@@ -488,16 +489,16 @@ class RequestRun {
     const base = this.startAttempt(candidate, { initiator: options.initiator ?? 'plugin', signal: options.signal, request: options.request });
     return this.settleAttempt(base).then((settled) => {
       if (!settled.ok) {
-        this.recordedFailures.set(settled.outcome.error!, settled.outcome);
+        (this.recordedFailures ??= new WeakMap()).set(settled.outcome.error!, settled.outcome);
         throw settled.outcome.error;
       }
       const result = settled.result;
       if (result.type !== 'stream') {
-        this.handedOver.set(result, base);
+        (this.handedOver ??= new WeakMap()).set(result, base);
         return result;
       }
       const wrapped = { ...result, rest: this.recordWhenRead(base, result) };
-      this.handedOver.set(wrapped, base);
+      (this.handedOver ??= new WeakMap()).set(wrapped, base);
       return wrapped;
     });
   }
@@ -606,7 +607,7 @@ class RequestRun {
       result = await hook.promise(base.attempt!, this.ctx);
       if (!result) throw new SwitchyardError('plugin', `no call tap answered for provider "${candidate.provider}"`, { retryable: false });
     } catch (caught) {
-      const handed = isSwitchyardError(caught) ? this.recordedFailures.get(caught) : undefined;
+      const handed = isSwitchyardError(caught) ? this.recordedFailures?.get(caught) : undefined;
       if (handed) {
         // A plugin-run attempt failed and was recorded already; decide on its outcome.
         base.release();
@@ -614,7 +615,7 @@ class RequestRun {
       }
       error = attributeError(this.abortAware(caught, base.controller.signal), candidate);
     }
-    const child = result ? this.handedOver.get(result) : undefined;
+    const child = result ? this.handedOver?.get(result) : undefined;
     if (child && child !== base) {
       // The tap answered with a plugin-run attempt (a hedge): that attempt is the real one.
       base.release();
