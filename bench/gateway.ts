@@ -21,9 +21,11 @@ const MODES = (process.env.BENCH_MODES ?? 'chat,stream').split(',') as Mode[];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 /** Requests of the long run at c=32 against the gateway with plugins (0: skip). */
 const LONG_REQUESTS = Number(process.env.BENCH_LONG ?? 0);
+/** Another checkout (with its dependencies linked) whose gateway runs as extra contenders: before/after in one run. */
+const BASELINE = process.env.BENCH_BASELINE;
 
 type Mode = 'chat' | 'stream';
-type Target = 'direct' | 'thin' | 'core' | 'plugins';
+type Target = 'direct' | 'thin' | 'core' | 'plugins' | 'core-baseline' | 'plugins-baseline';
 const bodies: Record<Mode, string> = {
   chat: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'Say something short.' }] }),
   stream: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'Say something short.' }], stream: true }),
@@ -31,7 +33,7 @@ const bodies: Record<Mode, string> = {
 
 async function start(file: string, args: string[] = []): Promise<{ child: ChildProcess; info: Record<string, string> }> {
   const profile = process.env.BENCH_PROFILE && file.includes('servers') ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = fork(fileURLToPath(new URL(file, import.meta.url)), args, { execArgv: ['--conditions=source', '--import', 'tsx', ...profile], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const child = fork(file.startsWith('/') ? file : fileURLToPath(new URL(file, import.meta.url)), args, { execArgv: ['--conditions=source', '--import', 'tsx', ...profile], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   const lines = createInterface({ input: child.stdout! });
   const [line] = (await once(lines, 'line')) as [string];
   return { child, info: JSON.parse(line) };
@@ -149,21 +151,33 @@ const contenders = {
   thin: await start('./gateway-servers.ts', ['thin', ...upstreamArgs]),
   core: await start('./gateway-servers.ts', ['core', ...upstreamArgs]),
   plugins: await start('./gateway-servers.ts', ['plugins', ...upstreamArgs]),
-};
+  ...(BASELINE
+    ? {
+        'core-baseline': await start(`${BASELINE}/bench/gateway-servers.ts`, ['core', ...upstreamArgs]),
+        'plugins-baseline': await start(`${BASELINE}/bench/gateway-servers.ts`, ['plugins', ...upstreamArgs]),
+      }
+    : {}),
+} as Record<string, { child: ChildProcess; info: Record<string, string> }>;
+const baselineTargets = (scenario: 'healthy' | 'dead'): [Target, string, number][] =>
+  BASELINE
+    ? (['core-baseline', 'plugins-baseline'] as const).map((t) => [t, contenders[t].info[scenario], contenders[t].child.pid!])
+    : [];
 const targets: Record<'healthy' | 'dead', [Target, string, number][]> = {
   healthy: [
     ['direct', upstream.info.primary, upstream.child.pid!],
     ['thin', contenders.thin.info.healthy, contenders.thin.child.pid!],
     ['core', contenders.core.info.healthy, contenders.core.child.pid!],
     ['plugins', contenders.plugins.info.healthy, contenders.plugins.child.pid!],
+    ...baselineTargets('healthy'),
   ],
   dead: [
     ['thin', contenders.thin.info.dead, contenders.thin.child.pid!],
     ['core', contenders.core.info.dead, contenders.core.child.pid!],
     ['plugins', contenders.plugins.info.dead, contenders.plugins.child.pid!],
+    ...baselineTargets('dead'),
   ],
 };
-const label: Record<Target, string> = { direct: 'upstream direct', thin: 'thin node:http proxy', core: 'gateway, core only', plugins: 'gateway, 4 policy plugins' };
+const label: Record<Target, string> = { direct: 'upstream direct', thin: 'thin node:http proxy', core: 'gateway, core only', plugins: 'gateway, 4 policy plugins', 'core-baseline': 'baseline gateway, core only', 'plugins-baseline': 'baseline gateway, 4 policy plugins' };
 
 console.log(`switchyard gateway bench: ${SECONDS} s (≤ ${MAX_REQUESTS} requests) per cell, median of ${ROUNDS} round(s), concurrency ${CONCURRENCIES.join('/')}, node ${process.version}\n`);
 const results = new Map<string, Result[]>();
@@ -216,6 +230,14 @@ if (CONCURRENCIES.includes(32) && MODES.includes('chat')) {
   const dead = get('chat', 'dead', 32, 'plugins');
   summary.push(['req/s dead primary / healthy, c=32, 4 plugins', f(healthy && dead ? dead.rps / healthy.rps : undefined), '≥ 0.90']);
   summary.push(['req/s vs thin proxy, dead primary, c=32, 4 plugins', f(ratio('chat', 'dead', 32, 'plugins')), '≥ 0.72']);
+  if (BASELINE) {
+    for (const target of ['core', 'plugins'] as const) {
+      const before = get('chat', 'healthy', 32, `${target}-baseline`);
+      const after = get('chat', 'healthy', 32, target);
+      summary.push([`baseline: req/s vs thin proxy, c=32, ${label[target]}`, f(ratio('chat', 'healthy', 32, `${target}-baseline`)), '']);
+      summary.push([`CPU µs/req after / baseline, c=32, ${label[target]}`, f(before?.cpuUs && after?.cpuUs ? after.cpuUs / before.cpuUs : undefined), '']);
+    }
+  }
 }
 const overhead = (mode: Mode, c: number, target: Target, pick: (r: Result) => number) => {
   const direct = get(mode, 'healthy', c, 'direct');
@@ -223,10 +245,10 @@ const overhead = (mode: Mode, c: number, target: Target, pick: (r: Result) => nu
   return direct && mine ? pick(mine) - pick(direct) : undefined;
 };
 if (CONCURRENCIES.includes(1)) {
-  for (const target of ['thin', 'core', 'plugins'] as const) {
-    if (MODES.includes('chat')) summary.push([`p50 overhead over direct, c=1, non-streaming, ${label[target]} (ms)`, f(overhead('chat', 1, target, (r) => r.p50)), target === 'thin' ? '' : '≤ 0.25']);
+  for (const target of ['thin', 'core', 'plugins', ...(BASELINE ? (['core-baseline', 'plugins-baseline'] as const) : [])] as const) {
+    if (MODES.includes('chat')) summary.push([`p50 overhead over direct, c=1, non-streaming, ${label[target]} (ms)`, f(overhead('chat', 1, target, (r) => r.p50)), target === 'core' || target === 'plugins' ? '≤ 0.25' : '']);
     if (MODES.includes('stream')) {
-      summary.push([`TTFB overhead p50, c=1, streaming, ${label[target]} (ms)`, f(overhead('stream', 1, target, (r) => r.ttfb50)), target === 'thin' ? '' : '≤ 1.00']);
+      summary.push([`TTFB overhead p50, c=1, streaming, ${label[target]} (ms)`, f(overhead('stream', 1, target, (r) => r.ttfb50)), target === 'core' || target === 'plugins' ? '≤ 1.00' : '']);
       summary.push([`TTFB overhead p99, c=1, streaming, ${label[target]} (ms)`, f(overhead('stream', 1, target, (r) => r.ttfb99)), '']);
     }
   }
