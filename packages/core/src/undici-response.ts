@@ -1,9 +1,9 @@
 /**
  * One upstream exchange on undici's Dispatcher handler API (the controller API). Compared with
- * undici's `request()`, no AbortSignal goes into undici, and there is no AsyncResource, no
- * Readable body stream and no promise per chunk: the handler keeps the chunks itself, hands
- * them to one async iterator or to `text()`, and aborts through the request's own controller
- * when the pipeline's signal fires (timeouts, caller aborts).
+ * undici's `request()`, no AbortSignal goes into undici and there is no AsyncResource and no
+ * Readable body stream: the handler keeps the chunks itself, hands them to one async iterator
+ * or joins them for `text()`, and aborts through the request's own controller when the
+ * pipeline's signal fires (timeouts, caller aborts).
  */
 import type { Dispatcher } from 'undici';
 import { transportError, type TransportRequest, type TransportResponse } from './transport.js';
@@ -38,6 +38,8 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
   /** After release() or discard(): incoming bytes are dropped, and past the limit so is the connection. */
   private dropping = false;
   private dropped = 0;
+  /** text() reads the whole body: no pausing, the chunks are joined at the end. */
+  private wholeBody = false;
   private releaseTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly onAbort = () => this.abortWith(this.req.signal.reason);
   readonly headersReceived: Promise<TransportResponse>;
@@ -73,7 +75,7 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
     }
     this.chunks.push(chunk);
     this.buffered += chunk.length;
-    if (this.buffered > HIGH_WATER_BYTES) controller.pause();
+    if (this.buffered > HIGH_WATER_BYTES && !this.wholeBody) controller.pause();
     this.notify();
   }
 
@@ -118,10 +120,9 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
   }
 
   private async text(): Promise<string> {
-    while (this.phase === 'body') {
-      this.controller?.resume();
-      await new Promise<void>((resolve) => (this.wake = resolve));
-    }
+    this.wholeBody = true;
+    this.controller?.resume();
+    while (this.phase === 'body') await new Promise<void>((resolve) => (this.wake = resolve));
     if (this.phase === 'failed') throw this.failure();
     const text = this.chunks.length === 1 ? this.chunks[0].toString('utf8') : Buffer.concat(this.chunks).toString('utf8');
     this.chunks.length = 0;
