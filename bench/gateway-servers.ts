@@ -1,61 +1,78 @@
 /**
- * Child process for bench/gateway.ts: the contenders, each in front of the same upstreams.
- * - thin: the thinnest useful node:http failover proxy (undici request, next upstream on 5xx)
- * - gateway: @switchyard/gateway with retry, breaker and router plugins
- * Prints one JSON line with the URLs, then serves until killed.
+ * Child process for bench/gateway.ts: one contender (argv[2]) in front of the mock upstreams,
+ * on two listeners: primary healthy, and primary dead (nothing listens on its port).
+ * - thin: the thinnest useful node:http failover proxy (undici request, next upstream on 5xx
+ *   or a connection error)
+ * - core: @switchyard/gateway with the core's default failover only
+ * - plugins: @switchyard/gateway with router + health + circuit breaker + retry
+ * Prints one JSON line with the two URLs, then serves until killed.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
-import { createPipeline, createUndiciTransport, type Plugin } from '@switchyard/core';
-import { createGateway } from '@switchyard/gateway';
-import { providers } from '@switchyard/provider-openai';
-import { retry } from '@switchyard/plugin-retry';
-import { circuitBreaker } from '@switchyard/plugin-circuit-breaker';
-import { router } from '@switchyard/plugin-router';
 
-const [primary, secondary] = process.argv.slice(2);
-const agent = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
+const [kind, primary, secondary, deadPrimary] = process.argv.slice(2);
+const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
 
-const thin = http.createServer(async (req, res) => {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  const body = Buffer.concat(chunks);
-  for (const base of [primary, secondary]) {
-    const up = await request(`${base}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, dispatcher: agent });
-    if (up.statusCode >= 500 && base === primary) {
-      await up.body.dump();
-      continue;
+async function thinProxy(first: string, second: string): Promise<string> {
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks);
+    for (const base of [first, second]) {
+      let up;
+      try {
+        up = await request(`${base}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, dispatcher: agent });
+      } catch {
+        if (base === first) continue;
+        res.writeHead(502).end();
+        return;
+      }
+      if (up.statusCode >= 500 && base === first) {
+        await up.body.dump();
+        continue;
+      }
+      res.writeHead(up.statusCode, { 'content-type': String(up.headers['content-type'] ?? 'application/json') });
+      for await (const c of up.body) res.write(c);
+      res.end();
+      return;
     }
-    res.writeHead(up.statusCode, { 'content-type': 'application/json' });
-    for await (const c of up.body) res.write(c);
-    res.end();
-    return;
-  }
-});
-await new Promise<void>((r) => thin.listen(0, '127.0.0.1', r));
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+}
 
-/** Both gateways serve the same two upstreams; only their plugins differ. */
-const pipelineWith = (plugins: Plugin[]) =>
-  createPipeline({
+async function gateway(first: string, second: string, withPlugins: boolean): Promise<string> {
+  const { createPipeline, createUndiciTransport } = await import('@switchyard/core');
+  const { createGateway } = await import('@switchyard/gateway');
+  const { providers } = await import('@switchyard/provider-openai');
+  const plugins = [];
+  if (withPlugins) {
+    const [{ router }, { health }, { circuitBreaker }, { retry }] = await Promise.all([
+      import('@switchyard/plugin-router'),
+      import('@switchyard/plugin-health'),
+      import('@switchyard/plugin-circuit-breaker'),
+      import('@switchyard/plugin-retry'),
+    ]);
+    plugins.push(router(), health(), circuitBreaker(), retry({ maxAttemptsPerCandidate: 1 }));
+  }
+  const pipeline = createPipeline({
     endpoints: [
-      { name: 'primary', provider: 'openai-compatible', baseUrl: primary },
-      { name: 'secondary', provider: 'openai-compatible', baseUrl: secondary },
+      { name: 'primary', provider: 'openai-compatible', baseUrl: first },
+      { name: 'secondary', provider: 'openai-compatible', baseUrl: second },
     ],
     models: { chat: [{ endpoint: 'primary', model: 'bench-model' }, { endpoint: 'secondary', model: 'bench-model' }] },
     providers,
     transport: createUndiciTransport({ dispatcher: agent }),
     plugins,
   });
-// Failures in the failing scenario are deterministic and frequent: keep the breaker from
-// simply removing the primary, so the failover path itself is what gets measured.
-const pipeline = pipelineWith([router(), circuitBreaker({ consecutiveFailures: 1000, failureRatio: 1, minThroughput: 1_000_000 }), retry({ maxAttemptsPerCandidate: 1 })]);
-const gateway = createGateway({ pipeline, server: { host: '127.0.0.1', port: 0, maxInFlight: 100_000 } });
-const address = await gateway.listen();
-// The same gateway with the core's default failover only, to show what the policy plugins cost.
-const bare = pipelineWith([]);
-const coreGateway = createGateway({ pipeline: bare, server: { host: '127.0.0.1', port: 0, maxInFlight: 100_000 } });
-const coreAddress = await coreGateway.listen();
+  const gw = createGateway({ pipeline, server: { host: '127.0.0.1', port: 0, maxInFlight: 100_000 } });
+  return (await gw.listen()).url;
+}
 
-process.stdout.write(JSON.stringify({ thin: `http://127.0.0.1:${(thin.address() as AddressInfo).port}/v1`, gateway: address.url, coreGateway: coreAddress.url }) + '\n');
+const serve = (first: string) => (kind === 'thin' ? thinProxy(first, secondary) : gateway(first, secondary, kind === 'plugins'));
+const healthy = await serve(primary);
+const dead = await serve(deadPrimary);
+process.stdout.write(JSON.stringify({ healthy, dead }) + '\n');
 process.on('SIGTERM', () => process.exit(0));

@@ -1,8 +1,11 @@
 /**
- * Gateway throughput and added latency, against the same loopback upstream direct and through
- * a thin node:http failover proxy, in one run: healthy, and with the primary failing every 4th
- * request (503). Upstreams, proxies and the load generator run in three processes.
- * Run: pnpm bench:gateway
+ * Gateway throughput, latency, CPU and memory against the same loopback upstream, in one run:
+ * the upstream direct, the thinnest node:http failover proxy, the gateway core-only and with the
+ * four policy plugins (router + health + breaker + retry); primary healthy and primary dead
+ * (connection refused; the gateway's breaker opens during warm-up); non-streaming and
+ * streaming; at several concurrencies. Every contender runs in its own process; the load
+ * generator is this one. Prints the table and the ratios the performance targets are stated in.
+ * Run: pnpm bench:gateway   (knobs: see bench/README.md)
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -10,14 +13,27 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-// The gateway serves the logical model `chat`; the mock upstreams answer any model.
-const chatBody = JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'Say something short.' }] });
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
+const MAX_REQUESTS = Number(process.env.BENCH_MAX_REQUESTS ?? 50_000);
+const CONCURRENCIES = (process.env.BENCH_CONCURRENCIES ?? '1,32,128').split(',').map(Number);
+const MODES = (process.env.BENCH_MODES ?? 'chat,stream').split(',') as Mode[];
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+/** Requests of the long run at c=32 against the gateway with plugins (0: skip). */
+const LONG_REQUESTS = Number(process.env.BENCH_LONG ?? 0);
+/** Another checkout (with its dependencies linked) whose gateway runs as extra contenders: before/after in one run. */
+const BASELINE = process.env.BENCH_BASELINE;
+
+type Mode = 'chat' | 'stream';
+type Target = 'direct' | 'thin' | 'core' | 'plugins' | 'core-baseline' | 'plugins-baseline';
+const bodies: Record<Mode, string> = {
+  chat: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'Say something short.' }] }),
+  stream: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'Say something short.' }], stream: true }),
+};
 
 async function start(file: string, args: string[] = []): Promise<{ child: ChildProcess; info: Record<string, string> }> {
-  const child = fork(fileURLToPath(new URL(file, import.meta.url)), args, { execArgv: ['--conditions=source', '--import', 'tsx', ...(process.env.BENCH_PROFILE && file.includes('servers') ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [])], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const profile = process.env.BENCH_PROFILE && file.includes('servers') ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = fork(file.startsWith('/') ? file : fileURLToPath(new URL(file, import.meta.url)), args, { execArgv: ['--conditions=source', '--import', 'tsx', ...profile], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   const lines = createInterface({ input: child.stdout! });
   const [line] = (await once(lines, 'line')) as [string];
   return { child, info: JSON.parse(line) };
@@ -33,59 +49,229 @@ function cpuMs(pid: number): number | undefined {
   }
 }
 
-async function load(baseUrl: string, serverPid?: number): Promise<{ rps: number; meanMs: number; errors: number; cpuUsPerRequest?: number }> {
+function rssMb(pid: number): number | undefined {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] : NaN;
+}
+
+interface Result {
+  rps: number;
+  p50: number;
+  p99: number;
+  ttfb50: number;
+  ttfb99: number;
+  errors: number;
+  cpuUs?: number;
+  rss?: number;
+}
+
+async function load(baseUrl: string, mode: Mode, concurrency: number, pid: number, opts: { seconds: number; maxRequests: number; onSample?: (done: number) => void }): Promise<Result> {
   const url = new URL(baseUrl);
-  const pool = new Pool(url.origin, { connections: CONCURRENCY, keepAliveTimeout: 30_000 });
+  const pool = new Pool(url.origin, { connections: concurrency, keepAliveTimeout: 30_000, pipelining: 1 });
   const path = `${url.pathname.replace(/\/$/, '')}/chat/completions`;
   const headers = { 'content-type': 'application/json' };
+  const body = bodies[mode];
+  const latencies = new Float64Array(opts.maxRequests);
+  const ttfbs = new Float64Array(opts.maxRequests);
   let done = 0;
   let errors = 0;
-  let latency = 0;
+  let measuring = false;
   const one = async () => {
     const t = performance.now();
-    const res = await pool.request({ method: 'POST', path, headers, body: chatBody });
-    await res.body.dump();
+    const res = await pool.request({ method: 'POST', path, headers, body });
+    let first = 0;
+    for await (const _chunk of res.body) if (!first) first = performance.now();
+    const end = performance.now();
     if (res.statusCode !== 200) errors++;
-    return performance.now() - t;
+    if (measuring && done < opts.maxRequests) {
+      latencies[done] = end - t;
+      ttfbs[done] = (first || end) - t;
+      done++;
+    }
   };
-  const warmUntil = performance.now() + 700;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => { while (performance.now() < warmUntil) await one(); }));
-  const end = performance.now() + SECONDS * 1000;
+  const warmUntil = performance.now() + 400;
+  await Promise.all(Array.from({ length: concurrency }, async () => { while (performance.now() < warmUntil) await one(); }));
+  errors = 0;
+  measuring = true;
+  let peakRss = rssMb(pid) ?? 0;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, rssMb(pid) ?? 0);
+    opts.onSample?.(done);
+  }, 200);
+  const end = performance.now() + opts.seconds * 1000;
   const started = performance.now();
-  const cpuBefore = serverPid ? cpuMs(serverPid) : undefined;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (performance.now() < end) {
-        const ms = await one();
-        latency += ms;
-        done++;
-      }
-    }),
-  );
+  const cpuBefore = cpuMs(pid);
+  await Promise.all(Array.from({ length: concurrency }, async () => { while (performance.now() < end && done < opts.maxRequests) await one(); }));
   const elapsed = (performance.now() - started) / 1000;
-  const cpuAfter = serverPid ? cpuMs(serverPid) : undefined;
+  const cpuAfter = cpuMs(pid);
+  clearInterval(sampler);
+  peakRss = Math.max(peakRss, rssMb(pid) ?? 0);
   await pool.close();
-  const cpuUsPerRequest = cpuBefore !== undefined && cpuAfter !== undefined ? ((cpuAfter - cpuBefore) * 1000) / done : undefined;
-  return { rps: done / elapsed, meanMs: latency / done, errors, cpuUsPerRequest };
+  const lat = latencies.subarray(0, done).sort();
+  const tt = ttfbs.subarray(0, done).sort();
+  return {
+    rps: done / elapsed,
+    p50: percentile(lat, 0.5),
+    p99: percentile(lat, 0.99),
+    ttfb50: percentile(tt, 0.5),
+    ttfb99: percentile(tt, 0.99),
+    errors,
+    cpuUs: cpuBefore !== undefined && cpuAfter !== undefined ? ((cpuAfter - cpuBefore) * 1000) / done : undefined,
+    rss: peakRss || undefined,
+  };
+}
+
+function median(xs: number[]): number {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)] : NaN;
+}
+
+function medianResult(rs: Result[]): Result {
+  const m = (f: (r: Result) => number | undefined) => median(rs.map((r) => f(r) ?? NaN));
+  return { rps: m((r) => r.rps), p50: m((r) => r.p50), p99: m((r) => r.p99), ttfb50: m((r) => r.ttfb50), ttfb99: m((r) => r.ttfb99), errors: Math.max(...rs.map((r) => r.errors)), cpuUs: m((r) => r.cpuUs), rss: m((r) => r.rss) };
+}
+
+function printTable(rows: string[][], leftColumns: number): void {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  for (const r of rows) console.log(r.map((c, i) => (i < leftColumns ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  '));
+  console.log();
 }
 
 const upstream = await start('./gateway-upstream.ts');
-const proxies = await start('./gateway-servers.ts', [upstream.info.primary, upstream.info.secondary]);
-console.log(`switchyard gateway bench: concurrency ${CONCURRENCY}, ${SECONDS} s per run, node ${process.version}\n`);
-const rows: string[][] = [['scenario', 'target', 'req/s', 'mean ms', 'non-200', 'CPU µs/req', 'vs thin proxy']];
-const cpu = (r: { cpuUsPerRequest?: number }) => (r.cpuUsPerRequest === undefined ? '-' : r.cpuUsPerRequest.toFixed(0));
-for (const [scenario, failEvery] of [['healthy', 0], ['primary 503 every 4th', 4]] as const) {
-  upstream.child.send({ failEvery });
-  const direct = failEvery ? undefined : await load(upstream.info.primary, upstream.child.pid);
-  const thin = await load(proxies.info.thin, proxies.child.pid);
-  const core = await load(proxies.info.coreGateway, proxies.child.pid);
-  const gateway = await load(proxies.info.gateway, proxies.child.pid);
-  if (direct) rows.push([scenario, 'upstream direct', direct.rps.toFixed(0), direct.meanMs.toFixed(2), String(direct.errors), cpu(direct), '']);
-  rows.push([direct ? '' : scenario, 'thin node:http proxy', thin.rps.toFixed(0), thin.meanMs.toFixed(2), String(thin.errors), cpu(thin), '1.00']);
-  rows.push(['', 'switchyard gateway, core only', core.rps.toFixed(0), core.meanMs.toFixed(2), String(core.errors), cpu(core), (core.rps / thin.rps).toFixed(2)]);
-  rows.push(['', 'switchyard gateway, policy plugins', gateway.rps.toFixed(0), gateway.meanMs.toFixed(2), String(gateway.errors), cpu(gateway), (gateway.rps / thin.rps).toFixed(2)]);
+const upstreamArgs = [upstream.info.primary, upstream.info.secondary, upstream.info.dead];
+const contenders = {
+  thin: await start('./gateway-servers.ts', ['thin', ...upstreamArgs]),
+  core: await start('./gateway-servers.ts', ['core', ...upstreamArgs]),
+  plugins: await start('./gateway-servers.ts', ['plugins', ...upstreamArgs]),
+  ...(BASELINE
+    ? {
+        'core-baseline': await start(`${BASELINE}/bench/gateway-servers.ts`, ['core', ...upstreamArgs]),
+        'plugins-baseline': await start(`${BASELINE}/bench/gateway-servers.ts`, ['plugins', ...upstreamArgs]),
+      }
+    : {}),
+} as Record<string, { child: ChildProcess; info: Record<string, string> }>;
+const baselineTargets = (scenario: 'healthy' | 'dead'): [Target, string, number][] =>
+  BASELINE
+    ? (['core-baseline', 'plugins-baseline'] as const).map((t) => [t, contenders[t].info[scenario], contenders[t].child.pid!])
+    : [];
+const targets: Record<'healthy' | 'dead', [Target, string, number][]> = {
+  healthy: [
+    ['direct', upstream.info.primary, upstream.child.pid!],
+    ['thin', contenders.thin.info.healthy, contenders.thin.child.pid!],
+    ['core', contenders.core.info.healthy, contenders.core.child.pid!],
+    ['plugins', contenders.plugins.info.healthy, contenders.plugins.child.pid!],
+    ...baselineTargets('healthy'),
+  ],
+  dead: [
+    ['thin', contenders.thin.info.dead, contenders.thin.child.pid!],
+    ['core', contenders.core.info.dead, contenders.core.child.pid!],
+    ['plugins', contenders.plugins.info.dead, contenders.plugins.child.pid!],
+    ...baselineTargets('dead'),
+  ],
+};
+const label: Record<Target, string> = { direct: 'upstream direct', thin: 'thin node:http proxy', core: 'gateway, core only', plugins: 'gateway, 4 policy plugins', 'core-baseline': 'baseline gateway, core only', 'plugins-baseline': 'baseline gateway, 4 policy plugins' };
+
+console.log(`switchyard gateway bench: ${SECONDS} s (≤ ${MAX_REQUESTS} requests) per cell, median of ${ROUNDS} round(s), concurrency ${CONCURRENCIES.join('/')}, node ${process.version}\n`);
+const results = new Map<string, Result[]>();
+const key = (mode: Mode, scenario: string, c: number, target: Target) => `${mode}|${scenario}|${c}|${target}`;
+for (let round = 0; round < ROUNDS; round++) {
+  for (const mode of MODES) {
+    for (const c of CONCURRENCIES) {
+      for (const scenario of ['healthy', 'dead'] as const) {
+        for (const [target, url, pid] of targets[scenario]) {
+          const r = await load(url, mode, c, pid, { seconds: SECONDS, maxRequests: MAX_REQUESTS });
+          const k = key(mode, scenario, c, target);
+          results.set(k, [...(results.get(k) ?? []), r]);
+        }
+      }
+    }
+  }
 }
-const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-for (const r of rows) console.log(r.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  '));
+const get = (mode: Mode, scenario: string, c: number, target: Target) => {
+  const rs = results.get(key(mode, scenario, c, target));
+  return rs ? medianResult(rs) : undefined;
+};
+
+const f = (x: number | undefined, digits = 2) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(digits));
+const rows: string[][] = [['mode', 'primary', 'c', 'target', 'req/s', 'vs thin', 'p50 ms', 'p99 ms', 'TTFB p50', 'TTFB p99', 'non-200', 'CPU µs/req', 'RSS MB']];
+for (const mode of MODES) {
+  for (const c of CONCURRENCIES) {
+    for (const scenario of ['healthy', 'dead'] as const) {
+      const thin = get(mode, scenario, c, 'thin');
+      for (const [target] of targets[scenario]) {
+        const r = get(mode, scenario, c, target)!;
+        const ratio = thin && target !== 'direct' ? f(r.rps / thin.rps) : '';
+        rows.push([mode, scenario, String(c), label[target], f(r.rps, 0), ratio, f(r.p50), f(r.p99), mode === 'stream' ? f(r.ttfb50) : '', mode === 'stream' ? f(r.ttfb99) : '', String(r.errors), f(r.cpuUs, 0), f(r.rss, 0)]);
+      }
+    }
+  }
+}
+printTable(rows, 4);
+
+// The ratios the targets are stated in (README): all from the same run.
+const summary: string[][] = [['target', 'measured', 'goal']];
+const ratio = (mode: Mode, scenario: string, c: number, target: Target) => {
+  const thin = get(mode, scenario, c, 'thin');
+  const mine = get(mode, scenario, c, target);
+  return thin && mine ? mine.rps / thin.rps : undefined;
+};
+if (CONCURRENCIES.includes(32) && MODES.includes('chat')) {
+  summary.push(['req/s vs thin proxy, c=32, core only', f(ratio('chat', 'healthy', 32, 'core')), '≥ 0.80']);
+  summary.push(['req/s vs thin proxy, c=32, 4 plugins', f(ratio('chat', 'healthy', 32, 'plugins')), '≥ 0.80']);
+  const healthy = get('chat', 'healthy', 32, 'plugins');
+  const dead = get('chat', 'dead', 32, 'plugins');
+  summary.push(['req/s dead primary / healthy, c=32, 4 plugins', f(healthy && dead ? dead.rps / healthy.rps : undefined), '≥ 0.90']);
+  summary.push(['req/s vs thin proxy, dead primary, c=32, 4 plugins', f(ratio('chat', 'dead', 32, 'plugins')), '≥ 0.72']);
+  if (BASELINE) {
+    for (const target of ['core', 'plugins'] as const) {
+      const before = get('chat', 'healthy', 32, `${target}-baseline`);
+      const after = get('chat', 'healthy', 32, target);
+      summary.push([`baseline: req/s vs thin proxy, c=32, ${label[target]}`, f(ratio('chat', 'healthy', 32, `${target}-baseline`)), '']);
+      summary.push([`CPU µs/req after / baseline, c=32, ${label[target]}`, f(before?.cpuUs && after?.cpuUs ? after.cpuUs / before.cpuUs : undefined), '']);
+    }
+  }
+}
+const overhead = (mode: Mode, c: number, target: Target, pick: (r: Result) => number) => {
+  const direct = get(mode, 'healthy', c, 'direct');
+  const mine = get(mode, 'healthy', c, target);
+  return direct && mine ? pick(mine) - pick(direct) : undefined;
+};
+if (CONCURRENCIES.includes(1)) {
+  for (const target of ['thin', 'core', 'plugins', ...(BASELINE ? (['core-baseline', 'plugins-baseline'] as const) : [])] as const) {
+    if (MODES.includes('chat')) summary.push([`p50 overhead over direct, c=1, non-streaming, ${label[target]} (ms)`, f(overhead('chat', 1, target, (r) => r.p50)), target === 'core' || target === 'plugins' ? '≤ 0.25' : '']);
+    if (MODES.includes('stream')) {
+      summary.push([`TTFB overhead p50, c=1, streaming, ${label[target]} (ms)`, f(overhead('stream', 1, target, (r) => r.ttfb50)), target === 'core' || target === 'plugins' ? '≤ 1.00' : '']);
+      summary.push([`TTFB overhead p99, c=1, streaming, ${label[target]} (ms)`, f(overhead('stream', 1, target, (r) => r.ttfb99)), '']);
+    }
+  }
+}
+printTable(summary, 1);
+
+if (LONG_REQUESTS > 0) {
+  const [, url, pid] = targets.healthy[3];
+  const samples: string[] = [];
+  let last = 0;
+  const r = await load(url, 'chat', 32, pid, {
+    seconds: 3600,
+    maxRequests: LONG_REQUESTS,
+    onSample: (done) => {
+      if (done - last >= LONG_REQUESTS / 10) {
+        last = done;
+        samples.push(`${done}: ${f(rssMb(pid), 0)} MB`);
+      }
+    },
+  });
+  console.log(`long run, gateway with 4 plugins, c=32, ${LONG_REQUESTS} requests: ${f(r.rps, 0)} req/s, peak RSS ${f(r.rss, 0)} MB, non-200 ${r.errors}`);
+  console.log(`RSS over the run: ${samples.join(', ')}\n`);
+}
+
 upstream.child.kill();
-proxies.child.kill();
+for (const c of Object.values(contenders)) c.child.kill();

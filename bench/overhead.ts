@@ -16,14 +16,17 @@ const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 1);
 
-async function timeRun(fn: () => Promise<unknown>): Promise<number> {
+/** Wall µs per call, and this process's CPU µs per call (robust on a loaded machine). */
+async function timeRun(fn: () => Promise<unknown>): Promise<{ wall: number; cpu: number }> {
   const start = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
   let next = 0;
   const worker = async () => {
     while (next++ < CALLS) await fn();
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  return Number(process.hrtime.bigint() - start) / 1000 / CALLS;
+  const used = process.cpuUsage(cpu);
+  return { wall: Number(process.hrtime.bigint() - start) / 1000 / CALLS, cpu: (used.user + used.system) / CALLS };
 }
 
 function median(xs: number[]): number {
@@ -31,12 +34,12 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)];
 }
 
-async function measure(fns: Record<string, () => Promise<unknown>>): Promise<Record<string, number>> {
-  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(fns).map((k) => [k, []]));
+async function measure(fns: Record<string, () => Promise<unknown>>): Promise<Record<string, { wall: number; cpu: number }>> {
+  const samples: Record<string, { wall: number; cpu: number }[]> = Object.fromEntries(Object.keys(fns).map((k) => [k, []]));
   for (const fn of Object.values(fns)) for (let i = 0; i < 300; i++) await fn(); // warm-up
   // Interleave runs so drift (GC, CPU frequency) hits every contender alike.
   for (let r = 0; r < RUNS; r++) for (const [name, fn] of Object.entries(fns)) samples[name].push(await timeRun(fn));
-  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
+  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, { wall: median(v.map((x) => x.wall)), cpu: median(v.map((x) => x.cpu)) }]));
 }
 
 async function main() {
@@ -71,8 +74,11 @@ async function main() {
   const chat = await measure({ bare: bareChat, core: () => plain.chat(req), plugins: () => full.chat(req) });
   const stream = await measure({ bare: bareStream, core: () => drain(plain), plugins: () => drain(full) });
 
-  const rows: string[][] = [['call', 'bare undici µs', 'pipeline µs', 'overhead µs', 'ratio']];
-  const row = (name: string, bare: number, mine: number) => rows.push([name, bare.toFixed(1), mine.toFixed(1), (mine - bare).toFixed(1), (mine / bare).toFixed(2)]);
+  // The upstream runs in this process too: the CPU difference is the pipeline's own CPU per call.
+  const rows: string[][] = [['call', 'bare undici µs', 'pipeline µs', 'overhead µs', 'ratio', 'bare CPU µs', 'pipeline CPU µs', 'CPU overhead µs']];
+  type Sample = { wall: number; cpu: number };
+  const row = (name: string, bare: Sample, mine: Sample) =>
+    rows.push([name, bare.wall.toFixed(1), mine.wall.toFixed(1), (mine.wall - bare.wall).toFixed(1), (mine.wall / bare.wall).toFixed(2), bare.cpu.toFixed(1), mine.cpu.toFixed(1), (mine.cpu - bare.cpu).toFixed(1)]);
   row('chat (core only)', chat.bare, chat.core);
   row('chat (router+health+breaker+retry)', chat.bare, chat.plugins);
   row('stream (core only)', stream.bare, stream.core);

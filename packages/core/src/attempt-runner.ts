@@ -59,10 +59,10 @@ export class AttemptRunner {
   private lastNumber = 0;
   private sharedTimerBusy = false;
   private readonly active = new Set<AbortController>();
-  /** Results of plugin-run attempts, so a call tap that answers with one hands it over. */
-  private readonly pluginResults = new WeakMap<object, LiveAttempt>();
+  /** Results of plugin-run attempts, so a call tap that answers with one hands it over (made on first use: most requests have none). */
+  private pluginResults: WeakMap<object, LiveAttempt> | undefined;
   /** Errors of plugin-run attempts, recorded already: rethrown by a call tap, they are not recorded twice. */
-  private readonly recordedFailures = new WeakMap<SwitchyardError, AttemptOutcome>();
+  private recordedFailures: WeakMap<SwitchyardError, AttemptOutcome> | undefined;
 
   constructor(private readonly scope: AttemptScope) {}
 
@@ -86,11 +86,11 @@ export class AttemptRunner {
     const settled = await this.settle(live);
     if (settled.type === 'failed') {
       const error = settled.outcome.error!;
-      this.recordedFailures.set(error, settled.outcome);
+      (this.recordedFailures ??= new WeakMap()).set(error, settled.outcome);
       throw error;
     }
     const result: AttemptResult = settled.type === 'answered' ? settled.result : { ...settled.result, rest: this.recordWhenRead(live, settled.result) };
-    this.pluginResults.set(result, live);
+    (this.pluginResults ??= new WeakMap()).set(result, live);
     return result;
   }
 
@@ -217,7 +217,7 @@ export class AttemptRunner {
       result = await hook.promise(live.attempt, ctx);
       if (!result) throw new SwitchyardError('plugin', `no call tap answered for provider "${candidate.provider}"`, { retryable: false });
     } catch (caught) {
-      const recorded = isSwitchyardError(caught) ? this.recordedFailures.get(caught) : undefined;
+      const recorded = isSwitchyardError(caught) ? this.recordedFailures?.get(caught) : undefined;
       if (recorded) {
         // A plugin-run attempt failed and was recorded already; decide on its outcome.
         live.release();
@@ -231,7 +231,7 @@ export class AttemptRunner {
       await this.record(outcome);
       return { type: 'failed', outcome };
     }
-    const pluginRun = this.pluginResults.get(result);
+    const pluginRun = this.pluginResults?.get(result);
     if (pluginRun && pluginRun !== live) {
       // The tap answered with a plugin-run attempt (a hedge): that attempt is the real one.
       live.release();

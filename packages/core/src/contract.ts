@@ -12,7 +12,6 @@ import type { PIPELINE_MARKER } from './pipeline-marker.js';
 import type { Plugin } from './plugin.js';
 import type { ProviderV1 } from './provider.js';
 import type { StateStore } from './state-store.js';
-import type { Transport } from './transport.js';
 import type { Candidate, Capability, ChatRequest, ChatResponse, EmbeddingRequest, EmbeddingResponse, EndpointConfig, ModelsConfig, StreamPart, Usage } from './types.js';
 
 /* ---------------------------------------------------------------- the pipeline */
@@ -234,3 +233,36 @@ export type PipelineHooks = {
   /** Parallel: the final outcome, for metrics, logs and usage reports. */
   readonly recordRequest: AsyncParallelHook<[RequestOutcome, RequestContext]>;
 };
+
+/* ---------------------------------------------------------------- the upstream transport */
+
+export interface TransportRequest {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  signal: AbortSignal;
+}
+
+export interface TransportResponse {
+  status: number;
+  /** Lower-cased names; repeated headers joined with `, `. */
+  headers: Record<string, string>;
+  body: AsyncIterable<Uint8Array>;
+  /** Drops the connection without reading the rest of the body (failures, aborts). */
+  discard(): void;
+  /**
+   * The answer is complete but the body may not have ended yet (bytes after `[DONE]`): read
+   * the rest in the background, briefly, so the keep-alive connection can be reused.
+   */
+  release?(): void;
+  /** Reads the whole body as text (faster than iterating `body` when the transport has it). */
+  text?(): Promise<string>;
+}
+
+export interface Transport {
+  request(request: TransportRequest): Promise<TransportResponse>;
+  /** Opens a connection to the URL's origin ahead of need (warm backups); false when it could not. */
+  preconnect?(url: string): Promise<boolean>;
+  close?(): Promise<void>;
+}

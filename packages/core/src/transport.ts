@@ -1,42 +1,16 @@
 /**
- * The production transport: undici's request API on a keep-alive Agent, with no retries of its
- * own (one layer retries: the pipeline). Timeouts are enforced by the pipeline on the injected
- * clock through the AbortSignal; undici's own timeouts are far-out backstops.
+ * The production transport: undici's Dispatcher handler API on a keep-alive Agent, with no
+ * retries of its own (one layer retries: the pipeline). Timeouts are enforced by the pipeline on
+ * the injected clock through the request's AbortSignal, which the transport turns into an abort
+ * of the dispatch itself (no signal goes into undici); undici's own timeouts are far-out backstops.
  */
 import { createWarmConnector, type WarmConnector } from './warm-connector.js';
-import { Agent, EnvHttpProxyAgent, request as undiciRequest, type Dispatcher } from 'undici';
-import { SwitchyardError, isSwitchyardError } from './errors.js';
+import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import { transportError } from './transport-error.js';
+import type { Transport } from './contract.js';
+import { UndiciExchange } from './undici-response.js';
 
-export interface TransportRequest {
-  url: string;
-  method: 'GET' | 'POST';
-  headers: Record<string, string>;
-  body?: string;
-  signal: AbortSignal;
-}
-
-export interface TransportResponse {
-  status: number;
-  /** Lower-cased names; repeated headers joined with `, `. */
-  headers: Record<string, string>;
-  body: AsyncIterable<Uint8Array>;
-  /** Drops the connection without reading the rest of the body (failures, aborts). */
-  discard(): void;
-  /**
-   * The answer is complete but the body may not have ended yet (bytes after `[DONE]`): read
-   * the rest in the background, briefly, so the keep-alive connection can be reused.
-   */
-  release?(): void;
-  /** Reads the whole body as text (faster than iterating `body` when the transport has it). */
-  text?(): Promise<string>;
-}
-
-export interface Transport {
-  request(request: TransportRequest): Promise<TransportResponse>;
-  /** Opens a connection to the URL's origin ahead of need (warm backups); false when it could not. */
-  preconnect?(url: string): Promise<boolean>;
-  close?(): Promise<void>;
-}
+export type { Transport, TransportRequest, TransportResponse } from './contract.js';
 
 export interface UndiciTransportOptions {
   /** A dispatcher to use instead of the built-in Agent (tests: the msw bridge). */
@@ -74,29 +48,17 @@ export function createDispatcher(options: UndiciTransportOptions = {}, connector
   return new Agent(common);
 }
 
-function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw)) {
-    if (v === undefined) continue;
-    out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-  }
-  return out;
-}
+export { transportError } from './transport-error.js';
 
-/** Maps socket-level failures to the taxonomy; an abort carries the pipeline's own reason. */
-export function transportError(error: unknown, signal: AbortSignal): SwitchyardError {
-  if (signal.aborted) {
-    const reason = signal.reason;
-    if (isSwitchyardError(reason)) return reason;
-    return new SwitchyardError('cancelled', 'request was cancelled', { cause: reason });
+/** `http://host:port/path?q` → origin and path without a URL object per request. */
+function splitUrl(url: string): { origin: string; path: string } {
+  const scheme = url.indexOf('://');
+  const slash = scheme < 0 ? -1 : url.indexOf('/', scheme + 3);
+  if (scheme < 0 || url.lastIndexOf('@', slash < 0 ? url.length : slash) > scheme) {
+    const parsed = new URL(url);
+    return { origin: parsed.origin, path: parsed.pathname + parsed.search };
   }
-  if (isSwitchyardError(error)) return error;
-  const code = (error as { code?: string } | undefined)?.code ?? '';
-  const message = error instanceof Error ? error.message : String(error);
-  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return new SwitchyardError('timeout', `upstream timed out (${code})`, { cause: error });
-  }
-  return new SwitchyardError('network', `connection failed: ${code ? `${code} ` : ''}${message}`, { cause: error });
+  return slash < 0 ? { origin: url, path: '/' } : { origin: url.slice(0, slash), path: url.slice(slash) };
 }
 
 export function createUndiciTransport(options: UndiciTransportOptions = {}): Transport {
@@ -107,78 +69,22 @@ export function createUndiciTransport(options: UndiciTransportOptions = {}): Tra
   const getDispatcher = () => (dispatcher ??= createDispatcher(options, connector));
   return {
     ...(connector ? { preconnect: (url: string) => connector.warm(url) } : {}),
-    async request(req) {
+    request(req) {
+      let exchange: UndiciExchange;
       try {
-        const res = await undiciRequest(req.url, {
-          method: req.method,
-          headers: req.headers,
-          body: req.body,
-          signal: req.signal,
-          dispatcher: getDispatcher(),
-          headersTimeout: BACKSTOP_MS,
-          bodyTimeout: BACKSTOP_MS,
-        });
-        const body = res.body as unknown as UndiciBody;
-        return {
-          status: res.statusCode,
-          headers: flattenHeaders(res.headers),
-          body: wrapBody(body, req.signal),
-          discard: () => destroyQuietly(body),
-          release: () => releaseBody(body),
-          text: async () => {
-            try {
-              return await body.text();
-            } catch (error) {
-              destroyQuietly(body);
-              throw transportError(error, req.signal);
-            }
-          },
-        };
+        const { origin, path } = splitUrl(req.url);
+        exchange = new UndiciExchange(req);
+        getDispatcher().dispatch({ origin, path, method: req.method, headers: req.headers, body: req.body, headersTimeout: BACKSTOP_MS, bodyTimeout: BACKSTOP_MS }, exchange);
       } catch (error) {
-        throw transportError(error, req.signal);
+        return Promise.reject(transportError(error, req.signal));
       }
+      return exchange.headersReceived;
     },
     async close() {
       connector?.close();
       if (ownDispatcher && dispatcher) await dispatcher.close();
     },
   };
-}
-
-type UndiciBody = AsyncIterable<Uint8Array> & { text(): Promise<string>; destroy(): void; on(event: 'error', fn: () => void): unknown; dump(opts?: { limit?: number; signal?: AbortSignal }): Promise<void>; readableEnded?: boolean };
-
-/** Destroying an unread body makes undici emit an AbortError that nobody listens to. */
-function destroyQuietly(body: UndiciBody): void {
-  body.on('error', () => undefined);
-  body.destroy();
-}
-
-const RELEASE_LIMIT_BYTES = 64 * 1024;
-const RELEASE_WAIT_MS = 1000;
-
-function releaseBody(body: UndiciBody): void {
-  if (body.readableEnded) return;
-  body.on('error', () => undefined);
-  const give = AbortSignal.timeout(RELEASE_WAIT_MS);
-  body.dump({ limit: RELEASE_LIMIT_BYTES, signal: give }).catch(() => destroyQuietly(body));
-}
-
-/**
- * Iterating the body: errors are mapped to the taxonomy. Leaving the loop early does not
- * destroy the socket: the reader decides between discard() and release().
- */
-async function* wrapBody(body: UndiciBody, signal: AbortSignal): AsyncIterable<Uint8Array> {
-  const iterator = body[Symbol.asyncIterator]();
-  try {
-    for (;;) {
-      const next = await iterator.next();
-      if (next.done) return;
-      yield next.value;
-    }
-  } catch (error) {
-    destroyQuietly(body);
-    throw transportError(error, signal);
-  }
 }
 
 /** Reads a whole body as text. */

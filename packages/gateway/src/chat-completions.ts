@@ -5,9 +5,9 @@
  */
 import { SwitchyardError, type ChatRequest, type ChatStream } from '@switchyard/core';
 import type { Exchange } from './exchange.js';
-import { drained, infoHeaders, sendJson } from './http-reply.js';
-import { replyWithError } from './openai-errors.js';
-import { chatCompletionBody, ChunkEncoder } from './openai-wire.js';
+import { drained, infoHeaders, sendJson, StreamWriter } from './http-reply.js';
+import { replyForError, replyWithError } from './openai-errors.js';
+import { chatCompletionBody, ChunkEncoder, sseErrorEvent } from './openai-wire.js';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
 
@@ -27,14 +27,12 @@ export async function chatCompletions(x: Exchange, body: unknown): Promise<void>
 
 async function streamCompletion(x: Exchange, request: ChatRequest): Promise<void> {
   const { res } = x;
-  const startSse = (headers: Record<string, string>) => {
-    res.writeHead(200, { ...SSE_HEADERS, ...headers });
-    // Headers go out now, not with the first chunk: the client's stream starts at commit.
-    res.flushHeaders();
-  };
   let heartbeat: ReturnType<Exchange['clock']['setTimeout']> | undefined;
   const beat = () => {
-    if (!res.headersSent) startSse({});
+    if (!res.headersSent) {
+      res.writeHead(200, SSE_HEADERS);
+      res.flushHeaders();
+    }
     res.write(': heartbeat\n\n');
     heartbeat = x.clock.setTimeout(beat, x.heartbeatMs);
   };
@@ -50,9 +48,11 @@ async function streamCompletion(x: Exchange, request: ChatRequest): Promise<void
   } finally {
     x.clock.clearTimeout(heartbeat);
   }
-  if (!res.headersSent) startSse(infoHeaders(stream.info));
+  // The head goes out with the committed first part, in the same write.
+  if (!res.headersSent) res.writeHead(200, { ...SSE_HEADERS, ...infoHeaders(stream.info) });
 
   const encoder = new ChunkEncoder(stream.info, request.stream_options?.include_usage === true);
+  const writer = new StreamWriter(res);
   let failure: SwitchyardError | undefined;
   for await (const part of stream) {
     if (part.type === 'error') {
@@ -60,12 +60,13 @@ async function streamCompletion(x: Exchange, request: ChatRequest): Promise<void
       break;
     }
     const text = encoder.encode(part);
-    if (text && !res.write(text)) await drained(res);
+    if (text) writer.write(text);
+    if (writer.backedUp) await drained(res);
     if (res.destroyed) break; // leaving the loop cancels the upstream attempt
   }
   if (res.destroyed) return;
   if (failure) {
     x.logger.warn('stream failed after commit', { requestId: x.call.requestId, kind: failure.kind, endpoint: failure.endpoint });
-    replyWithError(res, failure, x.errorOptions);
-  } else res.end(encoder.end());
+    writer.end(sseErrorEvent(replyForError(failure, x.errorOptions).body));
+  } else writer.end(encoder.end());
 }

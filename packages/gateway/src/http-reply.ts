@@ -2,15 +2,55 @@
 import type { ServerResponse } from 'node:http';
 import type { ErrorReply } from './openai-errors.js';
 
+/** One write: the head and the body go out corked together (a string body joins the head). */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | number> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  headers['content-type'] = 'application/json';
+  headers['content-length'] = Buffer.byteLength(text);
+  res.writeHead(status, headers);
   res.end(text);
 }
 
 export function sendError(res: ServerResponse, reply: ErrorReply, extra: Record<string, string | number> = {}): void {
   if (res.headersSent || res.destroyed) return;
   sendJson(res, reply.status, reply.body, { ...reply.headers, ...extra });
+}
+
+/**
+ * Streaming writes, flushed once per upstream chunk: the parts decoded from one chunk reach the
+ * writer within the same turn of the event loop, so they are joined and written together on
+ * the next tick (one chunked frame, and the response head with the first one).
+ */
+export class StreamWriter {
+  private pending = '';
+  private scheduled = false;
+  private readonly flushNow = () => {
+    this.scheduled = false;
+    if (this.pending === '' || this.res.writableEnded || this.res.destroyed) return;
+    const text = this.pending;
+    this.pending = '';
+    this.res.write(text);
+  };
+
+  constructor(private readonly res: ServerResponse) {}
+
+  write(text: string): void {
+    this.pending += text;
+    if (this.scheduled) return;
+    this.scheduled = true;
+    process.nextTick(this.flushNow);
+  }
+
+  /** True when the socket wants the writer to wait (see drained()). */
+  get backedUp(): boolean {
+    return this.res.writableNeedDrain;
+  }
+
+  end(text: string): void {
+    const rest = this.pending + text;
+    this.pending = '';
+    this.res.end(rest);
+  }
 }
 
 export interface AnswerInfo {

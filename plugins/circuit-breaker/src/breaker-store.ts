@@ -6,7 +6,7 @@
  * run again on the fresh record, so instances never lose each other's counts either.
  */
 import type { Clock, RandomSource, StateStore, SwitchyardEventBus } from '@switchyard/core';
-import { closedRecord, phaseAt, startProbe, windowStats, type BreakerOptions, type BreakerPhase, type BreakerRecord, type Step } from './state-machine.js';
+import { closedRecord, phaseAt, startProbe, windowStats, withSuccesses, type BreakerOptions, type BreakerPhase, type BreakerRecord, type Step } from './state-machine.js';
 
 export interface BreakerState {
   state: BreakerPhase;
@@ -32,6 +32,12 @@ export const MAX_CAS_ROUNDS = 16;
 
 export class BreakerStore {
   private readonly queues = new Map<string, Promise<unknown>>();
+  /**
+   * Successes on a closed breaker with no failure streak change nothing but a window count:
+   * they are counted here, per bucket, and written with the next step that changes the record
+   * (a failure, a new bucket, a forced state), so the healthy path does no store write.
+   */
+  private readonly unwritten = new Map<string, { start: number; successes: number }>();
 
   constructor(
     private readonly store: StateStore,
@@ -50,8 +56,8 @@ export class BreakerStore {
   }
 
   async state(id: string): Promise<BreakerState> {
-    const record = await this.read(id);
     const now = this.clock.now();
+    const record = this.withUnwritten(id, await this.read(id), now);
     return {
       state: phaseAt(record, now),
       failures: record.consecutiveFailures,
@@ -60,6 +66,35 @@ export class BreakerStore {
       window: windowStats(record, now, this.options),
       forced: record.forced === true,
     };
+  }
+
+  /** A success: counted in-process when it changes no state (see `unwritten`), else a step. */
+  async recordSuccess(id: string, step: (record: BreakerRecord, now: number, random: RandomSource) => Step): Promise<void> {
+    if (!this.queues.has(id)) {
+      const record = await this.read(id);
+      const now = this.clock.now();
+      if (record.state === 'closed' && record.consecutiveFailures === 0 && !this.queues.has(id)) {
+        const bucketMs = this.options.windowMs / this.options.buckets;
+        const start = Math.floor(now / bucketMs) * bucketMs;
+        const pending = this.unwritten.get(id);
+        if (!pending) this.unwritten.set(id, { start, successes: 1 });
+        else if (pending.start === start) pending.successes++;
+        else {
+          // A new bucket: the finished one is written once (its count is shared state).
+          await this.update(id, (r) => ({ record: r }));
+          const fresh = this.unwritten.get(id);
+          if (fresh?.start === start) fresh.successes++;
+          else this.unwritten.set(id, { start, successes: 1 });
+        }
+        return;
+      }
+    }
+    await this.update(id, step);
+  }
+
+  private withUnwritten(id: string, record: BreakerRecord, now: number): BreakerRecord {
+    const pending = this.unwritten.get(id);
+    return pending ? withSuccesses(record, pending, now, this.options) : record;
   }
 
   /** Applies one step to a breaker and announces its transition. */
@@ -81,11 +116,20 @@ export class BreakerStore {
     const key = PREFIX + id;
     for (let round = 1; ; round++) {
       const stored = await this.store.get<BreakerRecord>(key);
-      const result = step(stored ?? closedRecord(), this.clock.now(), this.random);
+      const now = this.clock.now();
+      const pending = this.unwritten.get(id);
+      const taken = pending ? { start: pending.start, successes: pending.successes } : undefined;
+      const base = stored ?? closedRecord();
+      const result = step(taken ? withSuccesses(base, taken, now, this.options) : base, now, this.random);
       if (this.store.compareAndSet && round < MAX_CAS_ROUNDS) {
         if (!(await this.store.compareAndSet(key, stored, result.record))) continue;
       } else {
         await this.store.set(key, result.record);
+      }
+      // Written with this step; successes counted meanwhile stay for the next write.
+      if (pending && taken) {
+        pending.successes -= taken.successes;
+        if (pending.successes <= 0 && this.unwritten.get(id) === pending) this.unwritten.delete(id);
       }
       this.announce(id, result);
       return result;

@@ -81,9 +81,8 @@ export const circuitBreaker = definePlugin<BreakerPluginOptions, BreakerPluginOp
 
     pipeline.hooks.recordAttempt.tapPromise({ name: PLUGIN_NAME }, async (outcome, ctx) => {
       const id = outcome.candidate.id;
-      if (counts(outcome)) {
-        await breakers.update(id, (record, now, random) => (outcome.ok ? recordSuccess(record, now, options) : recordFailure(record, now, options, random)));
-      }
+      if (outcome.ok) await breakers.recordSuccess(id, (record, now) => recordSuccess(record, now, options));
+      else if (counts(outcome)) await breakers.update(id, (record, now, random) => recordFailure(record, now, options, random));
       // Whatever the probe's answer, its lease is done: a 429 or a cancelled probe leaves the breaker half-open.
       const state = requestState(ctx);
       if (state.probes.includes(id)) {

@@ -106,6 +106,21 @@ function count(buckets: readonly WindowBucket[], now: number, opts: BreakerOptio
 }
 
 /**
+ * Successes counted in-process and not yet written, merged into the record (their bucket, if
+ * still in the window) before the next step: the counts are the same as if each had been written.
+ */
+export function withSuccesses(record: BreakerRecord, pending: { start: number; successes: number }, now: number, opts: BreakerOptions): BreakerRecord {
+  const live = liveBuckets(record.buckets, now, opts);
+  const bucketMs = opts.windowMs / opts.buckets;
+  if (pending.successes === 0 || pending.start + bucketMs <= now - opts.windowMs) return live.length === record.buckets.length ? record : { ...record, buckets: live };
+  const at = live.findIndex((b) => b.start >= pending.start);
+  const buckets = [...live];
+  if (at >= 0 && live[at].start === pending.start) buckets[at] = { ...live[at], successes: live[at].successes + pending.successes };
+  else buckets.splice(at < 0 ? live.length : at, 0, { start: pending.start, successes: pending.successes, failures: 0 });
+  return { ...record, buckets };
+}
+
+/**
  * How long the breaker stays open after its `trips`-th trip in a row: linear growth, so a
  * vendor back after a minute is probed again within seconds rather than after a doubled wait.
  */

@@ -1,7 +1,6 @@
 /** `switchyard replay`: re-sends the requests the degrade plugin queued when every level failed. */
 import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
-import { replayQueue } from '@switchyard/plugin-degrade';
 import { EXIT } from '../io.js';
 import { withConfiguredPipeline } from '../load-config.js';
 import { CONFIG_HELP, configOption, type Command } from '../command.js';
@@ -31,6 +30,8 @@ ${CONFIG_HELP}
     }
     const queue = path.resolve(io.cwd, values.queue);
     const out = typeof values.out === 'string' ? path.resolve(io.cwd, values.out) : undefined;
+    // Loaded on use, so `serve` does not hold it.
+    const { replayQueue } = await import('@switchyard/plugin-degrade');
     return withConfiguredPipeline(values.config as string, io, async (pipeline) => {
       const summary = await replayQueue(queue, pipeline, {
         onResult: async ({ entry, ok, response, error }) => {

@@ -2,7 +2,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadPlugins, loadProviders } from '@switchyard/core/internal';
-import { formatReport, loadScenarioFile, renderReportHtml, runSimulation, type SimulationProgress } from '@switchyard/simulate';
+import type { SimulationProgress } from '@switchyard/simulate';
 import { EXIT, type Output } from '../io.js';
 import { formatError } from '../format-error.js';
 import { cliImporter } from '../importer.js';
@@ -61,6 +61,8 @@ Options:
       return EXIT.USAGE;
     }
     try {
+      // Loaded on use: the simulator (and msw under it) is not part of what `serve` holds.
+      const { formatReport, loadScenarioFile, renderReportHtml, runSimulation } = await import('@switchyard/simulate');
       const file = path.resolve(io.cwd, values.scenario);
       const scenario = await loadScenarioFile(file);
       const importer = cliImporter(path.dirname(file));

@@ -1,0 +1,184 @@
+/**
+ * One upstream exchange on undici's Dispatcher handler API (the controller API). Compared with
+ * undici's `request()`, no AbortSignal goes into undici and there is no AsyncResource and no
+ * Readable body stream: the handler keeps the chunks itself, hands them to one async iterator
+ * or joins them for `text()`, and aborts through the request's own controller when the
+ * pipeline's signal fires (timeouts, caller aborts).
+ */
+import type { Dispatcher } from 'undici';
+import type { TransportRequest, TransportResponse } from './contract.js';
+import { transportError } from './transport-error.js';
+
+/** Buffered body bytes above which undici is asked to pause the socket until the reader catches up. */
+const HIGH_WATER_BYTES = 256 * 1024;
+/** After release(): bytes and time the rest of a body may take before the connection is dropped. */
+const RELEASE_LIMIT_BYTES = 64 * 1024;
+const RELEASE_WAIT_MS = 1000;
+
+type Phase = 'waiting' | 'body' | 'ended' | 'failed';
+
+/** Lower-cased names; repeated headers joined with `, `. */
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name in raw) {
+    const value = raw[name];
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = typeof value === 'string' ? value : value.join(', ');
+  }
+  return out;
+}
+
+export class UndiciExchange implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private phase: Phase = 'waiting';
+  private error: unknown;
+  private readonly chunks: Buffer[] = [];
+  private buffered = 0;
+  /** The reader waiting for the next chunk (iterator) or for the end (text()). */
+  private wake: (() => void) | undefined;
+  /** After release() or discard(): incoming bytes are dropped, and past the limit so is the connection. */
+  private dropping = false;
+  private dropped = 0;
+  /** text() reads the whole body: no pausing, the chunks are joined at the end. */
+  private wholeBody = false;
+  private releaseTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly onAbort = () => this.abortWith(this.req.signal.reason);
+  readonly headersReceived: Promise<TransportResponse>;
+  private resolveHeaders!: (response: TransportResponse) => void;
+  private rejectHeaders!: (error: unknown) => void;
+
+  constructor(private readonly req: TransportRequest) {
+    this.headersReceived = new Promise((resolve, reject) => {
+      this.resolveHeaders = resolve;
+      this.rejectHeaders = reject;
+    });
+    req.signal.addEventListener('abort', this.onAbort);
+  }
+
+  /* ---------------------------------------------------------------- undici's side */
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.req.signal.aborted) controller.abort(this.req.signal.reason);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[] | undefined>): void {
+    if (status < 200) return; // informational answers are not the response
+    this.phase = 'body';
+    this.resolveHeaders(this.response(status, flattenHeaders(headers)));
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.dropping) {
+      this.dropped += chunk.length;
+      if (this.dropped > RELEASE_LIMIT_BYTES) this.abortWith(undefined);
+      return;
+    }
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    if (this.buffered > HIGH_WATER_BYTES && !this.wholeBody) controller.pause();
+    this.notify();
+  }
+
+  onResponseEnd(): void {
+    this.phase = 'ended';
+    this.finish();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    const waiting = this.phase === 'waiting';
+    this.phase = 'failed';
+    this.error = error;
+    this.finish();
+    if (waiting) this.rejectHeaders(transportError(error, this.req.signal));
+  }
+
+  /* ---------------------------------------------------------------- the reader's side */
+
+  private response(status: number, headers: Record<string, string>): TransportResponse {
+    return {
+      status,
+      headers,
+      body: { [Symbol.asyncIterator]: () => this.iterator() },
+      discard: () => this.discard(),
+      release: () => this.release(),
+      text: () => this.text(),
+    };
+  }
+
+  /** Leaving the loop early does not drop the connection: the reader decides between discard() and release(). */
+  private iterator(): AsyncIterator<Uint8Array> {
+    const next = async (): Promise<IteratorResult<Uint8Array>> => {
+      for (;;) {
+        const chunk = this.take();
+        if (chunk) return { done: false, value: chunk };
+        if (this.phase === 'ended') return { done: true, value: undefined };
+        if (this.phase === 'failed') throw this.failure();
+        await new Promise<void>((resolve) => (this.wake = resolve));
+      }
+    };
+    return { next, return: async () => ({ done: true, value: undefined }) };
+  }
+
+  private async text(): Promise<string> {
+    this.wholeBody = true;
+    this.controller?.resume();
+    while (this.phase === 'body') await new Promise<void>((resolve) => (this.wake = resolve));
+    if (this.phase === 'failed') throw this.failure();
+    const text = this.chunks.length === 1 ? this.chunks[0].toString('utf8') : Buffer.concat(this.chunks).toString('utf8');
+    this.chunks.length = 0;
+    this.buffered = 0;
+    return text;
+  }
+
+  private take(): Buffer | undefined {
+    const chunk = this.chunks.shift();
+    if (!chunk) return undefined;
+    this.buffered -= chunk.length;
+    if (this.buffered <= HIGH_WATER_BYTES / 2 && this.controller?.paused) this.controller.resume();
+    return chunk;
+  }
+
+  private failure(): unknown {
+    return transportError(this.error, this.req.signal);
+  }
+
+  /** Drops the connection without reading the rest of the body. */
+  private discard(): void {
+    if (this.phase !== 'body') return;
+    this.abortWith(undefined);
+  }
+
+  /** The answer is complete; read the rest briefly in the background so the connection is reused. */
+  private release(): void {
+    if (this.phase !== 'body') return;
+    this.dropping = true;
+    this.chunks.length = 0;
+    this.buffered = 0;
+    this.controller?.resume();
+    this.releaseTimer = setTimeout(() => this.abortWith(undefined), RELEASE_WAIT_MS);
+    this.releaseTimer.unref?.();
+  }
+
+  /* ---------------------------------------------------------------- both */
+
+  private abortWith(reason: unknown): void {
+    if (this.phase === 'ended' || this.phase === 'failed') return;
+    const error = reason instanceof Error ? reason : new Error('request aborted', { cause: reason });
+    if (this.controller) this.controller.abort(error);
+    // Aborted before undici started the request: onRequestStart aborts it (the signal says so);
+    // a discard before start cannot happen (no response yet).
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
+  private finish(): void {
+    this.req.signal.removeEventListener('abort', this.onAbort);
+    if (this.releaseTimer) clearTimeout(this.releaseTimer);
+    this.notify();
+  }
+}
