@@ -8,7 +8,7 @@ import { RequestTimer } from './attempt-timer.js';
 import { buildCandidates, DEFAULT_DEADLINE_MS } from './candidates.js';
 import type { RequestContext, RequestState, RunAttemptOptions } from './context.js';
 import { isSwitchyardError, outcomeOf, SwitchyardError, toSwitchyardError } from './errors.js';
-import { SwitchyardEventBus } from './events.js';
+import { SwitchyardEventBus, type AttemptFailure } from './events.js';
 import { createPipelineHooks, STAGE, type Attempt, type AttemptOutcome, type AttemptResult, type Classification, type PipelineHooks, type RequestOutcome, type RetryDecision } from './hooks.js';
 import { checkPluginCompatibility, isPlugin, type Plugin } from './plugin.js';
 import { isProvider, type ProviderV1 } from './provider.js';
@@ -380,7 +380,7 @@ class RequestRun {
     };
     if (this.hooks.recordRequest.taps.length) await this.hooks.recordRequest.promise(outcome, this.ctx);
     const events = this.pipeline.events;
-    if (events.listenerCount('request:end')) events.emit('request:end', { ...outcome, requestId: this.ctx.id });
+    if (events.listenerCount('request:end')) events.emit('request:end', { ...outcome, requestId: this.ctx.id, tier: this.ctx.classification.tier });
   }
 
   /** The retry / failover loop, then the degrade stage. */
@@ -407,6 +407,7 @@ class RequestRun {
       }
       if (decision.action === 'retry') {
         const target = decision.candidate ?? current;
+        this.emitFailure(outcome, target.id === current.id ? 'retry-same' : 'next-candidate', decision.delayMs, decision.reason ?? error.kind);
         this.pipeline.events.emit('retry', { requestId: ctx.id, attempt: outcome.attempt, candidate: target, delayMs: decision.delayMs, reason: decision.reason ?? error.kind });
         try {
           await sleep(this.clock, decision.delayMs, this.requestSignal());
@@ -417,16 +418,26 @@ class RequestRun {
         continue;
       }
       if (decision.action === 'fail') {
+        this.emitFailure(outcome, 'give-up', 0, decision.reason ?? error.kind);
         stopError = error;
         break;
       }
       const next = ctx.remaining.shift();
+      this.emitFailure(outcome, next ? 'next-candidate' : 'give-up', 0, decision.reason ?? error.kind);
       if (next) this.pipeline.events.emit('failover', { requestId: ctx.id, from: current, to: next, error });
       current = next;
     }
     const failure = this.failureError(stopError);
     if (this.abortReason && (failure.kind === 'cancelled' || this.abortReason.kind === 'cancelled')) throw failure;
     return this.degrade(failure);
+  }
+
+  private emitFailure(outcome: AttemptOutcome, decision: AttemptFailure['decision'], backoffMs: number, reason: string): void {
+    const events = this.pipeline.events;
+    if (!events.listenerCount('attempt:failed')) return;
+    let level = 0;
+    if (decision === 'retry-same') for (const a of this.ctx.attempts) if (a.candidate.id === outcome.candidate.id) level++;
+    events.emit('attempt:failed', { requestId: this.ctx.id, attempt: outcome.attempt, candidate: outcome.candidate, error: outcome.error!, decision, backoffMs, level, reason });
   }
 
   private failureError(stopError?: SwitchyardError): SwitchyardError {
@@ -712,6 +723,8 @@ class CommittedAttempt {
     this.base.controller.abort(cancelled);
     await this.result.rest.return?.(undefined);
     await this.record(cancelled);
+    // The request ends here too: observers count it as cancelled, never as a success.
+    await this.run.recordRequest({ ok: false, error: cancelled });
     this.run.dispose();
   }
 

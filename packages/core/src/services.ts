@@ -14,7 +14,17 @@ export const SERVICE = Object.freeze({
   retryBudget: 'switchyard.retry-budget',
   /** `StaleAnswerService` from @switchyard/plugin-cache. */
   staleAnswers: 'switchyard.stale-answers',
+  /** `MetricsService` from @switchyard/plugin-metrics: what the gateway's /metrics serves. */
+  metrics: 'switchyard.metrics',
 });
+
+export interface MetricsService {
+  /** The registry (a prom-client `Registry`), so a host can tell whether it already serves it. */
+  readonly registry: object;
+  readonly contentType: string;
+  /** The Prometheus text exposition of every metric. */
+  exposition(): Promise<string>;
+}
 
 export interface RetryBudgetService {
   /** Spends one retry (or hedge) from a deployment's budget; false when it is exhausted. */

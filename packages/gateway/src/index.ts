@@ -4,5 +4,7 @@ export { resolveServerOptions, assertSafeBinding, isLoopbackHost, type ServerOpt
 export { replyForError, errorReply, type ErrorReply, type OpenAIErrorBody } from './openai-errors.js';
 export { chatCompletionBody, ChunkEncoder, wireFinishReason } from './openai-wire.js';
 export { createKeyCheck, type KeyCheck } from './gateway-keys.js';
-export { GatewayMetrics } from './metrics.js';
+export { GatewayMetrics } from './gateway-metrics.js';
+export { SecretMasker, maskingLogger, pipelineSecrets } from './secret-masking.js';
+export { CLIENT_CLOSED_STATUS, type AccessOutcome } from './access-log.js';
 export { silentLogger, type Logger, type LogFields } from './logger.js';
