@@ -22,6 +22,8 @@ export interface SwitchyardEvents {
   'key:state': [{ endpoint: string; keyId: string; deployment: string; condition: 'parked' | 'resting' | 'paced'; until: number; reason: string }];
   'quota:threshold': [{ scope: string; limit: string; level: number; used: number; max: number }];
   degraded: [{ requestId: string; level: string }];
+  /** A response-cache lookup: a fresh hit, a miss, or an expired answer served because every candidate failed. */
+  'cache:lookup': [{ requestId: string; result: 'hit' | 'miss' | 'stale' }];
   'deployment:misconfigured': [{ deployment: string; error: SwitchyardError }];
   'request:end': [RequestOutcome & { requestId: string; tier?: string }];
   /** The host (the gateway) refused a request before it reached the pipeline: load shed. */

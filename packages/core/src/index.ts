@@ -24,3 +24,4 @@ export { joinUrl, attributeError } from './provider-call.js';
 export { CORE_VERSION } from './version.js';
 export * from './services.js';
 export * from './usage-cost.js';
+export * from './request-summary.js';

@@ -774,8 +774,9 @@ class CommittedAttempt {
       }
       this.done = true;
       if (failure) {
-        yield { type: 'error', error: failure };
+        // Recorded before the error part: a consumer that stops at the error never resumes us.
         await run.recordRequest({ ok: false, error: failure });
+        yield { type: 'error', error: failure };
       } else {
         const response = acc.toResponse();
         response.switchyard = { ...info, attempts: run.ctx.attempts.length, latencyMs: run.ctx.clock.now() - run.ctx.startedAt };

@@ -2,32 +2,20 @@
  * One access line per gateway request: what the client asked, what answered, how it went.
  * The pipeline's `request:end` event carries the journey; the gateway adds the HTTP side.
  */
-import { tokenCounts, usageCostUsd, type AttemptOutcome, type Pipeline, type RequestOutcome } from '@switchyard/core';
+import { attemptMoves, requestOutcomeClass, tokenCounts, usageCostUsd, type Pipeline, type RequestOutcome, type RequestOutcomeClass } from '@switchyard/core';
 import type { LogFields } from './logger.js';
 
 export type RequestEnd = RequestOutcome & { requestId: string; tier?: string };
 
-export type AccessOutcome = 'success' | 'degraded' | 'error' | 'cancelled';
+export type AccessOutcome = RequestOutcomeClass;
 
 /** Status reported for a request whose client went away before its answer was complete (nginx's convention). */
 export const CLIENT_CLOSED_STATUS = 499;
 
-/** Retries are attempts on the same candidate as the one before; failovers move to another. */
-export function attemptMoves(attempts: readonly AttemptOutcome[]): { retries: number; failovers: number } {
-  let retries = 0;
-  let failovers = 0;
-  for (let i = 1; i < attempts.length; i++) {
-    if (attempts[i].candidate.id === attempts[i - 1].candidate.id) retries++;
-    else failovers++;
-  }
-  return { retries, failovers };
-}
-
 export function accessOutcome(end: RequestEnd | undefined, status: number, cancelled: boolean): AccessOutcome {
-  if (cancelled || end?.error?.kind === 'cancelled') return 'cancelled';
-  if (end ? !end.ok : status >= 400) return 'error';
-  if (end?.degraded) return 'degraded';
-  return 'success';
+  if (cancelled) return 'cancelled';
+  if (end) return requestOutcomeClass(end);
+  return status >= 400 ? 'error' : 'success';
 }
 
 /** Keeps each gateway request's `request:end` until the gateway writes the access line. */

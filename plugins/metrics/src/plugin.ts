@@ -1,0 +1,100 @@
+/**
+ * The metrics plugin: listens on the pipeline's event bus (never on a hook: it cannot change a
+ * request) and keeps prom-client histograms, counters and gauges. It provides the registry as
+ * `SERVICE.metrics`, which the gateway's /metrics serves.
+ */
+import { attemptMoves, definePlugin, getService, provideService, requestOutcomeClass, SERVICE, tokenCounts, usageCostUsd, type Candidate, type MetricsService, type Pipeline, type Price, type SwitchyardEvents } from '@switchyard/core';
+import { register as globalRegistry, type Registry } from 'prom-client';
+import { metricSet, type MetricSet } from './metric-set.js';
+import { metricsOptionsSchema, type MetricsOptions, type MetricsOptionsInput } from './options.js';
+
+export const PLUGIN_NAME = '@switchyard/plugin-metrics';
+
+/** Levels above this share one label value: the label set stays small whatever maxAttempts is. */
+const MAX_LEVEL = 5;
+const BREAKER = { closed: 0, 'half-open': 1, open: 2 } as const;
+
+export function statusClass(status: number | undefined, ok: boolean): string {
+  if (ok) return '2xx';
+  if (status === undefined || status < 100 || status > 599) return 'none';
+  return `${Math.floor(status / 100)}xx`;
+}
+
+const levelLabel = (level: number) => (level >= MAX_LEVEL ? `${MAX_LEVEL}+` : String(Math.max(1, level)));
+
+type Listeners = { [E in keyof SwitchyardEvents]?: (...args: SwitchyardEvents[E]) => void };
+
+export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readonly<Record<string, Price>>): () => void {
+  const priceOf = (c: Candidate) => c.deployment.price ?? prices[c.deploymentId] ?? prices[c.model];
+  m.now = () => pipeline.clock.now();
+  for (const model of pipeline.modelNames()) for (const c of pipeline.candidatesFor(model)) m.breakerState.set({ deployment: c.deploymentId }, BREAKER.closed);
+  const listeners: Listeners = {
+    'request:start': () => {
+      m.requestsInFlight++;
+    },
+    'request:end': (e) => {
+      m.requestsInFlight--;
+      const outcome = requestOutcomeClass(e);
+      m.requests.inc({ model: e.model, outcome });
+      m.requestDuration.observe({ model: e.model, outcome }, e.latencyMs / 1000);
+      const { failovers } = attemptMoves(e.attempts);
+      if (failovers > 0) m.failovers.inc({ model: e.model }, failovers);
+      if (e.degraded && e.ok) m.degraded.inc({ model: e.model, level: e.degraded });
+    },
+    'attempt:end': (e) => {
+      const deployment = e.candidate.deploymentId;
+      m.attempts.inc({ deployment, outcome: e.outcome, status_class: statusClass(e.error?.status, e.ok) });
+      m.attemptDuration.observe({ deployment, outcome: e.outcome }, e.latencyMs / 1000);
+      if (e.ttftMs !== undefined) m.ttft.observe({ deployment }, e.ttftMs / 1000);
+      if (e.usage) {
+        const tokens = tokenCounts(e.usage);
+        m.tokens.inc({ deployment, direction: 'input' }, tokens.inputTokens);
+        m.tokens.inc({ deployment, direction: 'output' }, tokens.outputTokens);
+        if (tokens.cachedTokens > 0) m.tokens.inc({ deployment, direction: 'cached' }, tokens.cachedTokens);
+        const cost = usageCostUsd(tokens, priceOf(e.candidate));
+        if (cost > 0) m.cost.inc({ deployment }, cost);
+      }
+    },
+    'attempt:failed': (e) => {
+      if (e.decision !== 'retry-same') return;
+      const level = levelLabel(e.level);
+      m.retries.inc({ level });
+      m.backoff.observe({ level }, e.backoffMs / 1000);
+    },
+    'breaker:open': (e) => m.breakerState.set({ deployment: e.deployment }, BREAKER.open),
+    'breaker:half-open': (e) => m.breakerState.set({ deployment: e.deployment }, BREAKER['half-open']),
+    'breaker:close': (e) => m.breakerState.set({ deployment: e.deployment }, BREAKER.closed),
+    'health:change': (e) => m.healthScore.set({ deployment: e.deployment }, e.score),
+    'quota:threshold': (e) => m.budgetUsed.set({ scope: e.scope }, e.max > 0 ? e.used / e.max : 0),
+    'key:state': (e) => {
+      if (e.condition === 'parked') m.parked.set(`${e.endpoint}#${e.keyId}`, { endpoint: e.endpoint, until: e.until });
+    },
+    'cache:lookup': (e) => m.cacheLookups.inc({ result: e.result }),
+    'request:shed': () => m.shed.inc(),
+  };
+  const entries = Object.entries(listeners) as [keyof SwitchyardEvents, (...args: unknown[]) => void][];
+  for (const [name, fn] of entries) pipeline.events.on(name, fn as never);
+  return () => {
+    for (const [name, fn] of entries) pipeline.events.off(name, fn as never);
+  };
+}
+
+export const metrics = definePlugin<MetricsOptions, MetricsOptionsInput>({
+  name: PLUGIN_NAME,
+  version: '0.1.0',
+  core: '^0.1.0',
+  optionsSchema: metricsOptionsSchema,
+  apply(pipeline, options) {
+    const registry: Registry = options.registry ?? globalRegistry;
+    const set = metricSet(registry, options.buckets);
+    const detach = observePipeline(pipeline, set, options.prices);
+    pipeline.events.once('pipeline:close', detach);
+    const service: MetricsService = { registry, contentType: registry.contentType, exposition: () => registry.metrics() };
+    provideService(pipeline, SERVICE.metrics, service);
+  },
+});
+
+/** The registry a pipeline's metrics plugin writes to, if it has one. */
+export function getMetricsRegistry(pipeline: Pipeline): Registry | undefined {
+  return getService<MetricsService>(pipeline, SERVICE.metrics)?.registry as Registry | undefined;
+}

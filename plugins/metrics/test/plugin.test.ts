@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { Registry, register } from 'prom-client';
+import { createPipeline, createPipelineFromConfig, getService, parseConfig, SERVICE, type MetricsService } from '@switchyard/core';
+import { openaiProvider } from '@switchyard/provider-openai';
+import { metrics, statusClass } from '@switchyard/plugin-metrics';
+import { fail, ok, scriptedTransport } from '../../retry/test/support/in-process.js';
+
+/** `fail-503` answers 503, anything else answers with usage (10 input of which 4 cached, 5 output). */
+const transport = () =>
+  scriptedTransport(({ body }) => {
+    if (body.model.startsWith('fail-')) return fail(Number(body.model.slice(5)));
+    const answer = ok('ok', body.model);
+    (answer.body as { usage: unknown }).usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 4 } };
+    return answer;
+  }, Date.now);
+
+const endpoints = [{ name: 'a', provider: 'openai', baseUrl: 'http://a.test/v1', apiKey: 'sk-test-0123456789' }];
+
+const setup = (registry: Registry) =>
+  createPipeline({
+    endpoints,
+    models: { chat: [{ endpoint: 'a', model: 'fail-503' }, { endpoint: 'a', model: 'ok', price: { input: 2, output: 4, cachedInput: 1 } }] },
+    providers: [openaiProvider],
+    transport: transport(),
+    plugins: [metrics({ registry })],
+  });
+
+const ask = { model: 'chat', messages: [{ role: 'user' as const, content: 'hi' }] };
+
+async function value(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
+  const metric = await registry.getSingleMetric(name)?.get();
+  return metric?.values.find((v) => Object.entries(labels).every(([k, l]) => String(v.labels[k]) === l) && Object.keys(v.labels).length === Object.keys(labels).length)?.value;
+}
+
+describe('@switchyard/plugin-metrics', () => {
+  it('counts requests, attempts by status class, failovers, tokens (cached included) and cost from the deployment price', async () => {
+    const registry = new Registry();
+    const pipeline = setup(registry);
+    await pipeline.chat(ask);
+    expect(await value(registry, 'switchyard_requests_total', { model: 'chat', outcome: 'success' })).toBe(1);
+    expect(await value(registry, 'switchyard_attempts_total', { deployment: 'a/fail-503', outcome: 'endpoint-failure', status_class: '5xx' })).toBe(1);
+    expect(await value(registry, 'switchyard_failovers_total', { model: 'chat' })).toBe(1);
+    expect(await value(registry, 'switchyard_tokens_total', { deployment: 'a/ok', direction: 'cached' })).toBe(4);
+    // 6 fresh input × 2 + 4 cached × 1 + 5 output × 4, per million tokens.
+    expect(await value(registry, 'switchyard_cost_usd_total', { deployment: 'a/ok' })).toBeCloseTo((6 * 2 + 4 + 20) / 1e6, 12);
+    expect(await value(registry, 'switchyard_breaker_state', { deployment: 'a/ok' })).toBe(0);
+    await pipeline.close();
+  });
+
+  it('keeps counting into the same series after a reload (a new pipeline on the same registry)', async () => {
+    const registry = new Registry();
+    const first = setup(registry);
+    await first.chat(ask);
+    await first.close();
+    const second = setup(registry);
+    await second.chat(ask);
+    expect(await value(registry, 'switchyard_requests_total', { model: 'chat', outcome: 'success' })).toBe(2);
+    // Closed pipelines no longer count.
+    await first.chat(ask).catch(() => undefined);
+    expect(await value(registry, 'switchyard_requests_total', { model: 'chat', outcome: 'success' })).toBe(2);
+    await second.close();
+  });
+
+  it('is one line in YAML, provides its registry as the metrics service and defaults to prom-client\'s registry', async () => {
+    const config = parseConfig(`
+endpoints: [{ name: a, provider: openai, baseUrl: "http://a.test/v1", apiKey: sk-test-0123456789 }]
+models: { chat: [{ endpoint: a, model: ok }] }
+plugins:
+  - "@switchyard/plugin-metrics"
+`, {});
+    const pipeline = await createPipelineFromConfig(config, { transport: transport() });
+    await pipeline.chat(ask);
+    const service = getService<MetricsService>(pipeline, SERVICE.metrics)!;
+    expect(service.registry).toBe(register);
+    expect(await service.exposition()).toMatch(/switchyard_requests_total\{model="chat",outcome="success"\} 1/);
+    await pipeline.close();
+  });
+
+  it('rejects options that are not a registry or buckets that do not increase', () => {
+    expect(() => metrics({ registry: {} as never })).toThrow(/registry/);
+    expect(() => metrics({ buckets: { request: [1, 0.5] } } as never)).toThrow(/increasing/);
+  });
+
+  it('maps statuses to bounded classes', () => {
+    expect([statusClass(undefined, true), statusClass(503, false), statusClass(429, false), statusClass(undefined, false), statusClass(999, false)]).toEqual(['2xx', '5xx', '4xx', 'none', 'none']);
+  });
+});
