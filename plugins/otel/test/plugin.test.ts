@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { createPipeline, definePlugin, STAGE } from '@switchyard/core';
+import { createPipeline, definePlugin, STAGE, type Plugin } from '@switchyard/core';
 import { openaiProvider } from '@switchyard/provider-openai';
 import { circuitBreaker } from '@switchyard/plugin-circuit-breaker';
 import { otel } from '@switchyard/plugin-otel';
@@ -17,7 +17,7 @@ function tracing() {
   return { exporter, tracer: provider.getTracer('test') };
 }
 
-function setup(extraPlugins: ReturnType<typeof definePlugin>[] = []) {
+function setup(extraPlugins: Plugin[] = []) {
   const { exporter, tracer } = tracing();
   const seen: { host: string; traceparent?: string }[] = [];
   const transport = scriptedTransport(({ host, request, body }) => {
@@ -37,7 +37,7 @@ function setup(extraPlugins: ReturnType<typeof definePlugin>[] = []) {
     models: { chat: [{ endpoint: 'primary', model: 'gpt-a' }, { endpoint: 'backup', model: 'gpt-b' }], lonely: [{ endpoint: 'broken', model: 'gpt-c' }] },
     providers: [openaiProvider],
     transport,
-    plugins: [otel({ tracer }), circuitBreaker({ consecutiveFailures: 1 }), ...extraPlugins.map((p) => p())],
+    plugins: [otel({ tracer }), circuitBreaker({ consecutiveFailures: 1 }), ...extraPlugins],
   });
   return { pipeline, exporter, seen };
 }
@@ -86,7 +86,7 @@ describe('@switchyard/plugin-otel', () => {
         );
       },
     });
-    const { pipeline, exporter, seen } = setup([canned]);
+    const { pipeline, exporter, seen } = setup([canned()]);
     await expect(pipeline.chat({ model: 'lonely', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ kind: 'all-candidates-failed' });
     const failedRequest = byName(exporter.getFinishedSpans(), 'chat lonely')[0];
     expect(failedRequest.parentSpanContext).toBeUndefined();
