@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { createPipeline, definePlugin, STAGE, type Plugin } from '@switchyard/core';
+import { createPipeline, definePlugin, STAGE, type ChatRequest, type Plugin } from '@switchyard/core';
 import { openaiProvider } from '@switchyard/provider-openai';
 import { circuitBreaker } from '@switchyard/plugin-circuit-breaker';
 import { otel } from '@switchyard/plugin-otel';
@@ -82,7 +82,7 @@ describe('@switchyard/plugin-otel', () => {
       name: 'test-canned',
       apply(p) {
         p.hooks.degrade.tapPromise({ name: 'test-canned', stage: STAGE.DEFAULT }, async (_e, ctx) =>
-          ctx.request.messages?.[0]?.content === 'degrade me' ? { level: 'canned', response: { id: 'x', object: 'chat.completion', created: 1, model: 'canned', choices: [{ index: 0, message: { role: 'assistant', content: 'later' }, finish_reason: 'stop' }] } } : undefined,
+          (ctx.request as ChatRequest).messages[0]?.content === 'degrade me' ? { level: 'canned', response: { id: 'x', object: 'chat.completion', created: 1, model: 'canned', choices: [{ index: 0, message: { role: 'assistant', content: 'later' }, finish_reason: 'stop' }] } } : undefined,
         );
       },
     });
