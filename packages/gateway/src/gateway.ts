@@ -16,6 +16,8 @@ import { logPipelineEvents } from './event-log.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { silentLogger, type Logger } from './logger.js';
 import { maskingLogger, pipelineSecrets, SecretMasker } from './secret-masking.js';
+import { StatusBoard, type StatusReport } from './status-board.js';
+import { basicAsBearer, sendStatus, STATUS_PATHS } from './status-route.js';
 import { modelEntry, modelList, modelsWithoutCandidates } from './models.js';
 import { errorReply, replyForError, type ErrorReply } from './openai-errors.js';
 import { sseErrorEvent } from './openai-wire.js';
@@ -69,6 +71,8 @@ export interface Gateway {
   readonly options: Readonly<ServerOptions>;
   readonly inFlight: number;
   readonly metrics: GatewayMetrics;
+  /** What GET /status answers. */
+  status(): StatusReport;
 }
 
 type Route = (x: Exchange, body: unknown) => Promise<void>;
@@ -92,6 +96,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const logger = options.logger ? maskingLogger(options.logger, masker) : silentLogger;
   const metrics = new GatewayMetrics(() => inFlight, options.metricsRegistry);
   const accessLog = new AccessLog();
+  const board = new StatusBoard(() => clock.now(), (text) => masker.text(text));
   let slot: PipelineSlot | undefined;
   let address: GatewayAddress | undefined;
   let inFlight = 0;
@@ -101,7 +106,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const active = new Set<AbortController>();
 
   const observe = (p: Pipeline) => {
-    const detach = [logPipelineEvents(p, logger), accessLog.observe(p)];
+    const detach = [logPipelineEvents(p, logger), accessLog.observe(p), board.observe(p)];
     return () => detach.forEach((d) => d());
   };
   const newSlot = (pipeline: Pipeline) => new PipelineSlot(pipeline, observe, (error) => logger.error({ error: (error as Error).message }, 'closing a pipeline failed'));
@@ -123,10 +128,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     const method = req.method ?? 'GET';
     if (path === '/health') return sendJson(res, 200, { status: draining ? 'draining' : 'ok' });
     if (path === '/ready') return ready(res);
-    if (!keyCheck(req.headers.authorization)) {
+    const statusRoute = method === 'GET' && STATUS_PATHS.has(path);
+    if (!keyCheck(statusRoute ? basicAsBearer(req.headers.authorization) : req.headers.authorization)) {
       metrics.request('auth', 401);
-      return sendError(res, errorReply(401, 'Incorrect or missing gateway API key. Send "Authorization: Bearer <gateway key>".', 'invalid_request_error', 'invalid_api_key'));
+      // Browsers ask for the key (as a Basic password) and resend it on the page's refreshes.
+      const challenge: Record<string, string> = statusRoute ? { 'www-authenticate': 'Basic realm="switchyard", charset="UTF-8"' } : {};
+      return sendError(res, errorReply(401, 'Incorrect or missing gateway API key. Send "Authorization: Bearer <gateway key>".', 'invalid_request_error', 'invalid_api_key'), challenge);
     }
+    if (statusRoute) return sendStatus(req, res, path, status());
     if (method === 'GET' && path === '/metrics') {
       const { contentType, body } = await metrics.render(slot?.pipeline);
       res.writeHead(200, { 'content-type': contentType });
@@ -199,6 +208,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   }
 
+  function status(): StatusReport {
+    const pipeline = slot?.pipeline;
+    return masker.value(board.report(pipeline, pipeline ? () => pipeline.clock.now() : undefined)) as StatusReport;
+  }
+
   function ready(res: ServerResponse): void {
     if (draining || !slot) return sendJson(res, 503, { status: draining ? 'draining' : 'starting' });
     const missing = modelsWithoutCandidates(slot.pipeline);
@@ -230,6 +244,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     options: server,
     metrics,
+    status,
     async listen() {
       if (address) return address;
       if (!slot) slot = newSlot(await pipelineFromConfig(options.config!, options.pipelineOptions));

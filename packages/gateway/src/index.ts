@@ -8,3 +8,5 @@ export { GatewayMetrics } from './gateway-metrics.js';
 export { SecretMasker, maskingLogger, pipelineSecrets } from './secret-masking.js';
 export { CLIENT_CLOSED_STATUS, type AccessOutcome } from './access-log.js';
 export { silentLogger, type Logger, type LogFields } from './logger.js';
+export { StatusBoard, type StatusReport, type DeploymentStatus, type BreakerView, type KeyView } from './status-board.js';
+export { statusPage } from './status-page.js';

@@ -27,7 +27,8 @@ type Listeners = { [E in keyof SwitchyardEvents]?: (...args: SwitchyardEvents[E]
 export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readonly<Record<string, Price>>): () => void {
   const priceOf = (c: Candidate) => c.deployment.price ?? prices[c.deploymentId] ?? prices[c.model];
   m.now = () => pipeline.clock.now();
-  for (const model of pipeline.modelNames()) for (const c of pipeline.candidatesFor(model)) m.breakerState.set({ deployment: c.deploymentId }, BREAKER.closed);
+  // Breakers count per candidate: `endpoint/model`, plus `#key` when the endpoint has several keys.
+  for (const model of pipeline.modelNames()) for (const c of pipeline.candidatesFor(model)) m.breakerState.set({ deployment: c.id }, BREAKER.closed);
   const listeners: Listeners = {
     'request:start': () => {
       m.requestsInFlight++;

@@ -28,7 +28,7 @@ export type OtelOptionsInput = z.input<typeof otelOptionsSchema>;
 interface LiveRequest {
   span: Span;
   attempts: Map<number, Span>;
-  /** Deployment of the attempt running now: a breaker opening during it is this request's event. */
+  /** Candidate id of the attempt running now (breakers count per candidate): a breaker opening during it is this request's event. */
   currentDeployment?: string;
 }
 
@@ -105,7 +105,7 @@ export function traceRequests(pipeline: Pipeline, options: OtelOptions): () => v
         trace.setSpan(context.active(), request.span),
       );
       request.attempts.set(attempt.number, span);
-      request.currentDeployment = candidate.deploymentId;
+      request.currentDeployment = candidate.id;
       if (options.propagate) attempt.traceparent = toTraceparent(span.spanContext()) ?? attempt.traceparent;
       return undefined;
     });
