@@ -8,6 +8,7 @@ import { openaiProvider } from '@switchyard/provider-openai';
 import { circuitBreaker } from '@switchyard/plugin-circuit-breaker';
 import { quota } from '@switchyard/plugin-quota';
 import { answers, startGateway, vendor, type Handler, type Harness } from './harness.js';
+import type { Plugin } from '@switchyard/core';
 import type { Logger } from '../../src/index.js';
 
 export const PRIMARY_KEYS = ['sk-Qx7vT2mLp9Rk4Wz8Nc3Hb6Yd', 'sk-Jf5gS8aPq2Lm7Xv4Tn9Ce1Ru'];
@@ -20,7 +21,7 @@ const primaryDown: Handler = (req, res) => {
   res.end(JSON.stringify({ error: { message: `${outOfBalance ? 'insufficient balance' : 'service unavailable'} for api key ${key} (${key.slice(4, 16)})`, type: outOfBalance ? 'insufficient_quota' : 'server_error', code: outOfBalance ? 'insufficient_quota' : null } }));
 };
 
-export async function outageGateway(options: { logger?: Logger; primaryUp?: boolean } = {}): Promise<Harness & { setPrimaryDown(down: boolean): void }> {
+export async function outageGateway(options: { logger?: Logger; primaryUp?: boolean; plugins?: Plugin[] } = {}): Promise<Harness & { setPrimaryDown(down: boolean): void }> {
   let down = options.primaryUp !== true;
   const healthy = answers(['hello from primary']);
   const primary = await vendor((req, res, body) => (down ? primaryDown(req, res, body) : healthy(req, res, body)));
@@ -32,7 +33,7 @@ export async function outageGateway(options: { logger?: Logger; primaryUp?: bool
     ],
     models: { chat: [{ endpoint: 'primary', model: 'primary-model' }, { endpoint: 'secondary', model: 'secondary-model', price: { input: 1000, output: 2000 } }] },
     providers: [openaiProvider],
-    plugins: [circuitBreaker({ consecutiveFailures: 1, baseOpenMs: 600_000, maxOpenMs: 600_000 }), quota()],
+    plugins: [circuitBreaker({ consecutiveFailures: 1, baseOpenMs: 600_000, maxOpenMs: 600_000 }), quota(), ...(options.plugins ?? [])],
   });
   const harness = await startGateway(pipeline, { logger: options.logger });
   return { ...harness, setPrimaryDown: (value) => (down = value) };
