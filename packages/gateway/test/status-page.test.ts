@@ -53,7 +53,7 @@ describe.skipIf(!chromium)('status page in headless Chromium', () => {
         rendered: Number(document.body.dataset.rendered),
         primaryBreaker: primary.querySelector('.badge.breaker')!.textContent,
         primaryHealth: primary.querySelector('.badge.health')!.className,
-        primaryKeys: [...primary.querySelectorAll('.badge.key')].map((k) => `${k.getAttribute('data-key')} ${k.className}`),
+        primaryKeys: Array.from(primary.querySelectorAll('.badge.key')).map((k) => `${k.getAttribute('data-key')} ${k.className}`),
         primaryError: primary.querySelector('.error')?.textContent ?? '',
         secondaryBreaker: secondary.querySelector('.badge.breaker')!.className,
         sparklines: primary.querySelectorAll('svg.spark polyline').length,
