@@ -51,3 +51,15 @@ export interface AttemptFailure {
 export type SwitchyardEventName = keyof SwitchyardEvents;
 
 export class SwitchyardEventBus extends EventEmitter<SwitchyardEvents> {}
+
+/** Listeners for some of the bus's events, by name. */
+export type SwitchyardListeners = { [E in SwitchyardEventName]?: (...args: SwitchyardEvents[E]) => void };
+
+/** Attaches several listeners at once; the returned function detaches them all. */
+export function listenAll(events: SwitchyardEventBus, listeners: SwitchyardListeners): () => void {
+  const entries = Object.entries(listeners) as [SwitchyardEventName, (...args: unknown[]) => void][];
+  for (const [name, fn] of entries) events.on(name, fn as never);
+  return () => {
+    for (const [name, fn] of entries) events.off(name, fn as never);
+  };
+}

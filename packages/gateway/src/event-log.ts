@@ -3,10 +3,8 @@
  * breakers, health, keys, quota thresholds, degraded answers and load shedding (reloads are
  * logged where they happen: the gateway and the CLI).
  */
-import type { Pipeline, SwitchyardEvents } from '@switchyard/core';
+import { listenAll, type Pipeline } from '@switchyard/core';
 import type { Logger } from './logger.js';
-
-type Listeners = { [E in keyof SwitchyardEvents]?: (...args: SwitchyardEvents[E]) => void };
 
 /** What an operator has to do about a parked key. */
 function keyAction(reason: string): string {
@@ -17,7 +15,7 @@ function keyAction(reason: string): string {
 
 export function logPipelineEvents(pipeline: Pipeline, logger: Logger): () => void {
   const now = () => pipeline.clock.now();
-  const listeners: Listeners = {
+  return listenAll(pipeline.events, {
     'attempt:failed': (e) =>
       logger.warn(
         {
@@ -53,10 +51,5 @@ export function logPipelineEvents(pipeline: Pipeline, logger: Logger): () => voi
     'deployment:misconfigured': (e) => logger.error({ event: 'deployment_misconfigured', deployment: e.deployment, error: e.error.message }, 'deployment misconfigured'),
     'request:shed': (e) => logger.warn({ event: 'load_shed', inFlight: e.inFlight, limit: e.limit }, 'request shed: too many in flight'),
     'plugin-error': (e) => logger.error({ event: 'plugin_error', plugin: e.plugin, stage: e.stage, error: (e.error as Error)?.message ?? String(e.error) }, 'a plugin failed'),
-  };
-  const entries = Object.entries(listeners) as [keyof SwitchyardEvents, (...args: unknown[]) => void][];
-  for (const [name, fn] of entries) pipeline.events.on(name, fn as never);
-  return () => {
-    for (const [name, fn] of entries) pipeline.events.off(name, fn as never);
-  };
+  });
 }

@@ -3,7 +3,7 @@
  * health, latency percentiles, error rate, request count, last error, keys; budgets crossing
  * thresholds; spend today. Per-minute buckets over the last minutes feed the page's sparklines.
  */
-import { tokenCounts, usageCostUsd, type Pipeline, type SwitchyardEvents } from '@switchyard/core';
+import { listenAll, tokenCounts, usageCostUsd, type Pipeline } from '@switchyard/core';
 
 /** Minutes of history the sparklines show, and the window percentiles and error rate use. */
 const HISTORY_MINUTES = 15;
@@ -77,8 +77,6 @@ function percentile(sorted: number[], p: number): number | null {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]);
 }
 
-type Listeners = { [E in keyof SwitchyardEvents]?: (...args: SwitchyardEvents[E]) => void };
-
 export class StatusBoard {
   private readonly deployments = new Map<string, DeploymentTrack>();
   private readonly keys = new Map<string, KeyTrack>();
@@ -116,7 +114,7 @@ export class StatusBoard {
   }
 
   observe(pipeline: Pipeline): () => void {
-    const listeners: Listeners = {
+    return listenAll(pipeline.events, {
       'attempt:end': (e) => {
         if (e.outcome === 'ignored' && !e.ok) return;
         const t = this.track(e.candidate.deploymentId);
@@ -145,12 +143,7 @@ export class StatusBoard {
         this.keys.set(`${scope}|${e.keyId}`, { state: e.condition, until: e.until, reason: this.mask(e.reason) });
       },
       'quota:threshold': (e) => this.budgets.set(`${e.scope}|${e.limit}`, { scope: e.scope, limit: e.limit, used: e.used, max: e.max, ratio: e.max > 0 ? e.used / e.max : 0, threshold: e.level }),
-    };
-    const entries = Object.entries(listeners) as [keyof SwitchyardEvents, (...args: unknown[]) => void][];
-    for (const [name, fn] of entries) pipeline.events.on(name, fn as never);
-    return () => {
-      for (const [name, fn] of entries) pipeline.events.off(name, fn as never);
-    };
+    });
   }
 
   private keyView(endpoint: string, deployment: string, keyId: string, now: number): DeploymentStatus['keys'][number] {

@@ -3,7 +3,7 @@
  * request) and keeps prom-client histograms, counters and gauges. It provides the registry as
  * `SERVICE.metrics`, which the gateway's /metrics serves.
  */
-import { attemptMoves, definePlugin, getService, provideService, requestOutcomeClass, SERVICE, tokenCounts, usageCostUsd, type Candidate, type MetricsService, type Pipeline, type Price, type SwitchyardEvents } from '@switchyard/core';
+import { attemptMoves, definePlugin, getService, listenAll, provideService, requestOutcomeClass, SERVICE, tokenCounts, usageCostUsd, type Candidate, type MetricsService, type Pipeline, type Price } from '@switchyard/core';
 import { register as globalRegistry, type Registry } from 'prom-client';
 import { metricSet, type MetricSet } from './metric-set.js';
 import { metricsOptionsSchema, type MetricsOptions, type MetricsOptionsInput } from './options.js';
@@ -22,14 +22,12 @@ export function statusClass(status: number | undefined, ok: boolean): string {
 
 const levelLabel = (level: number) => (level >= MAX_LEVEL ? `${MAX_LEVEL}+` : String(Math.max(1, level)));
 
-type Listeners = { [E in keyof SwitchyardEvents]?: (...args: SwitchyardEvents[E]) => void };
-
 export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readonly<Record<string, Price>>): () => void {
   const priceOf = (c: Candidate) => c.deployment.price ?? prices[c.deploymentId] ?? prices[c.model];
   m.now = () => pipeline.clock.now();
   // Breakers count per candidate: `endpoint/model`, plus `#key` when the endpoint has several keys.
   for (const model of pipeline.modelNames()) for (const c of pipeline.candidatesFor(model)) m.breakerState.set({ deployment: c.id }, BREAKER.closed);
-  const listeners: Listeners = {
+  return listenAll(pipeline.events, {
     'request:start': () => {
       m.requestsInFlight++;
     },
@@ -72,12 +70,7 @@ export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readon
     },
     'cache:lookup': (e) => m.cacheLookups.inc({ result: e.result }),
     'request:shed': () => m.shed.inc(),
-  };
-  const entries = Object.entries(listeners) as [keyof SwitchyardEvents, (...args: unknown[]) => void][];
-  for (const [name, fn] of entries) pipeline.events.on(name, fn as never);
-  return () => {
-    for (const [name, fn] of entries) pipeline.events.off(name, fn as never);
-  };
+  });
 }
 
 export const metrics = definePlugin<MetricsOptions, MetricsOptionsInput>({

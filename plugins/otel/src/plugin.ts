@@ -5,7 +5,7 @@
  * @opentelemetry/api only: spans go wherever the application's SDK sends them.
  */
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
-import { attemptMoves, definePlugin, requestOutcomeClass, STAGE, tokenCounts, type AttemptOutcome, type Candidate, type ChatResponse, type Pipeline, type RequestContext, type RequestOutcome, type SwitchyardError } from '@switchyard/core';
+import { attemptMoves, definePlugin, listenAll, requestOutcomeClass, STAGE, tokenCounts, type AttemptOutcome, type Candidate, type ChatResponse, type Pipeline, type RequestContext, type RequestOutcome, type SwitchyardError } from '@switchyard/core';
 import { z } from 'zod';
 import { ATTR, operationName, providerName } from './genai.js';
 import { toTraceparent, withRemoteParent } from './trace-context.js';
@@ -149,24 +149,14 @@ export function traceRequests(pipeline: Pipeline, options: OtelOptions): () => v
   const onBreaker = (state: string) => (e: { deployment: string; reason?: string }) => {
     for (const request of live.values()) if (request.currentDeployment === e.deployment) request.span.addEvent('switchyard.breaker', { 'switchyard.deployment': e.deployment, 'switchyard.breaker.state': state, ...(e.reason ? { 'switchyard.reason': e.reason } : {}) });
   };
-  const onOpen = onBreaker('open');
-  const onHalfOpen = onBreaker('half-open');
-  const onClose = onBreaker('closed');
-  const { events } = pipeline;
-  events.on('retry', onRetry);
-  events.on('failover', onFailover);
-  events.on('degraded', onDegraded);
-  events.on('breaker:open', onOpen);
-  events.on('breaker:half-open', onHalfOpen);
-  events.on('breaker:close', onClose);
-  return () => {
-    events.off('retry', onRetry);
-    events.off('failover', onFailover);
-    events.off('degraded', onDegraded);
-    events.off('breaker:open', onOpen);
-    events.off('breaker:half-open', onHalfOpen);
-    events.off('breaker:close', onClose);
-  };
+  return listenAll(pipeline.events, {
+    retry: onRetry,
+    failover: onFailover,
+    degraded: onDegraded,
+    'breaker:open': onBreaker('open'),
+    'breaker:half-open': onBreaker('half-open'),
+    'breaker:close': onBreaker('closed'),
+  });
 }
 
 export const otel = definePlugin<OtelOptions, OtelOptionsInput>({
