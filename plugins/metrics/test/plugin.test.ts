@@ -3,6 +3,8 @@ import { Registry, register } from 'prom-client';
 import { createPipeline, createPipelineFromConfig, getService, parseConfig, SERVICE, type MetricsService } from '@switchyard/core';
 import { openaiProvider } from '@switchyard/provider-openai';
 import { metrics, statusClass } from '@switchyard/plugin-metrics';
+import { cache } from '@switchyard/plugin-cache';
+import { quota } from '@switchyard/plugin-quota';
 import { fail, ok, scriptedTransport } from '../../retry/test/support/in-process.js';
 
 /** `fail-503` answers 503, anything else answers with usage (10 input of which 4 cached, 5 output). */
@@ -83,5 +85,31 @@ plugins:
 
   it('maps statuses to bounded classes', () => {
     expect([statusClass(undefined, true), statusClass(503, false), statusClass(429, false), statusClass(undefined, false), statusClass(999, false)]).toEqual(['2xx', '5xx', '4xx', 'none', 'none']);
+  });
+});
+
+describe('@switchyard/plugin-metrics with the policy plugins', () => {
+  it('counts cache hits and misses, budget use at thresholds and parked keys from the real plugins', async () => {
+    const registry = new Registry();
+    const script = scriptedTransport(({ body }) => (body.model === 'broke' ? fail(402, 'insufficient balance', { code: 'insufficient_quota' }) : ok('ok', body.model)), Date.now);
+    const pipeline = createPipeline({
+      endpoints: [
+        { name: 'a', provider: 'openai', baseUrl: 'http://a.test/v1', apiKeys: ['sk-test-0123456789', 'sk-test-9876543210'] },
+        { name: 'b', provider: 'openai', baseUrl: 'http://b.test/v1', apiKey: 'sk-test-abcdefghij' },
+      ],
+      models: { chat: [{ endpoint: 'a', model: 'broke' }, { endpoint: 'b', model: 'ok' }] },
+      providers: [openaiProvider],
+      transport: script,
+      plugins: [metrics({ registry }), cache(), quota({ budgets: [{ model: 'chat', rpm: 4 }] })],
+    });
+    await pipeline.chat(ask);
+    await pipeline.chat(ask); // the same request: a cache hit
+    await pipeline.chat({ ...ask, messages: [{ role: 'user', content: 'other' }] });
+    expect(await value(registry, 'switchyard_cache_lookups_total', { result: 'miss' })).toBe(2);
+    expect(await value(registry, 'switchyard_cache_lookups_total', { result: 'hit' })).toBe(1);
+    // Both keys of `a` answered 402 once and are parked; 4 attempts used rpm 4 past its 80 % threshold.
+    expect(await value(registry, 'switchyard_keys_parked', { endpoint: 'a' })).toBe(2);
+    expect(await value(registry, 'switchyard_budget_used_ratio', { scope: 'model:chat' })).toBeGreaterThanOrEqual(0.8);
+    await pipeline.close();
   });
 });
