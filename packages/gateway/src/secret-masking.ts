@@ -36,20 +36,30 @@ export class SecretMasker {
 
   text(value: string): string {
     this.refresh();
+    return this.maskText(value);
+  }
+
+  /** The value with every string in it masked (the secrets are read once per call). */
+  value(value: unknown): unknown {
+    this.refresh();
+    return this.maskValue(value, 0);
+  }
+
+  private maskText(value: string): string {
     // Whole keys first (core's rules: known vendor key shapes, bearer tokens), then any piece left.
     let out = redactSecrets(value, this.secrets);
     if (this.fragments && out.length >= FRAGMENT) out = out.replace(this.fragments, MASK);
     return out;
   }
 
-  value(value: unknown, depth = 0): unknown {
-    if (typeof value === 'string') return this.text(value);
+  private maskValue(value: unknown, depth: number): unknown {
+    if (typeof value === 'string') return this.maskText(value);
     if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return value;
-    if (isSwitchyardError(value)) return this.value(value.summary(), depth + 1);
-    if (value instanceof Error) return this.value({ type: value.name, message: value.message, ...(value as unknown as Record<string, unknown>) }, depth + 1);
-    if (Array.isArray(value)) return value.map((v) => this.value(v, depth + 1));
+    if (isSwitchyardError(value)) return this.maskValue(value.summary(), depth + 1);
+    if (value instanceof Error) return this.maskValue({ type: value.name, message: value.message, ...(value as unknown as Record<string, unknown>) }, depth + 1);
+    if (Array.isArray(value)) return value.map((v) => this.maskValue(v, depth + 1));
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = this.value(v, depth + 1);
+    for (const [k, v] of Object.entries(value)) out[k] = this.maskValue(v, depth + 1);
     return out;
   }
 }
