@@ -131,6 +131,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const statusRoute = method === 'GET' && STATUS_PATHS.has(path);
     if (!keyCheck(statusRoute ? basicAsBearer(req.headers.authorization) : req.headers.authorization)) {
       metrics.request('auth', 401);
+      logger.warn({ event: 'access', requestId, route: path, outcome: 'error', status: 401, errorCode: 'invalid_api_key' }, 'request');
       // Browsers ask for the key (as a Basic password) and resend it on the page's refreshes.
       const challenge: Record<string, string> = statusRoute ? { 'www-authenticate': 'Basic realm="switchyard", charset="UTF-8"' } : {};
       return sendError(res, errorReply(401, 'Incorrect or missing gateway API key. Send "Authorization: Bearer <gateway key>".', 'invalid_request_error', 'invalid_api_key'), challenge);
@@ -153,6 +154,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (draining) return sendError(res, shuttingDown());
     if (inFlight >= server.maxInFlight) {
       metrics.shedOne();
+      logger.warn({ event: 'access', requestId, route: path, outcome: 'error', status: 503, errorCode: 'overloaded' }, 'request');
       slot?.pipeline.events.emit('request:shed', { inFlight, limit: server.maxInFlight });
       return sendError(res, errorReply(503, `the gateway is at its limit of ${server.maxInFlight} requests in flight; retry shortly`, 'server_error', 'overloaded', null, { 'retry-after': '1' }));
     }

@@ -103,5 +103,9 @@ describe('gateway logs', () => {
     release();
     await pending;
     expect(logger.lines.find((l) => l.event === 'load_shed')).toMatchObject({ level: 'warn', inFlight: 1, limit: 1 });
+    expect(logger.lines.filter((l) => l.event === 'access').map((l) => [l.status, l.outcome])).toEqual([[503, 'error'], [200, 'success']]);
+    // A request without a gateway key gets an access line too.
+    expect((await fetch(`${gateway.address!.url}/models`)).status).toBe(401);
+    expect(logger.lines.at(-1)).toMatchObject({ event: 'access', level: 'warn', status: 401, errorCode: 'invalid_api_key', route: '/v1/models' });
   });
 });
