@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { circuitBreaker } from '@switchyard/plugin-circuit-breaker';
 import { retry } from '@switchyard/plugin-retry';
+import { health } from '@switchyard/plugin-health';
 import { answers, GATEWAY_KEY, pipelineFor, startGateway, stopAll, vendor, VENDOR_KEY, type Handler } from './support/harness.js';
 import { recordingLogger } from './support/log-recorder.js';
 
@@ -107,5 +108,18 @@ describe('gateway logs', () => {
     // A request without a gateway key gets an access line too.
     expect((await fetch(`${gateway.address!.url}/models`)).status).toBe(401);
     expect(logger.lines.at(-1)).toMatchObject({ event: 'access', level: 'warn', status: 401, errorCode: 'invalid_api_key', route: '/v1/models' });
+  });
+
+  it('logs a health flip and /status shows the score', async () => {
+    const primary = await vendor(echoesKey);
+    const secondary = await vendor(answers(['fine']));
+    const logger = recordingLogger();
+    const { client, origin } = await startGateway(pipelineFor({ vendors: { primary, secondary }, extra: { plugins: [health({ minSamples: 2 })] } }), { logger });
+    for (let i = 0; i < 3; i++) await client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: `hi ${i}` }] });
+    const flip = logger.lines.find((l) => l.event === 'health_unhealthy');
+    expect(flip).toMatchObject({ level: 'warn', deployment: 'primary/primary-model', score: expect.any(Number) });
+    expect(flip!.score as number).toBeLessThan(0.5);
+    const status = await (await fetch(`${origin}/status`, { headers: { authorization: `Bearer ${GATEWAY_KEY}` } })).json();
+    expect(status.models[0].deployments[0]).toMatchObject({ id: 'primary/primary-model', healthy: false, healthScore: flip!.score });
   });
 });
