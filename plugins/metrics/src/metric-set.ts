@@ -3,7 +3,8 @@
  * plugin instance) keeps counting into the same series. Labels are bounded by the config:
  * logical model, deployment id, endpoint, outcome class, status class, level names.
  */
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Gauge, Histogram, type Registry } from 'prom-client';
+import { Tally } from './tally.js';
 
 /** Seconds: from a cached answer (~1 ms) to a long generation (2 min). */
 export const DEFAULT_DURATION_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -22,15 +23,16 @@ export interface MetricSet {
   attemptDuration: Histogram<'deployment' | 'outcome'>;
   ttft: Histogram<'deployment'>;
   backoff: Histogram<'level'>;
-  requests: Counter<'model' | 'outcome'>;
-  attempts: Counter<'deployment' | 'outcome' | 'status_class'>;
-  failovers: Counter<'model'>;
-  retries: Counter<'level'>;
-  degraded: Counter<'model' | 'level'>;
-  tokens: Counter<'deployment' | 'direction'>;
-  cost: Counter<'deployment'>;
-  cacheLookups: Counter<'result'>;
-  shed: Counter;
+  /** Counters: label values in labelNames order. */
+  requests: Tally;
+  attempts: Tally;
+  failovers: Tally;
+  retries: Tally;
+  degraded: Tally;
+  tokens: Tally;
+  cost: Tally;
+  cacheLookups: Tally;
+  shed: Tally;
   breakerState: Gauge<'deployment'>;
   healthScore: Gauge<'deployment'>;
   inFlight: Gauge;
@@ -54,15 +56,15 @@ export function metricSet(registry: Registry, buckets: Buckets): MetricSet {
     attemptDuration: new Histogram({ name: 'switchyard_attempt_duration_seconds', help: 'Upstream attempt latency, by deployment and outcome class.', labelNames: ['deployment', 'outcome'], buckets: buckets.attempt, registers }),
     ttft: new Histogram({ name: 'switchyard_time_to_first_token_seconds', help: 'Time from attempt start to the first content token (streams).', labelNames: ['deployment'], buckets: buckets.ttft, registers }),
     backoff: new Histogram({ name: 'switchyard_backoff_seconds', help: 'Waits before retrying the same candidate, by backoff level (1 = the quick probe).', labelNames: ['level'], buckets: buckets.backoff, registers }),
-    requests: new Counter({ name: 'switchyard_requests_total', help: 'Finished requests, by logical model and outcome (success, degraded, error, cancelled).', labelNames: ['model', 'outcome'], registers }),
-    attempts: new Counter({ name: 'switchyard_attempts_total', help: 'Upstream attempts, by deployment, outcome class and HTTP status class.', labelNames: ['deployment', 'outcome', 'status_class'], registers }),
-    failovers: new Counter({ name: 'switchyard_failovers_total', help: 'Moves from one candidate to another within a request.', labelNames: ['model'], registers }),
-    retries: new Counter({ name: 'switchyard_retries_total', help: 'Retries of the same candidate after a backoff, by backoff level.', labelNames: ['level'], registers }),
-    degraded: new Counter({ name: 'switchyard_degraded_total', help: 'Answers from the degrade stage, by logical model and level.', labelNames: ['model', 'level'], registers }),
-    tokens: new Counter({ name: 'switchyard_tokens_total', help: 'Tokens reported by vendors, by deployment and direction (input, output, cached).', labelNames: ['deployment', 'direction'], registers }),
-    cost: new Counter({ name: 'switchyard_cost_usd_total', help: 'Estimated spend in USD from deployment prices, by deployment.', labelNames: ['deployment'], registers }),
-    cacheLookups: new Counter({ name: 'switchyard_cache_lookups_total', help: 'Response cache lookups, by result (hit, miss, stale).', labelNames: ['result'], registers }),
-    shed: new Counter({ name: 'switchyard_shed_total', help: 'Requests refused by the host before the pipeline (load shedding).', registers }),
+    requests: new Tally({ name: 'switchyard_requests_total', help: 'Finished requests, by logical model and outcome (success, degraded, error, cancelled).', labelNames: ['model', 'outcome'], registers }),
+    attempts: new Tally({ name: 'switchyard_attempts_total', help: 'Upstream attempts, by deployment, outcome class and HTTP status class.', labelNames: ['deployment', 'outcome', 'status_class'], registers }),
+    failovers: new Tally({ name: 'switchyard_failovers_total', help: 'Moves from one candidate to another within a request.', labelNames: ['model'], registers }),
+    retries: new Tally({ name: 'switchyard_retries_total', help: 'Retries of the same candidate after a backoff, by backoff level.', labelNames: ['level'], registers }),
+    degraded: new Tally({ name: 'switchyard_degraded_total', help: 'Answers from the degrade stage, by logical model and level.', labelNames: ['model', 'level'], registers }),
+    tokens: new Tally({ name: 'switchyard_tokens_total', help: 'Tokens reported by vendors, by deployment and direction (input, output, cached).', labelNames: ['deployment', 'direction'], registers }),
+    cost: new Tally({ name: 'switchyard_cost_usd_total', help: 'Estimated spend in USD from deployment prices, by deployment.', labelNames: ['deployment'], registers }),
+    cacheLookups: new Tally({ name: 'switchyard_cache_lookups_total', help: 'Response cache lookups, by result (hit, miss, stale).', labelNames: ['result'], registers }),
+    shed: new Tally({ name: 'switchyard_shed_total', help: 'Requests refused by the host before the pipeline (load shedding).', registers }),
     breakerState: new Gauge({ name: 'switchyard_breaker_state', help: 'Circuit breaker state per deployment: 0 closed, 1 half-open, 2 open.', labelNames: ['deployment'], registers }),
     healthScore: new Gauge({ name: 'switchyard_health_score', help: 'Health score per deployment (0..1) at its last change.', labelNames: ['deployment'], registers }),
     inFlight: new Gauge({

@@ -34,30 +34,30 @@ export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readon
     'request:end': (e) => {
       m.requestsInFlight--;
       const outcome = requestOutcomeClass(e);
-      m.requests.inc({ model: e.model, outcome });
+      m.requests.add(1, e.model, outcome);
       m.requestDuration.observe({ model: e.model, outcome }, e.latencyMs / 1000);
       const { failovers } = attemptMoves(e.attempts);
-      if (failovers > 0) m.failovers.inc({ model: e.model }, failovers);
-      if (e.degraded && e.ok) m.degraded.inc({ model: e.model, level: e.degraded });
+      if (failovers > 0) m.failovers.add(failovers, e.model);
+      if (e.degraded && e.ok) m.degraded.add(1, e.model, e.degraded);
     },
     'attempt:end': (e) => {
       const deployment = e.candidate.deploymentId;
-      m.attempts.inc({ deployment, outcome: e.outcome, status_class: statusClass(e.error?.status, e.ok) });
+      m.attempts.add(1, deployment, e.outcome, statusClass(e.error?.status, e.ok));
       m.attemptDuration.observe({ deployment, outcome: e.outcome }, e.latencyMs / 1000);
       if (e.ttftMs !== undefined) m.ttft.observe({ deployment }, e.ttftMs / 1000);
       if (e.usage) {
         const tokens = tokenCounts(e.usage);
-        m.tokens.inc({ deployment, direction: 'input' }, tokens.inputTokens);
-        m.tokens.inc({ deployment, direction: 'output' }, tokens.outputTokens);
-        if (tokens.cachedTokens > 0) m.tokens.inc({ deployment, direction: 'cached' }, tokens.cachedTokens);
+        m.tokens.add(tokens.inputTokens, deployment, 'input');
+        m.tokens.add(tokens.outputTokens, deployment, 'output');
+        if (tokens.cachedTokens > 0) m.tokens.add(tokens.cachedTokens, deployment, 'cached');
         const cost = usageCostUsd(tokens, priceOf(e.candidate));
-        if (cost > 0) m.cost.inc({ deployment }, cost);
+        if (cost > 0) m.cost.add(cost, deployment);
       }
     },
     'attempt:failed': (e) => {
       if (e.decision !== 'retry-same') return;
       const level = levelLabel(e.level);
-      m.retries.inc({ level });
+      m.retries.add(1, level);
       m.backoff.observe({ level }, e.backoffMs / 1000);
     },
     'breaker:open': (e) => m.breakerState.set({ deployment: e.deployment }, BREAKER.open),
@@ -68,8 +68,8 @@ export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readon
     'key:state': (e) => {
       if (e.condition === 'parked') m.parked.set(`${e.endpoint}#${e.keyId}`, { endpoint: e.endpoint, until: e.until });
     },
-    'cache:lookup': (e) => m.cacheLookups.inc({ result: e.result }),
-    'request:shed': () => m.shed.inc(),
+    'cache:lookup': (e) => m.cacheLookups.add(1, e.result),
+    'request:shed': () => m.shed.add(1),
   });
 }
 
