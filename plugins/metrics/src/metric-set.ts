@@ -3,8 +3,8 @@
  * plugin instance) keeps counting into the same series. Labels are bounded by the config:
  * logical model, deployment id, endpoint, outcome class, status class, level names.
  */
-import { Gauge, Histogram, type Registry } from 'prom-client';
-import { Tally } from './tally.js';
+import { Gauge, type Registry } from 'prom-client';
+import { Tally, TallyHistogram } from './tally.js';
 
 /** Seconds: from a cached answer (~1 ms) to a long generation (2 min). */
 export const DEFAULT_DURATION_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -19,11 +19,11 @@ export interface Buckets {
 }
 
 export interface MetricSet {
-  requestDuration: Histogram<'model' | 'outcome'>;
-  attemptDuration: Histogram<'deployment' | 'outcome'>;
-  ttft: Histogram<'deployment'>;
-  backoff: Histogram<'level'>;
-  /** Counters: label values in labelNames order. */
+  /** Histograms and counters: label values in labelNames order. */
+  requestDuration: TallyHistogram;
+  attemptDuration: TallyHistogram;
+  ttft: TallyHistogram;
+  backoff: TallyHistogram;
   requests: Tally;
   attempts: Tally;
   failovers: Tally;
@@ -52,10 +52,10 @@ export function metricSet(registry: Registry, buckets: Buckets): MetricSet {
   const registers = [registry];
   const parked = new Map<string, { endpoint: string; until: number }>();
   const set: MetricSet = {
-    requestDuration: new Histogram({ name: 'switchyard_request_duration_seconds', help: 'Request latency across every attempt and wait, by logical model and outcome.', labelNames: ['model', 'outcome'], buckets: buckets.request, registers }),
-    attemptDuration: new Histogram({ name: 'switchyard_attempt_duration_seconds', help: 'Upstream attempt latency, by deployment and outcome class.', labelNames: ['deployment', 'outcome'], buckets: buckets.attempt, registers }),
-    ttft: new Histogram({ name: 'switchyard_time_to_first_token_seconds', help: 'Time from attempt start to the first content token (streams).', labelNames: ['deployment'], buckets: buckets.ttft, registers }),
-    backoff: new Histogram({ name: 'switchyard_backoff_seconds', help: 'Waits before retrying the same candidate, by backoff level (1 = the quick probe).', labelNames: ['level'], buckets: buckets.backoff, registers }),
+    requestDuration: new TallyHistogram({ name: 'switchyard_request_duration_seconds', help: 'Request latency across every attempt and wait, by logical model and outcome.', labelNames: ['model', 'outcome'], buckets: buckets.request, registers }),
+    attemptDuration: new TallyHistogram({ name: 'switchyard_attempt_duration_seconds', help: 'Upstream attempt latency, by deployment and outcome class.', labelNames: ['deployment', 'outcome'], buckets: buckets.attempt, registers }),
+    ttft: new TallyHistogram({ name: 'switchyard_time_to_first_token_seconds', help: 'Time from attempt start to the first content token (streams).', labelNames: ['deployment'], buckets: buckets.ttft, registers }),
+    backoff: new TallyHistogram({ name: 'switchyard_backoff_seconds', help: 'Waits before retrying the same candidate, by backoff level (1 = the quick probe).', labelNames: ['level'], buckets: buckets.backoff, registers }),
     requests: new Tally({ name: 'switchyard_requests_total', help: 'Finished requests, by logical model and outcome (success, degraded, error, cancelled).', labelNames: ['model', 'outcome'], registers }),
     attempts: new Tally({ name: 'switchyard_attempts_total', help: 'Upstream attempts, by deployment, outcome class and HTTP status class.', labelNames: ['deployment', 'outcome', 'status_class'], registers }),
     failovers: new Tally({ name: 'switchyard_failovers_total', help: 'Moves from one candidate to another within a request.', labelNames: ['model'], registers }),

@@ -35,7 +35,7 @@ export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readon
       m.requestsInFlight--;
       const outcome = requestOutcomeClass(e);
       m.requests.add(1, e.model, outcome);
-      m.requestDuration.observe({ model: e.model, outcome }, e.latencyMs / 1000);
+      m.requestDuration.observe(e.latencyMs / 1000, e.model, outcome);
       const { failovers } = attemptMoves(e.attempts);
       if (failovers > 0) m.failovers.add(failovers, e.model);
       if (e.degraded && e.ok) m.degraded.add(1, e.model, e.degraded);
@@ -43,8 +43,8 @@ export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readon
     'attempt:end': (e) => {
       const deployment = e.candidate.deploymentId;
       m.attempts.add(1, deployment, e.outcome, statusClass(e.error?.status, e.ok));
-      m.attemptDuration.observe({ deployment, outcome: e.outcome }, e.latencyMs / 1000);
-      if (e.ttftMs !== undefined) m.ttft.observe({ deployment }, e.ttftMs / 1000);
+      m.attemptDuration.observe(e.latencyMs / 1000, deployment, e.outcome);
+      if (e.ttftMs !== undefined) m.ttft.observe(e.ttftMs / 1000, deployment);
       if (e.usage) {
         const tokens = tokenCounts(e.usage);
         m.tokens.add(tokens.inputTokens, deployment, 'input');
@@ -58,7 +58,7 @@ export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readon
       if (e.decision !== 'retry-same') return;
       const level = levelLabel(e.level);
       m.retries.add(1, level);
-      m.backoff.observe({ level }, e.backoffMs / 1000);
+      m.backoff.observe(e.backoffMs / 1000, level);
     },
     'breaker:open': (e) => m.breakerState.set({ deployment: e.deployment }, BREAKER.open),
     'breaker:half-open': (e) => m.breakerState.set({ deployment: e.deployment }, BREAKER['half-open']),

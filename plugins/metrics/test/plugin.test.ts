@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Registry, register } from 'prom-client';
 import { createPipeline, createPipelineFromConfig, getService, parseConfig, SERVICE, type MetricsService } from '@switchyard/core';
 import { openaiProvider } from '@switchyard/provider-openai';
-import { metrics, statusClass } from '@switchyard/plugin-metrics';
+import { metrics, statusClass, TallyHistogram } from '@switchyard/plugin-metrics';
 import { cache } from '@switchyard/plugin-cache';
 import { quota } from '@switchyard/plugin-quota';
 import { fail, ok, scriptedTransport } from '../../retry/test/support/in-process.js';
@@ -111,5 +111,19 @@ describe('@switchyard/plugin-metrics with the policy plugins', () => {
     expect(await value(registry, 'switchyard_keys_parked', { endpoint: 'a' })).toBe(2);
     expect(await value(registry, 'switchyard_budget_used_ratio', { scope: 'model:chat' })).toBeGreaterThanOrEqual(0.8);
     await pipeline.close();
+  });
+});
+
+describe('TallyHistogram', () => {
+  it('renders cumulative buckets (a value on a bound counts in it), sum and count, and skips non-finite values', async () => {
+    const registry = new Registry();
+    const h = new TallyHistogram({ name: 'test_seconds', help: 'h', labelNames: ['k'], buckets: [0.1, 1], registers: [registry] });
+    for (const v of [0.05, 0.1, 0.5, 2, Number.NaN]) h.observe(v, 'a');
+    expect(await registry.metrics()).toBe(
+      '# HELP test_seconds h\n# TYPE test_seconds histogram\n' +
+        'test_seconds_bucket{k="a",le="0.1"} 2\ntest_seconds_bucket{k="a",le="1"} 3\ntest_seconds_bucket{k="a",le="+Inf"} 4\ntest_seconds_sum{k="a"} 2.65\ntest_seconds_count{k="a"} 4\n',
+    );
+    registry.resetMetrics();
+    expect(await registry.metrics()).toBe('# HELP test_seconds h\n# TYPE test_seconds histogram\n');
   });
 });
