@@ -106,7 +106,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const active = new Set<AbortController>();
 
   const observe = (p: Pipeline) => {
-    const detach = [logPipelineEvents(p, logger), accessLog.observe(p), board.observe(p)];
+    // Without a logger there are no lines to build: only /status listens.
+    const detach = options.logger ? [logPipelineEvents(p, logger), accessLog.observe(p), board.observe(p)] : [board.observe(p)];
     return () => detach.forEach((d) => d());
   };
   const newSlot = (pipeline: Pipeline) => new PipelineSlot(pipeline, observe, (error) => logger.error({ error: (error as Error).message }, 'closing a pipeline failed'));
@@ -164,7 +165,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   async function serve(route: Route, path: string, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     inFlight++;
     const begunAt = clock.now();
-    accessLog.begin(requestId);
+    if (options.logger) accessLog.begin(requestId);
     const lease: Lease = slot!.acquire();
     const controller = new AbortController();
     active.add(controller);
@@ -204,8 +205,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       // A stream the client left is not a 200: it is counted and logged as 499 / cancelled.
       const cancelled = clientGone || (res.destroyed && !res.writableFinished);
       metrics.request(path, cancelled ? CLIENT_CLOSED_STATUS : res.statusCode);
-      const line = accessLog.finish(requestId, { route: path, status: res.statusCode, cancelled, latencyMs: clock.now() - begunAt });
-      (line.outcome === 'error' && res.statusCode >= 500 ? logger.warn : logger.info).call(logger, line, 'request');
+      if (options.logger) {
+        const line = accessLog.finish(requestId, { route: path, status: res.statusCode, cancelled, latencyMs: clock.now() - begunAt });
+        (line.outcome === 'error' && res.statusCode >= 500 ? logger.warn : logger.info).call(logger, line, 'request');
+      }
       if (inFlight === 0) onIdle?.();
     }
   }
