@@ -5,7 +5,9 @@ import PlainSummaryReporter from './test/plain-summary-reporter.js';
 // workspace package at its TypeScript sources.
 export default defineConfig({
   resolve: { conditions: ['source', 'module', 'node', 'import', 'default'] },
-  ssr: { resolve: { conditions: ['source', 'module', 'node', 'import', 'default'], externalConditions: ['source'] } },
+  // No "module" condition for server code: @opentelemetry/api's "module" build has extension-less
+  // imports that only bundlers resolve, and prom-client loads it.
+  ssr: { resolve: { conditions: ['source', 'node', 'import', 'default'], externalConditions: ['source'] } },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'plugins/*/src/**/*.test.ts', 'plugins/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'deploy/test/**/*.test.ts'],
     reporters: ['default', new PlainSummaryReporter()],

@@ -140,7 +140,8 @@ function startGateway(configFile) {
   const listening = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no "listening" line within 30 s; stderr:\n${stderr}`)), 30_000);
     const look = () => {
-      const match = /listening on (http:\/\/\S+?)\/v1/.exec(stdout);
+      // serve writes pino JSON lines on stdout when it is not a terminal.
+      const match = /"event":"listening","url":"(http:\/\/[^"]+?)\/v1/.exec(stdout);
       if (match) {
         clearTimeout(timer);
         child.stdout.off('data', look);
@@ -238,7 +239,7 @@ async function main() {
     pass('short load', `${LOAD_REQUESTS} requests at concurrency 16 in ${loadResult.seconds.toFixed(1)} s, ${(LOAD_REQUESTS / loadResult.seconds).toFixed(0)} req/s on this machine`);
 
     gateway.child.kill('SIGHUP');
-    await waitFor(() => gateway.output().stderr.includes('config reloaded'), 10_000, 'SIGHUP reloads the config');
+    await waitFor(() => gateway.output().stdout.includes('"msg":"config reloaded"'), 10_000, 'SIGHUP reloads the config');
     const afterReload = await chat(base, 'chat', 'after reload');
     expect(afterReload.status === 200, 'chat after SIGHUP', `${afterReload.status} ${afterReload.text}`);
     pass('SIGHUP reloads the config; requests keep answering');

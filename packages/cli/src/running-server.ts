@@ -12,7 +12,7 @@ import type { CliIO } from './io.js';
 import { cliImporter } from './importer.js';
 import { buildPipeline, readConfig } from './load-config.js';
 import { formatError } from './format-error.js';
-import { lineLogger } from './stderr-logger.js';
+import { createServeLogger, resolveLogLevel } from './serve-logger.js';
 
 export interface ServeOptions {
   file: string;
@@ -43,11 +43,11 @@ export interface RunningServer {
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const { io } = options;
   const secrets = new Set<string>();
-  const logger = options.logger ?? lineLogger(io.err, () => [...secrets]);
   const setup = await readConfig(options.file, await envWithFile(io.env, options.envFile, io.cwd), io.cwd);
   setup.secrets.forEach((s) => secrets.add(s));
+  const logger = options.logger ?? createServeLogger({ out: io.out, secrets: () => [...secrets], level: resolveLogLevel(io.env, setup.config.server?.logLevel) });
   const overrides = options.overrides ?? {};
-  const gateway = createGateway({ config: setup.config, server: overrides, logger, pipelineOptions: { importer: cliImporter(path.dirname(setup.file)) } });
+  const gateway = createGateway({ config: setup.config, server: overrides, logger, secrets: () => [...secrets], pipelineOptions: { importer: cliImporter(path.dirname(setup.file)) } });
   const address = await gateway.listen();
   const started = gateway.options;
 
@@ -67,12 +67,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
           await pipeline.close();
           throw error;
         }
-        if (JSON.stringify(next.config.store) !== JSON.stringify(setup.config.store)) logger.warn('store changes apply after a restart; the running store is kept');
-        if (server.host !== started.host || server.port !== started.port) logger.warn('server.host and server.port changes apply after a restart', { host: started.host, port: started.port });
-        logger.info('config reloaded', { reason, file: setup.file });
+        if (JSON.stringify(next.config.store) !== JSON.stringify(setup.config.store)) logger.warn({ event: 'reload' }, 'store changes apply after a restart; the running store is kept');
+        if (server.host !== started.host || server.port !== started.port) logger.warn({ host: started.host, port: started.port }, 'server.host and server.port changes apply after a restart');
+        logger.info({ event: 'reload', ok: true, reason, file: setup.file }, 'config reloaded');
         return true;
       } catch (error) {
-        logger.error('config reload rejected; the running config stays', { reason, error: formatError(error).trim() });
+        logger.error({ event: 'reload', ok: false, reason, error: formatError(error).trim() }, 'config reload rejected; the running config stays');
         gateway.pipeline?.events.emit('config:reload', { ok: false, error: toSwitchyardError(error) });
         return false;
       }
@@ -97,7 +97,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let stopping: Promise<void> | undefined;
   const onHangup = () => void reload('SIGHUP');
   const terminate = (signal: string) => {
-    logger.info('shutting down', { signal, inFlight: gateway.inFlight });
+    logger.info({ event: 'shutdown', signal, inFlight: gateway.inFlight }, 'shutting down');
     void stop();
   };
   const onTerm = () => terminate('SIGTERM');

@@ -38,8 +38,9 @@ describe('the switchyard process', () => {
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     try {
-      await expect.poll(() => stdout, { timeout: 15_000, interval: 50 }).toMatch(/listening on (http:\S+)/);
-      const baseURL = /listening on (http:\S+)/.exec(stdout)![1];
+      // stdout is JSON lines (not a terminal): the listening line carries the URL.
+      await expect.poll(() => stdout, { timeout: 15_000, interval: 50 }).toMatch(/"event":"listening","url":"(http[^"]+)"/);
+      const baseURL = /"event":"listening","url":"(http[^"]+)"/.exec(stdout)![1];
       const client = new OpenAI({ baseURL, apiKey: 'gw-process-test', maxRetries: 0 });
       const answer = async () => (await client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] })).choices[0].message.content;
       expect(await answer()).toBe('from A');
@@ -48,8 +49,9 @@ describe('the switchyard process', () => {
       await expect.poll(answer, { timeout: 10_000, interval: 50 }).toBe('from B');
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
-      expect(stderr).toContain('shutting down signal=SIGTERM');
-      expect(stderr).toContain('gateway closed');
+      expect(stdout).toMatch(/"signal":"SIGTERM".*"msg":"shutting down"/);
+      expect(stdout).toContain('"msg":"gateway closed"');
+      expect(stderr).toBe('');
     } finally {
       child.kill('SIGKILL');
     }

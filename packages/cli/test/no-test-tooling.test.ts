@@ -69,7 +69,7 @@ server: { apiKeys: ["\${GW_KEY}"] }
 endpoints: [{ name: up, provider: openai, baseUrl: "${v.url}" }]
 models: { chat: [{ endpoint: up, model: m }] }
 `);
-    const { modules } = await modulesLoadedBy(['serve', '--config', file, '--port', '0', '--no-watch'], (out) => /listening on http:/.test(out));
+    const { modules } = await modulesLoadedBy(['serve', '--config', file, '--port', '0', '--no-watch'], (out) => /"event":"listening","url":"http:/.test(out));
     expect(modules.some((url) => url.includes('/plugins/provider-openai/'))).toBe(true);
     expect(testTooling(modules)).toEqual([]);
   }, 30_000);

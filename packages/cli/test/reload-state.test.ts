@@ -55,13 +55,13 @@ describe('state across reloads', () => {
     expect(vendor.requests).toHaveLength(10);
 
     signals.emit('SIGHUP');
-    await expect.poll(() => out.err, { timeout: 5_000, interval: 20 }).toContain('config reloaded reason=SIGHUP');
+    await expect.poll(() => out.out, { timeout: 5_000, interval: 20 }).toMatch(/"reason":"SIGHUP".*"msg":"config reloaded"/);
     const first = server.gateway.pipeline;
     await expect(ask('question 10')).rejects.toMatchObject({ status: 429 });
 
     await writeFile(file, config(vendor, '# edited\n'));
     await expect.poll(() => server.gateway.pipeline !== first, { timeout: 5_000, interval: 20 }).toBe(true);
-    expect(out.err).toContain('config reloaded reason="file change"');
+    expect(out.out).toMatch(/"reason":"file change".*"msg":"config reloaded"/);
     const refused = await ask('question 11').catch((e: { status: number; message: string }) => e);
     expect(refused).toMatchObject({ status: 429 });
     expect((refused as { message: string }).message).toContain('budget');
@@ -96,7 +96,7 @@ describe('state across reloads', () => {
     expect(JSON.stringify(snapshot)).not.toContain(env.VENDOR_KEY);
 
     const two = await serve(file, { watch: false });
-    expect(two.out.err).toContain('store snapshot loaded');
+    expect(two.out.out).toContain('"msg":"store snapshot loaded"');
     await expect(two.ask('q10')).rejects.toMatchObject({ status: 429 });
   });
 

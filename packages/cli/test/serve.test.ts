@@ -21,6 +21,7 @@ models: { chat: [{ endpoint: up, model: m }] }
 `;
 
 const env = { GW_KEY: 'gw-serve-test', VENDOR_KEY: 'sk-serve-vendor-0123456789' };
+const logLines = (text: string) => text.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
 const ask = { model: 'chat', messages: [{ role: 'user' as const, content: 'hi' }] };
 
 async function serve(file: string, extra: { watch?: boolean; signals?: EventEmitter } = {}) {
@@ -42,13 +43,15 @@ describe('serve', () => {
 
     await writeFile(file, config(b));
     await expect.poll(answer, { timeout: 5_000, interval: 30 }).toBe('from B');
-    expect(out.err).toContain('info config reloaded reason="file change"');
+    expect(logLines(out.out)).toContainEqual(expect.objectContaining({ level: 'info', msg: 'config reloaded', reason: 'file change', event: 'reload' }));
 
     await writeFile(file, config(a).replace('endpoints:', 'endpoints: [oops'));
-    await expect.poll(() => out.err, { timeout: 5_000, interval: 30 }).toContain('error config reload rejected; the running config stays');
-    expect(out.err).toContain('invalid YAML');
+    await expect.poll(() => out.out, { timeout: 5_000, interval: 30 }).toContain('"msg":"config reload rejected; the running config stays"');
+    expect(logLines(out.out).find((l) => l.ok === false)).toMatchObject({ level: 'error', error: expect.stringContaining('invalid YAML') });
     expect(await answer()).toBe('from B');
-    for (const secret of Object.values(env)) expect(out.err).not.toContain(secret);
+    for (const secret of Object.values(env)) expect(out.out).not.toContain(secret);
+    // Every line is JSON with an access line per request.
+    expect(logLines(out.out).filter((l) => l.event === 'access').length).toBeGreaterThanOrEqual(3);
   });
 
   it('reloads on SIGHUP, rejects a config that loses its variables, and shuts down on SIGTERM', async () => {
@@ -66,12 +69,12 @@ describe('serve', () => {
 
     await writeFile(file, config(a).replace('${VENDOR_KEY}', '${MISSING_KEY}'));
     expect(await server.reload('test')).toBe(false);
-    expect(out.err).toContain('environment variable MISSING_KEY is not set');
+    expect(out.out).toContain('environment variable MISSING_KEY is not set');
     expect(await answer()).toBe('from B');
 
     signals.emit('SIGTERM');
     await server.stopped;
-    expect(out.err).toContain('info shutting down signal=SIGTERM');
+    expect(logLines(out.out)).toContainEqual(expect.objectContaining({ level: 'info', msg: 'shutting down', signal: 'SIGTERM' }));
     await expect(answer()).rejects.toThrow();
   });
 

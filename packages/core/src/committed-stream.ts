@@ -61,6 +61,8 @@ export class CommittedStream {
     this.live.controller.abort(cancelled);
     await this.result.rest.return?.(undefined);
     await this.record(cancelled);
+    // The request ends here too: observers count it as cancelled, never as a success.
+    await this.owner.recordRequest({ ok: false, error: cancelled });
     this.owner.dispose();
   }
 
@@ -111,8 +113,9 @@ export class CommittedStream {
       }
       this.done = true;
       if (failure) {
-        yield { type: 'error', error: failure };
+        // Recorded before the error part: a consumer that stops at the error never resumes us.
         await owner.recordRequest({ ok: false, error: failure });
+        yield { type: 'error', error: failure };
       } else {
         const response = acc.toResponse();
         response.switchyard = { ...info, attempts: ctx.attempts.length, latencyMs: ctx.clock.now() - ctx.startedAt };

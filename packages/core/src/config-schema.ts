@@ -83,6 +83,8 @@ export const serverSchema = z
     exposeUpstream: z.boolean().default(false),
     requestTimeoutMs: z.number().int().positive().optional(),
     shutdownGraceMs: z.number().int().positive().default(30_000),
+    /** Log level of `switchyard serve` (LOG_LEVEL overrides it). */
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   })
   .strict();
 

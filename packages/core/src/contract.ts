@@ -134,6 +134,8 @@ export interface Attempt {
   startedAt: number;
   /** Who started it: the core loop or a plugin (`ctx.runAttempt`). */
   initiator: 'core' | string;
+  /** W3C trace context sent upstream with this attempt (a tracing plugin sets its attempt span; default: the caller's). */
+  traceparent?: string;
   /** The response headers arrived: switch the attempt's timer to the first-token limit. */
   headersReceived(): void;
   /** A chunk arrived: push the idle limit back. */

@@ -35,3 +35,5 @@ export * from './error-rules.js';
 export { createWarmConnector, type WarmConnector } from './warm-connector.js';
 export { runIdempotent, IDEMPOTENCY_CONFLICT, IDEMPOTENCY_TTL_MS, type IdempotentRun } from './idempotency.js';
 export { continueStream, continuationCandidates, prefillRequest, DEFAULT_MAX_CONTINUATIONS } from './continuation.js';
+export * from './usage-cost.js';
+export * from './request-summary.js';

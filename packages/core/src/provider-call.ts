@@ -73,7 +73,7 @@ export async function callProvider(env: CallEnv, provider: ProviderV1, attempt: 
     if (!provider.buildEmbeddingsRequest || !provider.parseEmbeddingsResponse) {
       throw new SwitchyardError('bad-request', `provider ${provider.id} does not serve embeddings`, { retryable: false });
     }
-    const res = await sendProviderRequest(env, provider, candidate, provider.buildEmbeddingsRequest(attempt.request as EmbeddingRequest, candidate), attempt, ctx.traceparent);
+    const res = await sendProviderRequest(env, provider, candidate, provider.buildEmbeddingsRequest(attempt.request as EmbeddingRequest, candidate), attempt, attempt.traceparent ?? ctx.traceparent);
     attempt.headersReceived();
     if (res.status >= 300) await failFromResponse(provider, candidate, res);
     const http = await readHttpResponse(res);
@@ -81,7 +81,7 @@ export async function callProvider(env: CallEnv, provider: ProviderV1, attempt: 
     return { type: 'embeddings', response: provider.parseEmbeddingsResponse(http, candidate), headers: res.headers };
   }
   const request = attempt.request as ChatRequest;
-  const res = await sendProviderRequest(env, provider, candidate, provider.buildRequest(request, candidate, { stream: attempt.stream }), attempt, ctx.traceparent);
+  const res = await sendProviderRequest(env, provider, candidate, provider.buildRequest(request, candidate, { stream: attempt.stream }), attempt, attempt.traceparent ?? ctx.traceparent);
   attempt.headersReceived();
   if (res.status >= 300) await failFromResponse(provider, candidate, res);
   if (!attempt.stream) {

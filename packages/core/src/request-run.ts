@@ -7,7 +7,8 @@ import { sleep, type Clock } from './clock.js';
 import { isSilentEndpoint, RequestTimer } from './request-timer.js';
 import { AttemptRunner, type AnswerResult, type AttemptScope, type AttemptSettlement, type LiveAttempt } from './attempt-runner.js';
 import { CommittedStream, type CommittedStreamOwner } from './committed-stream.js';
-import type { CallOptions, Pipeline, PipelineHooks, RequestContext, RequestOutcome, RequestState, StreamAttemptResult } from './contract.js';
+import type { AttemptOutcome, CallOptions, Pipeline, PipelineHooks, RequestContext, RequestOutcome, RequestState, StreamAttemptResult } from './contract.js';
+import type { AttemptFailure } from './events.js';
 import { outcomeOf, SwitchyardError, toSwitchyardError } from './errors.js';
 import { responseToParts } from './aggregate.js';
 import { ChatStream, type StreamInfo } from './chat-stream.js';
@@ -199,7 +200,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     };
     if (this.hooks.recordRequest.taps.length) await this.hooks.recordRequest.promise(outcome, this.ctx);
     const events = this.pipeline.events;
-    if (events.listenerCount('request:end')) events.emit('request:end', { ...outcome, requestId: this.ctx.id });
+    if (events.listenerCount('request:end')) events.emit('request:end', { ...outcome, requestId: this.ctx.id, tier: this.ctx.classification.tier });
   }
 
   /** The retry / failover loop, then the degrade stage. */
@@ -225,6 +226,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
       }
       if (decision.action === 'retry') {
         const target = decision.candidate ?? current;
+        this.emitFailure(outcome, target.id === current.id ? 'retry-same' : 'next-candidate', decision.delayMs, decision.reason ?? error.kind);
         this.pipeline.events.emit('retry', { requestId: ctx.id, attempt: outcome.attempt, candidate: target, delayMs: decision.delayMs, reason: decision.reason ?? error.kind });
         try {
           await sleep(this.clock, decision.delayMs, this.requestSignal());
@@ -235,11 +237,13 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
         continue;
       }
       if (decision.action === 'fail') {
+        this.emitFailure(outcome, 'give-up', 0, decision.reason ?? error.kind);
         stopError = error;
         break;
       }
       if (this.hooks.failover.taps.length) ctx.remaining = await this.hooks.failover.promise(ctx.remaining, outcome, ctx);
       const next = ctx.remaining.shift();
+      this.emitFailure(outcome, next ? 'next-candidate' : 'give-up', 0, decision.reason ?? error.kind);
       if (next) this.pipeline.events.emit('failover', { requestId: ctx.id, from: current, to: next, error });
       current = next;
     }
@@ -247,6 +251,15 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     // A cancelled request skips the degrade stage.
     if (this.abortedWith && (failure.kind === 'cancelled' || this.abortedWith.kind === 'cancelled')) throw failure;
     return this.degrade(failure);
+  }
+
+  /** One `attempt:failed` per failed attempt, with the decision taken after it (logs, traces). */
+  private emitFailure(outcome: AttemptOutcome, decision: AttemptFailure['decision'], backoffMs: number, reason: string): void {
+    const events = this.pipeline.events;
+    if (!events.listenerCount('attempt:failed')) return;
+    let level = 0;
+    if (decision === 'retry-same') for (const a of this.ctx.attempts) if (a.candidate.id === outcome.candidate.id) level++;
+    events.emit('attempt:failed', { requestId: this.ctx.id, attempt: outcome.attempt, candidate: outcome.candidate, error: outcome.error!, decision, backoffMs, level, reason });
   }
 
   private failureError(stopError?: SwitchyardError): SwitchyardError {

@@ -62,6 +62,14 @@ export function defineRequestSlot<T>(name: string): RequestSlot<T> {
 
 /* ---------------------------------------------------------------- first-party contracts */
 
+export interface MetricsService {
+  /** The registry (a prom-client `Registry`), so a host can tell whether it already serves it. */
+  readonly registry: object;
+  readonly contentType: string;
+  /** The Prometheus text exposition of every metric. */
+  exposition(): Promise<string>;
+}
+
 export interface RetryBudgetService {
   /** Spends one retry (or hedge) from a deployment's budget; false when it is exhausted. */
   tryWithdraw(deploymentId: string): Promise<boolean>;
@@ -71,6 +79,14 @@ export interface RetryBudgetService {
 export interface StaleAnswerOffer {
   lookup(): Promise<ChatResponse | undefined>;
   claimed: boolean;
+}
+
+export interface MetricsService {
+  /** The registry (a prom-client `Registry`), so a host can tell whether it already serves it. */
+  readonly registry: object;
+  readonly contentType: string;
+  /** The Prometheus text exposition of every metric. */
+  exposition(): Promise<string>;
 }
 
 /** The usage ledger's query side (the gateway's /switchyard/usage). */
@@ -84,6 +100,8 @@ export interface UsageQueryService {
 export const SERVICE = Object.freeze({
   /** Provided by @switchyard/plugin-retry; the hedge plugin spends it. */
   retryBudget: defineService<RetryBudgetService>('switchyard.retry-budget', { providedBy: '@switchyard/plugin-retry' }),
+  /** Provided by @switchyard/plugin-metrics: what the gateway's /metrics serves. */
+  metrics: defineService<MetricsService>('switchyard.metrics', { providedBy: '@switchyard/plugin-metrics' }),
   /** Provided by @switchyard/plugin-quota when its ledger is on; the gateway's usage route asks it. */
   usage: defineService<UsageQueryService>('switchyard.usage', { providedBy: '@switchyard/plugin-quota' }),
 });

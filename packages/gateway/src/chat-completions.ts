@@ -66,7 +66,7 @@ async function streamCompletion(x: Exchange, request: ChatRequest): Promise<void
   }
   if (res.destroyed) return;
   if (failure) {
-    x.logger.warn('stream failed after commit', { requestId: x.call.requestId, kind: failure.kind, endpoint: failure.endpoint });
+    x.logger.warn({ event: 'stream_failed', requestId: x.call.requestId, errorKind: failure.kind, endpoint: failure.endpoint }, 'stream failed after commit');
     writer.end(sseErrorEvent(replyForError(failure, x.errorOptions).body));
   } else writer.end(encoder.end());
 }

@@ -10,9 +10,15 @@ import { embeddings } from './embeddings.js';
 import type { Exchange } from './exchange.js';
 import { createKeyCheck, type KeyCheck } from './gateway-keys.js';
 import { sendError, sendJson } from './http-reply.js';
+import type { Registry } from 'prom-client';
+import { AccessLog, CLIENT_CLOSED_STATUS } from './access-log.js';
+import { logPipelineEvents } from './event-log.js';
+import { GatewayMetrics } from './gateway-metrics.js';
 import { silentLogger, type Logger } from './logger.js';
 import { openGatewayStore, type GatewayStore } from './gateway-store.js';
-import { GatewayMetrics } from './metrics.js';
+import { maskingLogger, pipelineSecrets, SecretMasker } from './secret-masking.js';
+import { StatusBoard, type StatusReport } from './status-board.js';
+import { basicAsBearer, sendStatus, STATUS_PATHS } from './status-route.js';
 import { modelEntry, modelList, modelsWithoutCandidates } from './models.js';
 import { errorReply, replyWithError, type ErrorReply } from './openai-errors.js';
 import { PipelineSlot, type Lease } from './pipeline-slot.js';
@@ -31,7 +37,12 @@ export interface GatewayOptions {
   server?: Partial<ServerOptions>;
   /** Passed to the config's pipeline builder (importer, extra plugins, transport). */
   pipelineOptions?: FromConfigOptions;
+  /** A pino-compatible logger (`info(fields, message)`); silent by default. Every line is masked of keys first. */
   logger?: Logger;
+  /** Extra values to mask in logs and status answers (the CLI passes the config's `${VAR}` values). */
+  secrets?: () => readonly string[];
+  /** Where the gateway's own metrics are registered (default: a registry of its own). */
+  metricsRegistry?: Registry;
   /** Clock for heartbeats and the shutdown grace period. */
   clock?: Clock;
 }
@@ -66,6 +77,8 @@ export interface Gateway {
   readonly options: Readonly<ServerOptions>;
   readonly inFlight: number;
   readonly metrics: GatewayMetrics;
+  /** What GET /status answers. */
+  status(): StatusReport;
 }
 
 type Route = (x: Exchange, body: unknown) => Promise<void>;
@@ -81,11 +94,15 @@ export function createGateway(options: GatewayOptions): Gateway {
   if (!options.pipeline && !options.config) throw new SwitchyardError('config', 'createGateway needs a pipeline or a config', { code: 'SWITCHYARD_ERR_CONFIG' });
   const server = resolveServerOptions(options.config?.server, options.server);
   assertSafeBinding(server);
-  const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
-  const metrics = new GatewayMetrics();
   const startedAt = Math.floor(Date.now() / 1000);
-  let keyCheck: KeyCheck = createKeyCheck(server.apiKeys);
+  let apiKeys = server.apiKeys;
+  let keyCheck: KeyCheck = createKeyCheck(apiKeys);
+  const masker = new SecretMasker(() => [...apiKeys, ...pipelineSecrets(slot?.pipeline), ...(options.secrets?.() ?? [])]);
+  const logger = options.logger ? maskingLogger(options.logger, masker) : silentLogger;
+  const metrics = new GatewayMetrics(() => inFlight, options.metricsRegistry);
+  const accessLog = new AccessLog();
+  const board = new StatusBoard(() => clock.now(), (text) => masker.text(text));
   let slot: PipelineSlot | undefined;
   let home: GatewayStore | undefined;
   let address: GatewayAddress | undefined;
@@ -95,14 +112,17 @@ export function createGateway(options: GatewayOptions): Gateway {
   let onIdle: (() => void) | undefined;
   const active = new Set<AbortController>();
 
-  const newSlot = (pipeline: Pipeline) =>
-    new PipelineSlot(pipeline, (p) => metrics.observe(p), (error) => logger.error('closing a pipeline failed', { error: (error as Error).message }));
+  const observe = (p: Pipeline) => {
+    // Without a logger there are no lines to build: only /status listens.
+    const detach = options.logger ? [logPipelineEvents(p, logger), accessLog.observe(p), board.observe(p)] : [board.observe(p)];
+    return () => detach.forEach((d) => d());
+  };
+  const newSlot = (pipeline: Pipeline) => new PipelineSlot(pipeline, observe, (error) => logger.error({ error: (error as Error).message }, 'closing a pipeline failed'));
   if (options.pipeline) slot = newSlot(options.pipeline);
-  metrics.gauge('switchyard_gateway_in_flight', () => inFlight);
 
   const httpServer = http.createServer((req, res) => {
     handle(req, res).catch((error) => {
-      logger.error('unexpected gateway failure', { error: (error as Error)?.message });
+      logger.error({ error: (error as Error)?.message }, 'unexpected gateway failure');
       if (res.headersSent) res.destroy();
       else replyWithError(res, error);
     });
@@ -116,13 +136,19 @@ export function createGateway(options: GatewayOptions): Gateway {
     const method = req.method ?? 'GET';
     if (path === '/health') return sendJson(res, 200, { status: draining ? 'draining' : 'ok' });
     if (path === '/ready') return ready(res);
-    if (!keyCheck(req.headers.authorization)) {
-      metrics.inc('switchyard_gateway_requests_total', { route: 'auth', status: 401 });
-      return sendError(res, errorReply(401, 'Incorrect or missing gateway API key. Send "Authorization: Bearer <gateway key>".', 'invalid_request_error', 'invalid_api_key'));
+    const statusRoute = method === 'GET' && STATUS_PATHS.has(path);
+    if (!keyCheck(statusRoute ? basicAsBearer(req.headers.authorization) : req.headers.authorization)) {
+      metrics.request('auth', 401);
+      logger.warn({ event: 'access', requestId, route: path, outcome: 'error', status: 401, errorCode: 'invalid_api_key' }, 'request');
+      // Browsers ask for the key (as a Basic password) and resend it on the page's refreshes.
+      const challenge: Record<string, string> = statusRoute ? { 'www-authenticate': 'Basic realm="switchyard", charset="UTF-8"' } : {};
+      return sendError(res, errorReply(401, 'Incorrect or missing gateway API key. Send "Authorization: Bearer <gateway key>".', 'invalid_request_error', 'invalid_api_key'), challenge);
     }
+    if (statusRoute) return sendStatus(req, res, path, status());
     if (method === 'GET' && path === '/metrics') {
-      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
-      return void res.end(metrics.render());
+      const { contentType, body } = await metrics.render(slot?.pipeline);
+      res.writeHead(200, { 'content-type': contentType });
+      return void res.end(body);
     }
     if (method === 'GET' && path === '/switchyard/usage') return usageRoute(slot!.pipeline, req.url ?? path, res);
     if (method === 'GET' && path === '/v1/models') return sendJson(res, 200, modelList(slot!.pipeline, startedAt));
@@ -136,7 +162,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (method !== 'POST') return sendError(res, errorReply(405, `${path} accepts POST only`, 'invalid_request_error', 'method_not_allowed'), { allow: 'POST' });
     if (draining) return sendError(res, shuttingDown());
     if (inFlight >= server.maxInFlight) {
-      metrics.inc('switchyard_gateway_shed_total');
+      metrics.shedOne();
+      logger.warn({ event: 'access', requestId, route: path, outcome: 'error', status: 503, errorCode: 'overloaded' }, 'request');
+      slot?.pipeline.events.emit('request:shed', { inFlight, limit: server.maxInFlight });
       return sendError(res, errorReply(503, `the gateway is at its limit of ${server.maxInFlight} requests in flight; retry shortly`, 'server_error', 'overloaded', null, { 'retry-after': '1' }));
     }
     await serve(route, path, req, res, requestId);
@@ -144,12 +172,17 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   async function serve(route: Route, path: string, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     inFlight++;
+    const begunAt = clock.now();
+    if (options.logger) accessLog.begin(requestId);
     const lease: Lease = slot!.acquire();
     const controller = new AbortController();
     active.add(controller);
+    let clientGone = false;
     // A client that goes away aborts the upstream attempt (the pipeline forwards the signal).
     res.on('close', () => {
-      if (!res.writableFinished) controller.abort(new SwitchyardError('cancelled', 'the client disconnected'));
+      if (res.writableFinished) return;
+      clientGone = true;
+      controller.abort(new SwitchyardError('cancelled', 'the client disconnected'));
     });
     try {
       const body = await readJsonBody(req, server.maxBodyBytes);
@@ -175,10 +208,20 @@ export function createGateway(options: GatewayOptions): Gateway {
       inFlight--;
       active.delete(controller);
       lease.release();
-      metrics.inc('switchyard_gateway_requests_total', { route: path, status: res.statusCode });
-      if (res.statusCode >= 500) logger.warn('request failed', { requestId, route: path, status: res.statusCode });
+      // A stream the client left is not a 200: it is counted and logged as 499 / cancelled.
+      const cancelled = clientGone || (res.destroyed && !res.writableFinished);
+      metrics.request(path, cancelled ? CLIENT_CLOSED_STATUS : res.statusCode);
+      if (options.logger) {
+        const line = accessLog.finish(requestId, { route: path, status: res.statusCode, cancelled, latencyMs: clock.now() - begunAt });
+        (line.outcome === 'error' && res.statusCode >= 500 ? logger.warn : logger.info).call(logger, line, 'request');
+      }
       if (inFlight === 0) onIdle?.();
     }
+  }
+
+  function status(): StatusReport {
+    const pipeline = slot?.pipeline;
+    return masker.value(board.report(pipeline, pipeline ? () => pipeline.clock.now() : undefined)) as StatusReport;
   }
 
   function ready(res: ServerResponse): void {
@@ -216,13 +259,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     options: server,
     metrics,
+    status,
     async listen() {
       if (address) return address;
       if (!slot) {
         const config = options.config!;
         if (!options.pipelineOptions?.store) {
-          home = await openGatewayStore(config, { importer: options.pipelineOptions?.importer, clock: options.pipelineOptions?.clock, onWarning: (m, f) => logger.warn(m, f) });
-          if (home.snapshotFile) logger.info('store snapshot loaded', { file: home.snapshotFile, entries: home.restored });
+          home = await openGatewayStore(config, { importer: options.pipelineOptions?.importer, clock: options.pipelineOptions?.clock, onWarning: (m, f) => logger.warn({ event: 'store', ...f }, m) });
+          if (home.snapshotFile) logger.info({ event: 'store_snapshot_loaded', file: home.snapshotFile, entries: home.restored }, 'store snapshot loaded');
         }
         try {
           slot = newSlot(await pipelineFromConfig(config, { ...options.pipelineOptions, store: gateway.store }));
@@ -242,20 +286,21 @@ export function createGateway(options: GatewayOptions): Gateway {
       const bound = httpServer.address() as AddressInfo;
       const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
       address = { host: bound.address, port: bound.port, url: `http://${host}:${bound.port}/v1` };
-      logger.info('gateway listening', { url: address.url, models: slot.pipeline.modelNames(), auth: server.apiKeys.length > 0 });
+      logger.info({ event: 'listening', url: address.url, models: slot.pipeline.modelNames(), auth: apiKeys.length > 0 }, 'gateway listening');
       return address;
     },
     reload(pipeline, reloadOptions = {}) {
       if (reloadOptions.apiKeys) {
-        const apiKeys = reloadOptions.apiKeys.filter((k) => k.trim().length > 0);
-        assertSafeBinding({ host: server.host, apiKeys });
+        const next = reloadOptions.apiKeys.filter((k) => k.trim().length > 0);
+        assertSafeBinding({ host: server.host, apiKeys: next });
+        apiKeys = next;
         keyCheck = createKeyCheck(apiKeys);
       }
       if (!slot) slot = newSlot(pipeline);
       else slot.swap(pipeline, reloadOptions.closePrevious ?? true);
-      metrics.inc('switchyard_gateway_reloads_total', { result: 'ok' });
+      metrics.reloaded('ok');
       pipeline.events.emit('config:reload', { ok: true });
-      logger.info('pipeline reloaded', { models: pipeline.modelNames(), inFlight });
+      logger.info({ event: 'reload', ok: true, models: pipeline.modelNames(), inFlight }, 'pipeline reloaded');
     },
     close() {
       closing ??= (async () => {
@@ -264,7 +309,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         httpServer.closeIdleConnections();
         await waitForIdle(server.shutdownGraceMs);
         if (inFlight > 0) {
-          logger.warn('shutdown grace period over; aborting requests in flight', { inFlight });
+          logger.warn({ event: 'shutdown', inFlight }, 'shutdown grace period over; aborting requests in flight');
           for (const controller of active) controller.abort(new SwitchyardError('cancelled', 'the gateway is shutting down'));
           await waitForIdle(1_000);
         }
@@ -274,9 +319,9 @@ export function createGateway(options: GatewayOptions): Gateway {
         try {
           await home?.close();
         } catch (error) {
-          logger.error('writing the store snapshot failed', { error: (error as Error).message });
+          logger.error({ event: 'store_snapshot_failed', error: (error as Error).message }, 'writing the store snapshot failed');
         }
-        logger.info('gateway closed');
+        logger.info({ event: 'closed' }, 'gateway closed');
       })();
       return closing;
     },

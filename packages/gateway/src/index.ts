@@ -5,5 +5,9 @@ export { resolveServerOptions, assertSafeBinding, isLoopbackHost, type ServerOpt
 export { replyForError, errorReply, type ErrorReply, type ErrorReplyOptions, type OpenAIErrorBody } from './openai-errors.js';
 export { chatCompletionBody, ChunkEncoder, wireFinishReason } from './openai-wire.js';
 export { createKeyCheck, type KeyCheck } from './gateway-keys.js';
-export { GatewayMetrics } from './metrics.js';
+export { GatewayMetrics } from './gateway-metrics.js';
+export { SecretMasker, maskingLogger, pipelineSecrets } from './secret-masking.js';
+export { CLIENT_CLOSED_STATUS, type AccessOutcome } from './access-log.js';
 export { silentLogger, type Logger, type LogFields } from './logger.js';
+export { StatusBoard, type StatusReport, type DeploymentStatus, type BreakerView, type KeyView } from './status-board.js';
+export { statusPage } from './status-page.js';

@@ -1,10 +1,19 @@
-/** The gateway logs through whatever the host application gives it; the library default is silent. */
+/**
+ * The gateway logs through whatever pino-compatible logger the host application gives it
+ * (`logger.info(fields, message)`); the library default is silent.
+ */
 export type LogFields = Record<string, unknown>;
 
+type LogMethod = (fields: LogFields, message?: string) => void;
+
+/** The part of pino's API the gateway uses: a pino logger fits as it is. */
 export interface Logger {
-  info(message: string, fields?: LogFields): void;
-  warn(message: string, fields?: LogFields): void;
-  error(message: string, fields?: LogFields): void;
+  info: LogMethod;
+  warn: LogMethod;
+  error: LogMethod;
+  debug?: LogMethod;
 }
 
-export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+const ignore: LogMethod = () => undefined;
+
+export const silentLogger: Logger = { info: ignore, warn: ignore, error: ignore, debug: ignore };

@@ -78,10 +78,12 @@ export const cache = definePlugin<CacheOptions, CacheOptionsInput>({
       const entry = await store.get(key);
       if (entry && clock.now() < entry.storedAt + options.ttlMs) {
         stats.hits += 1;
+        pipeline.events.emit('cache:lookup', { requestId: ctx.id, result: 'hit' });
         ctx.respond(label(entry, { attempts: 0 }));
         return classification;
       }
       stats.misses += 1;
+      pipeline.events.emit('cache:lookup', { requestId: ctx.id, result: 'miss' });
       if (options.staleTtlMs > 0) {
         const slot: StaleAnswerSlot = {
           claimed: false,
@@ -89,6 +91,7 @@ export const cache = definePlugin<CacheOptions, CacheOptionsInput>({
             const found = await store.get(key);
             if (!found) return undefined;
             stats.staleServed += 1;
+            pipeline.events.emit('cache:lookup', { requestId: ctx.id, result: 'stale' });
             return label(found, { stale: clock.now() >= found.storedAt + options.ttlMs, attempts: ctx.attempts.length });
           },
         };

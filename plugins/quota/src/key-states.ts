@@ -30,6 +30,7 @@ export class KeyStates {
     const until = this.pipeline.clock.now() + ms;
     const state: KeyState = { condition, until, reason };
     await this.pipeline.store.set(this.keyOf(condition, candidate), state, ms);
+    this.pipeline.events.emit('key:state', { endpoint: candidate.endpoint.name, keyId: candidate.keyId, deployment: candidate.deploymentId, condition, until, reason });
   }
 
   /** The condition that keeps this candidate out now, worst first. */

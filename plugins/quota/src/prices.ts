@@ -3,7 +3,7 @@
  * models as their vendors listed them in 2025; they are a starting point, not an invoice:
  * override them in the plugin's `prices` option or with `price` on a deployment.
  */
-import type { Candidate, Price, Usage } from '@switchyard/core';
+import type { Candidate, Price } from '@switchyard/core';
 
 export const DEFAULT_PRICES: Readonly<Record<string, Price>> = Object.freeze({
   'gpt-5': { input: 1.25, output: 10, cachedInput: 0.125 },
@@ -50,21 +50,5 @@ export function priceFor(candidate: Candidate, table: PriceTable): Price | undef
   return candidate.deployment.price ?? table[candidate.deploymentId] ?? table[candidate.model] ?? defaultPrice(candidate.model);
 }
 
-export interface TokenCounts {
-  inputTokens: number;
-  outputTokens: number;
-  cachedTokens: number;
-}
-
-export function tokensOf(usage: Usage | undefined): TokenCounts {
-  const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
-  return { inputTokens: usage?.prompt_tokens ?? 0, outputTokens: usage?.completion_tokens ?? 0, cachedTokens: cached };
-}
-
-/** USD for one answer; cached prompt tokens are charged at the cached rate when there is one. */
-export function costOf(tokens: TokenCounts, price: Price | undefined): number {
-  if (!price) return 0;
-  const cached = Math.min(tokens.cachedTokens, tokens.inputTokens);
-  const fresh = tokens.inputTokens - cached;
-  return (fresh * price.input + cached * (price.cachedInput ?? price.input) + tokens.outputTokens * price.output) / 1_000_000;
-}
+/** Token counts and cost live in core so the metrics, logs and quota agree on one answer's price. */
+export { tokenCounts as tokensOf, usageCostUsd as costOf, type TokenCounts } from '@switchyard/core';

@@ -19,6 +19,10 @@ the old pipeline. A config that fails to load is rejected (logged) and the runni
 Shutdown: SIGTERM or SIGINT stop accepting, let requests in flight finish (up to
 server.shutdownGraceMs), then exit.
 
+Logs: one JSON line per event on stdout (pino; human-readable on a terminal): an access line
+per request, a line per failed attempt and per state change. Level: LOG_LEVEL, else
+server.logLevel, else info. Keys never appear in a line.
+
 Options:
 ${CONFIG_HELP}
       --env-file <file> KEY=VALUE lines for \${VAR} references (variables already set win)
@@ -35,7 +39,8 @@ ${CONFIG_HELP}
     }
     try {
       const server = await startServer({ file: values.config as string, envFile: values['env-file'] as string | undefined, io, watch: !values['no-watch'], overrides: { host: values.host as string | undefined, port } });
-      io.out.write(`switchyard gateway listening on ${server.address.url} (models: ${server.gateway.pipeline?.modelNames().join(', ')})\n`);
+      // On a terminal a plain line says where to point clients; stdout is JSON lines otherwise.
+      if ((io.out as { isTTY?: boolean }).isTTY) io.out.write(`switchyard gateway listening on ${server.address.url} (models: ${server.gateway.pipeline?.modelNames().join(', ')})\n`);
       await server.stopped;
       return EXIT.OK;
     } catch (error) {

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { createServeLogger, prettyLine, resolveLogLevel } from '../src/index.js';
+
+function sink(isTTY = false) {
+  let text = '';
+  return { out: { isTTY, write: (s: string) => (text += s) }, get text() { return text; } };
+}
+
+const SECRET = 'sk-live-abcdefghijklmnop0123';
+
+describe('serve logger', () => {
+  it('writes pino JSON lines with ISO time and a level label, masking keys, their 8+ character pieces and secret paths', () => {
+    const s = sink();
+    const logger = createServeLogger({ out: s.out, secrets: () => [SECRET] });
+    logger.warn({ event: 'attempt_failed', error: `invalid key ${SECRET}, starts ${SECRET.slice(2, 12)}`, headers: { authorization: 'Bearer x', 'x-api-key': 'plain' }, config: { endpoints: [{ apiKey: 'also-secret-value' }] } }, 'upstream attempt failed');
+    const line = JSON.parse(s.text.trim());
+    expect(line).toMatchObject({ level: 'warn', msg: 'upstream attempt failed', event: 'attempt_failed' });
+    expect(line.time).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(line.headers).toEqual({ authorization: '[redacted]', 'x-api-key': '[redacted]' });
+    expect(line.config.endpoints[0].apiKey).toBe('[redacted]');
+    expect(s.text).not.toContain(SECRET);
+    expect(s.text).not.toContain(SECRET.slice(2, 12));
+    expect(s.text).not.toContain('also-secret-value');
+  });
+
+  it('honours the level and is human-readable on a terminal', () => {
+    const s = sink(true);
+    const logger = createServeLogger({ out: s.out, secrets: () => [], level: 'warn' });
+    logger.info({ event: 'access' }, 'request');
+    logger.warn({ event: 'breaker_open', deployment: 'a/m', reason: 'consecutive failures' }, 'circuit breaker opened');
+    expect(s.text).not.toContain('request');
+    expect(s.text).toMatch(/^\d\d:\d\d:\d\d\.\d{3} WARN {2}circuit breaker opened event=breaker_open deployment=a\/m reason="consecutive failures"\n$/);
+  });
+
+  it('takes LOG_LEVEL over the config and ignores unknown levels', () => {
+    expect(resolveLogLevel({ LOG_LEVEL: 'DEBUG' }, 'warn')).toBe('debug');
+    expect(resolveLogLevel({}, 'error')).toBe('error');
+    expect(resolveLogLevel({ LOG_LEVEL: 'loud' }, undefined)).toBe('info');
+    expect(prettyLine('not json')).toBe('not json');
+  });
+});

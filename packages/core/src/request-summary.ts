@@ -1,0 +1,25 @@
+/**
+ * How observers summarise a finished request the same way: its outcome class and how many
+ * times it retried or moved to another candidate (logs, metrics and traces agree).
+ */
+import type { AttemptOutcome, RequestOutcome } from './hooks.js';
+
+/** `cancelled`: the caller went away; `degraded`: the degrade stage answered. */
+export type RequestOutcomeClass = 'success' | 'degraded' | 'error' | 'cancelled';
+
+export function requestOutcomeClass(outcome: Pick<RequestOutcome, 'ok' | 'error' | 'degraded'>): RequestOutcomeClass {
+  if (outcome.error?.kind === 'cancelled') return 'cancelled';
+  if (!outcome.ok) return 'error';
+  return outcome.degraded ? 'degraded' : 'success';
+}
+
+/** Retries are attempts on the same candidate as the one before; failovers move to another. */
+export function attemptMoves(attempts: readonly AttemptOutcome[]): { retries: number; failovers: number } {
+  let retries = 0;
+  let failovers = 0;
+  for (let i = 1; i < attempts.length; i++) {
+    if (attempts[i].candidate.id === attempts[i - 1].candidate.id) retries++;
+    else failovers++;
+  }
+  return { retries, failovers };
+}

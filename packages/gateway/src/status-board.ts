@@ -1,0 +1,226 @@
+/**
+ * What GET /status reports, kept from the pipelines' events: per deployment its breaker and
+ * health, latency percentiles, error rate, request count, last error, keys; budgets crossing
+ * thresholds; spend today. Per-minute buckets over the last minutes feed the page's sparklines.
+ */
+import { listenAll, tokenCounts, usageCostUsd, type Pipeline } from '@switchyard/core';
+
+/** Minutes of history the sparklines show, and the window percentiles and error rate use. */
+const HISTORY_MINUTES = 15;
+const RECENT_MINUTES = 5;
+/** Latency samples kept per deployment and minute (percentiles of a busy minute from a sample). */
+const SAMPLES_PER_MINUTE = 200;
+const MINUTE = 60_000;
+
+export type BreakerView = 'closed' | 'half-open' | 'open';
+export type KeyView = 'active' | 'parked' | 'resting' | 'paced';
+
+interface Bucket {
+  minute: number;
+  requests: number;
+  errors: number;
+  latencies: number[];
+}
+
+interface BreakerTrack {
+  state: BreakerView;
+  until?: number;
+}
+
+interface DeploymentTrack {
+  healthScore: number | null;
+  healthy: boolean;
+  requests: number;
+  lastError?: { kind: string; code: string; status?: number; message: string; at: string };
+  buckets: Bucket[];
+  spendDay: string;
+  spendTodayUsd: number;
+}
+
+interface KeyTrack {
+  state: Exclude<KeyView, 'active'>;
+  until: number;
+  reason: string;
+}
+
+export interface DeploymentStatus {
+  id: string;
+  endpoint: string;
+  upstreamModel: string;
+  breaker: BreakerView;
+  breakerUntil: string | null;
+  healthScore: number | null;
+  healthy: boolean;
+  p50Ms: number | null;
+  p95Ms: number | null;
+  errorRate: number | null;
+  requests: number;
+  lastError: DeploymentTrack['lastError'] | null;
+  keys: { id: string; state: KeyView; until?: string; reason?: string; breaker?: BreakerView }[];
+  spendTodayUsd: number;
+  /** One point per minute, oldest first: what the sparklines draw. */
+  series: { minute: string; requests: number; errorRate: number | null; p95Ms: number | null }[];
+}
+
+export interface StatusReport {
+  models: { name: string; deployments: DeploymentStatus[] }[];
+  budgets: { scope: string; limit: string; used: number; max: number; ratio: number; threshold: number }[];
+  spendTodayUsd: number;
+  startedAt: string;
+  now: string;
+}
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+function percentile(sorted: number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]);
+}
+
+export class StatusBoard {
+  private readonly deployments = new Map<string, DeploymentTrack>();
+  private readonly keys = new Map<string, KeyTrack>();
+  /** Breakers count per candidate (`endpoint/model#key` when an endpoint has several keys). */
+  private readonly breakers = new Map<string, BreakerTrack>();
+  private readonly budgets = new Map<string, StatusReport['budgets'][number]>();
+  private readonly startedAt: number;
+
+  constructor(
+    private readonly now: () => number,
+    /** Masks key material out of vendor error text. */
+    private readonly mask: (text: string) => string,
+  ) {
+    this.startedAt = now();
+  }
+
+  private track(id: string): DeploymentTrack {
+    let t = this.deployments.get(id);
+    if (!t) {
+      t = { healthScore: null, healthy: true, requests: 0, buckets: [], spendDay: day(this.now()), spendTodayUsd: 0 };
+      this.deployments.set(id, t);
+    }
+    return t;
+  }
+
+  private bucket(t: DeploymentTrack, at: number): Bucket {
+    const minute = Math.floor(at / MINUTE) * MINUTE;
+    let last = t.buckets[t.buckets.length - 1];
+    if (!last || last.minute !== minute) {
+      last = { minute, requests: 0, errors: 0, latencies: [] };
+      t.buckets.push(last);
+      while (t.buckets.length > 0 && t.buckets[0].minute <= minute - HISTORY_MINUTES * MINUTE) t.buckets.shift();
+    }
+    return last;
+  }
+
+  observe(pipeline: Pipeline): () => void {
+    return listenAll(pipeline.events, {
+      'attempt:end': (e) => {
+        if (e.outcome === 'ignored' && !e.ok) return;
+        const t = this.track(e.candidate.deploymentId);
+        const now = this.now();
+        const b = this.bucket(t, now);
+        t.requests++;
+        b.requests++;
+        if (b.latencies.length < SAMPLES_PER_MINUTE) b.latencies.push(e.latencyMs);
+        if (!e.ok && e.error) {
+          b.errors++;
+          t.lastError = { kind: e.error.kind, code: e.error.code, status: e.error.status, message: this.mask(e.error.message).slice(0, 300), at: new Date(now).toISOString() };
+        }
+        if (e.usage) {
+          const today = day(now);
+          if (t.spendDay !== today) Object.assign(t, { spendDay: today, spendTodayUsd: 0 });
+          t.spendTodayUsd += usageCostUsd(tokenCounts(e.usage), e.candidate.deployment.price);
+        }
+      },
+      'breaker:open': (e) => this.breakers.set(e.deployment, { state: 'open', until: e.until }),
+      'breaker:half-open': (e) => this.breakers.set(e.deployment, { state: 'half-open' }),
+      'breaker:close': (e) => this.breakers.set(e.deployment, { state: 'closed' }),
+      'health:change': (e) => Object.assign(this.track(e.deployment), { healthy: e.healthy, healthScore: e.score }),
+      'key:state': (e) => {
+        // A parked key is out on every deployment of its endpoint; rest and pace are per deployment.
+        const scope = e.condition === 'parked' ? e.endpoint : e.deployment;
+        this.keys.set(`${scope}|${e.keyId}`, { state: e.condition, until: e.until, reason: this.mask(e.reason) });
+      },
+      'quota:threshold': (e) => this.budgets.set(`${e.scope}|${e.limit}`, { scope: e.scope, limit: e.limit, used: e.used, max: e.max, ratio: e.max > 0 ? e.used / e.max : 0, threshold: e.level }),
+    });
+  }
+
+  private keyView(endpoint: string, deployment: string, keyId: string, now: number): DeploymentStatus['keys'][number] {
+    for (const scope of [endpoint, deployment]) {
+      const k = this.keys.get(`${scope}|${keyId}`);
+      if (k && k.until > now) return { id: keyId, state: k.state, until: new Date(k.until).toISOString(), reason: k.reason };
+    }
+    return { id: keyId, state: 'active' };
+  }
+
+  /** A deployment's breaker: the worst of its candidates' (open beats half-open beats closed). */
+  private breakerOf(candidateIds: string[]): BreakerTrack {
+    let worst: BreakerTrack = { state: 'closed' };
+    const rank = { closed: 0, 'half-open': 1, open: 2 } as const;
+    for (const id of candidateIds) {
+      const b = this.breakers.get(id);
+      if (b && rank[b.state] > rank[worst.state]) worst = b;
+    }
+    return worst;
+  }
+
+  report(pipeline: Pipeline | undefined, pipelineNow: () => number = this.now): StatusReport {
+    const now = this.now();
+    const models: StatusReport['models'] = [];
+    let spendToday = 0;
+    const counted = new Set<string>();
+    for (const name of pipeline?.modelNames() ?? []) {
+      const byDeployment = new Map<string, DeploymentStatus>();
+      const candidates = pipeline!.candidatesFor(name);
+      for (const c of candidates) {
+        let status = byDeployment.get(c.deploymentId);
+        if (!status) {
+          const t = this.track(c.deploymentId);
+          const recent = t.buckets.filter((b) => b.minute > now - RECENT_MINUTES * MINUTE);
+          const latencies = recent.flatMap((b) => b.latencies).sort((a, b) => a - b);
+          const requests = recent.reduce((n, b) => n + b.requests, 0);
+          const errors = recent.reduce((n, b) => n + b.errors, 0);
+          const spend = t.spendDay === day(now) ? t.spendTodayUsd : 0;
+          if (!counted.has(c.deploymentId)) {
+            counted.add(c.deploymentId);
+            spendToday += spend;
+          }
+          const breaker = this.breakerOf(candidates.filter((x) => x.deploymentId === c.deploymentId).map((x) => x.id));
+          status = {
+            id: c.deploymentId,
+            endpoint: c.endpoint.name,
+            upstreamModel: c.model,
+            breaker: breaker.state,
+            breakerUntil: breaker.until === undefined ? null : new Date(breaker.until).toISOString(),
+            healthScore: t.healthScore,
+            healthy: t.healthy && breaker.state !== 'open',
+            p50Ms: percentile(latencies, 50),
+            p95Ms: percentile(latencies, 95),
+            errorRate: requests > 0 ? errors / requests : null,
+            requests: t.requests,
+            lastError: t.lastError ?? null,
+            keys: [],
+            spendTodayUsd: Number(spend.toFixed(6)),
+            series: this.series(t, now),
+          };
+          byDeployment.set(c.deploymentId, status);
+        }
+        if (!status.keys.some((k) => k.id === c.keyId)) status.keys.push({ ...this.keyView(c.endpoint.name, c.deploymentId, c.keyId, pipelineNow()), breaker: this.breakers.get(c.id)?.state ?? 'closed' });
+      }
+      models.push({ name, deployments: [...byDeployment.values()] });
+    }
+    return { models, budgets: [...this.budgets.values()], spendTodayUsd: Number(spendToday.toFixed(6)), startedAt: new Date(this.startedAt).toISOString(), now: new Date(now).toISOString() };
+  }
+
+  private series(t: DeploymentTrack, now: number): DeploymentStatus['series'] {
+    const last = Math.floor(now / MINUTE) * MINUTE;
+    const out: DeploymentStatus['series'] = [];
+    for (let m = last - (HISTORY_MINUTES - 1) * MINUTE; m <= last; m += MINUTE) {
+      const b = t.buckets.find((x) => x.minute === m);
+      const sorted = b ? [...b.latencies].sort((x, y) => x - y) : [];
+      out.push({ minute: new Date(m).toISOString(), requests: b?.requests ?? 0, errorRate: b && b.requests > 0 ? b.errors / b.requests : null, p95Ms: percentile(sorted, 95) });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { SwitchyardError } from '@switchyard/core';
+import { maskingLogger, SecretMasker } from '../src/index.js';
+import { recordingLogger } from './support/log-recorder.js';
+
+const KEY = 'Zq4Wm9Xt2Lp7Rk3Vn8Bc';
+
+describe('SecretMasker', () => {
+  it('masks whole keys and any 8-character piece, in strings, nested objects, arrays and errors', () => {
+    const masker = new SecretMasker(() => [KEY, undefined, 'abc']);
+    expect(masker.text(`key ${KEY} and piece ${KEY.slice(5, 14)} and short ${KEY.slice(0, 7)}`)).toBe(`key [redacted] and piece [redacted]${KEY.slice(13, 14)} and short ${KEY.slice(0, 7)}`);
+    const error = new SwitchyardError('auth', `invalid key ${KEY}`, { status: 401 });
+    const masked = masker.value({ nested: { list: [`x${KEY}`], error }, n: 3, none: null }) as { nested: { list: string[]; error: { message: string; kind: string } }; n: number; none: null };
+    expect(masked.nested.list).toEqual(['x[redacted]']);
+    expect(masked.nested.error).toMatchObject({ kind: 'auth', message: 'invalid key [redacted]', status: 401 });
+    expect(masked.n).toBe(3);
+    expect(masked.none).toBeNull();
+    expect(JSON.stringify(masked)).not.toContain(KEY.slice(0, 8));
+  });
+
+  it('follows the secrets as they change (a reload with new keys) and masks the message of a log line', () => {
+    let keys = [KEY];
+    const masker = new SecretMasker(() => keys);
+    const host = recordingLogger();
+    const logger = maskingLogger(host, masker);
+    logger.warn({ error: `echo ${KEY}` }, `message ${KEY}`);
+    keys = ['Nn5Gg2Hh8Jj4Kk1Ll9Mm'];
+    logger.info({ error: 'echo Nn5Gg2Hh8Jj4Kk1Ll9Mm' });
+    expect(host.lines).toEqual([
+      { level: 'warn', error: 'echo [redacted]', msg: 'message [redacted]' },
+      { level: 'info', error: 'echo [redacted]', msg: undefined },
+    ]);
+  });
+});

@@ -1,0 +1,83 @@
+/**
+ * The status page in a real headless Chromium (Debian's chromium, driven by puppeteer-core):
+ * the page loads with everything closed, the primary goes down, and the page (refreshing on
+ * its own) shows the primary's breaker open. Assertions are on the DOM; a screenshot is saved.
+ */
+import { mkdtemp, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { GATEWAY_KEY, stopAll } from './support/harness.js';
+import { keyFragments, outageGateway } from './support/outage.js';
+import { findTool } from './support/system-tool.js';
+
+const chromium = findTool('chromium', ['/usr/bin/chromium', '/usr/bin/chromium-browser']);
+let browser: Browser | undefined;
+
+afterEach(async () => {
+  await browser?.close();
+  browser = undefined;
+  await stopAll();
+});
+
+const ask = { model: 'chat', messages: [{ role: 'user' as const, content: 'hi' }] };
+const breakerOf = (deployment: string) => `[data-deployment="${deployment}"] .badge.breaker`;
+
+describe.skipIf(!chromium)('status page in headless Chromium', () => {
+  it('shows the primary breaker open once the primary is down, refreshing by itself', async () => {
+    const { client, origin, setPrimaryDown } = await outageGateway({ primaryUp: true });
+    expect((await client.chat.completions.create(ask)).choices[0].message.content).toBe('hello from primary');
+
+    browser = await puppeteer.launch({ executablePath: chromium, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(String(error)));
+    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+    // The browser answers the Basic challenge with a gateway key, as an operator would.
+    await page.authenticate({ username: 'ops', password: GATEWAY_KEY });
+    const response = await page.goto(`${origin}/status.html?refresh=500`, { waitUntil: 'load' });
+    expect(response?.status()).toBe(200);
+    await page.waitForSelector(breakerOf('primary/primary-model'));
+    expect(await page.$eval(breakerOf('primary/primary-model'), (e) => e.textContent)).toBe('breaker closed');
+
+    setPrimaryDown(true);
+    expect((await client.chat.completions.create(ask)).choices[0].message.content).toBe('hello from secondary');
+    await page.waitForFunction((selector) => document.querySelector(selector)?.classList.contains('breaker-open'), { timeout: 10_000 }, breakerOf('primary/primary-model'));
+
+    const view = await page.evaluate(() => {
+      const card = (id: string) => document.querySelector(`[data-deployment="${id}"]`)!;
+      const primary = card('primary/primary-model');
+      const secondary = card('secondary/secondary-model');
+      return {
+        rendered: Number(document.body.dataset.rendered),
+        primaryBreaker: primary.querySelector('.badge.breaker')!.textContent,
+        primaryHealth: primary.querySelector('.badge.health')!.className,
+        primaryKeys: Array.from(primary.querySelectorAll('.badge.key')).map((k) => `${k.getAttribute('data-key')} ${k.className}`),
+        primaryError: primary.querySelector('.error')?.textContent ?? '',
+        secondaryBreaker: secondary.querySelector('.badge.breaker')!.className,
+        sparklines: primary.querySelectorAll('svg.spark polyline').length,
+        spend: document.getElementById('spend')!.textContent,
+        stale: document.getElementById('stale')!.textContent,
+        html: document.documentElement.outerHTML,
+      };
+    });
+    expect(view.rendered).toBeGreaterThan(1);
+    expect(view.primaryBreaker).toBe('breaker open');
+    expect(view.primaryHealth).toContain('health-unhealthy');
+    expect(view.primaryKeys).toEqual(['primary#0 badge key key-parked', 'primary#1 badge key key-active']);
+    expect(view.primaryError).toContain('overloaded 503');
+    expect(view.secondaryBreaker).toContain('breaker-closed');
+    expect(view.sparklines).toBe(2);
+    expect(view.spend).toMatch(/^\$\d+\.\d{4}$/);
+    expect(view.stale).toBe('');
+    for (const piece of keyFragments()) expect(view.html).not.toContain(piece);
+
+    const dir = await mkdtemp(path.join(tmpdir(), 'switchyard-status-'));
+    const file = path.join(dir, 'status-primary-down.png');
+    await page.screenshot({ path: file, fullPage: true });
+    expect((await stat(file)).size).toBeGreaterThan(1000);
+    console.info(`status page screenshot: ${file}`);
+    expect(problems).toEqual([]);
+  }, 60_000);
+});
