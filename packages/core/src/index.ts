@@ -23,3 +23,4 @@ export type { Pipeline, PipelineOptions, CallOptions } from './pipeline.js';
 export { joinUrl, attributeError } from './provider-call.js';
 export { CORE_VERSION } from './version.js';
 export * from './services.js';
+export * from './request-failure.js';

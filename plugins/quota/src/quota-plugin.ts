@@ -6,7 +6,7 @@
  * recordAttempt at STAGE.DEFAULT (spends budgets, bills usage, rests or parks keys, paces),
  * recordRequest (cache hits and degraded answers for the report).
  */
-import { definePlugin, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
+import { definePlugin, isUnsentFailure, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
 import { BudgetBook, describeExhaustion, formatDuration, type Exhaustion } from './budgets.js';
 import { KeyStates, type KeyState } from './key-states.js';
 import { UsageLedger, type UsageReport } from './ledger.js';
@@ -69,7 +69,8 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
 
     pipeline.hooks.recordAttempt.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (outcome, ctx) => {
       const { candidate } = outcome;
-      const counted = outcome.outcome !== 'ignored';
+      // An attempt refused before it left (a request the codec could not build) cost nothing.
+      const counted = outcome.outcome !== 'ignored' && !isUnsentFailure(outcome.error);
       if (!counted && !outcome.usage) return;
       const tokens = tokensOf(outcome.usage);
       const price = priceFor(candidate, options.prices);
