@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { SwitchyardError } from './errors.js';
+import { requestLimitsSchema } from './request-limits.js';
 import type { DeploymentConfig, EndpointConfig, ModelsConfig } from './types.js';
 
 const timeoutsSchema = z
@@ -79,6 +80,8 @@ export const serverSchema = z
     heartbeatMs: z.number().int().positive().default(5000),
     requestTimeoutMs: z.number().int().positive().optional(),
     shutdownGraceMs: z.number().int().positive().default(30_000),
+    /** Bounded work per request (request-limits.ts); unset fields keep their defaults. */
+    limits: requestLimitsSchema.optional(),
   })
   .strict();
 

@@ -24,3 +24,4 @@ export { joinUrl, attributeError } from './provider-call.js';
 export { CORE_VERSION } from './version.js';
 export * from './services.js';
 export * from './request-failure.js';
+export * from './request-limits.js';

@@ -1,6 +1,7 @@
 /** Checks a request before any work: bad input fails with a coded error and no upstream attempt. */
 import { SwitchyardError } from './errors.js';
 import type { ChatRequest, EmbeddingRequest } from './types.js';
+import { checkRequestLimits } from './request-limits.js';
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
 
@@ -14,6 +15,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 export function validateChatRequest(request: unknown): asserts request is ChatRequest {
   if (!isObject(request)) throw invalid('request must be a JSON object', '(body)');
+  checkRequestLimits(request);
   if (typeof request.model !== 'string' || request.model.length === 0) throw invalid('model is required and must be a non-empty string', 'model');
   const messages = request.messages;
   if (!Array.isArray(messages) || messages.length === 0) throw invalid('messages must be a non-empty array', 'messages');
@@ -45,6 +47,7 @@ export function validateChatRequest(request: unknown): asserts request is ChatRe
 
 export function validateEmbeddingRequest(request: unknown): asserts request is EmbeddingRequest {
   if (!isObject(request)) throw invalid('request must be a JSON object', '(body)');
+  checkRequestLimits(request);
   if (typeof request.model !== 'string' || request.model.length === 0) throw invalid('model is required and must be a non-empty string', 'model');
   const input = request.input;
   const ok = typeof input === 'string' || (Array.isArray(input) && input.length > 0 && input.every((s) => typeof s === 'string'));

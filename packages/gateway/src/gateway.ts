@@ -4,7 +4,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SwitchyardError, systemClock, type Clock, type FromConfigOptions, type LoadedConfig, type Pipeline } from '@switchyard/core';
+import { checkRequestLimits, SwitchyardError, systemClock, type Clock, type FromConfigOptions, type LoadedConfig, type Pipeline } from '@switchyard/core';
 import { chatCompletions } from './chat-completions.js';
 import { embeddings } from './embeddings.js';
 import type { Exchange } from './exchange.js';
@@ -145,6 +145,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     });
     try {
       const body = await readJsonBody(req, server.maxBodyBytes);
+      checkRequestLimits(body, server.limits);
       const exchange: Exchange = {
         req,
         res,

@@ -5,8 +5,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPipeline } from '@switchyard/core';
 import { geminiProvider } from '@switchyard/provider-gemini';
-import { raw, startGateway, stopAll, vendor, VENDOR_KEY } from './support/harness.js';
-import { geminiAnswers, healthLatencyDuring, refBomb } from './support/hostile.js';
+import { openaiProvider } from '@switchyard/provider-openai';
+import { circuitBreaker, getBreaker } from '@switchyard/plugin-circuit-breaker';
+import { retry } from '@switchyard/plugin-retry';
+import { pipelineFor, raw, startGateway, stopAll, vendor, VENDOR_KEY } from './support/harness.js';
+import { deepNesting, geminiAnswers, healthLatencyDuring, openaiAnswers, refBomb } from './support/hostile.js';
 
 afterEach(stopAll);
 
@@ -43,5 +46,62 @@ describe('finding 1: Gemini $ref expansion is bounded', () => {
     expect(health.medianMs).toBeLessThan(100);
     expect(health.worstMs).toBeLessThan(500);
     expect(gemini.requests).toHaveLength(1);
+  });
+});
+
+describe('finding 2: failures before the request leaves are the request\'s own', () => {
+  it('5,000-deep nesting at 2 requests/s: a clean 400 every time, legitimate requests 60/60, no breaker opens', async () => {
+    const a = await vendor(openaiAnswers('from a'));
+    const b = await vendor(openaiAnswers('from b'));
+    const pipeline = pipelineFor({ vendors: { a, b }, extra: { plugins: [retry(), circuitBreaker({ consecutiveFailures: 2 })] } });
+    const opened: unknown[] = [];
+    pipeline.events.on('breaker:open', (e) => opened.push(e));
+    const h = await startGateway(pipeline);
+    const attack = deepNesting(5000);
+    expect(attack.length).toBeLessThan(11_000);
+    const attacks: Promise<Awaited<ReturnType<typeof raw>>>[] = [];
+    const timer = setInterval(() => attacks.push(raw(h.origin, '/v1/chat/completions', { body: attack })), 500);
+    attacks.push(raw(h.origin, '/v1/chat/completions', { body: attack }));
+    let ok = 0;
+    try {
+      for (let i = 0; i < 60; i++) {
+        const answer = await h.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: `question ${i}` }] });
+        if (answer.choices[0].message.content === 'from a') ok++;
+        await new Promise((r) => setTimeout(r, 40));
+      }
+    } finally {
+      clearInterval(timer);
+    }
+    const refused = await Promise.all(attacks);
+    console.info(`finding 2: legitimate ${ok}/60, ${refused.length} attacks, statuses ${[...new Set(refused.map((r) => r.status))].join(',')}, breakers opened ${opened.length}`);
+    expect(ok).toBe(60);
+    expect(opened).toEqual([]);
+    expect(refused.length).toBeGreaterThanOrEqual(4);
+    for (const r of refused) expect(r.json.error).toMatchObject({ code: 'invalid_request', param: 'metadata_x', message: expect.stringMatching(/deeper than 64/) });
+    expect(refused.every((r) => r.status === 400)).toBe(true);
+    // Nothing of the attack left the gateway.
+    expect([...a.requests, ...b.requests].every((r) => !r.body.includes('[[[['))).toBe(true);
+  });
+
+  it('a codec that throws while building is a 400, never retried, never counted against the deployment', async () => {
+    const a = await vendor(openaiAnswers('from a'));
+    const b = await vendor(openaiAnswers('from b'));
+    const throwing = { ...openaiProvider, buildRequest: () => { throw new RangeError('Maximum call stack size exceeded'); } };
+    const pipeline = createPipeline({
+      endpoints: [{ name: 'a', provider: 'openai', baseUrl: a.url, apiKey: VENDOR_KEY }, { name: 'b', provider: 'openai', baseUrl: b.url, apiKey: VENDOR_KEY }],
+      models: { chat: [{ endpoint: 'a', model: 'm' }, { endpoint: 'b', model: 'm' }] },
+      providers: [throwing],
+      plugins: [retry(), circuitBreaker({ consecutiveFailures: 1 })],
+    });
+    const opened: unknown[] = [];
+    pipeline.events.on('breaker:open', (e) => opened.push(e));
+    const h = await startGateway(pipeline);
+    const err = await h.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
+    expect(err.status).toBe(400);
+    expect(err.code).toBe('invalid_request');
+    expect(err.message).toMatch(/could not build the upstream request: the request is nested too deeply/);
+    expect(err.headers.get('x-switchyard-attempts')).toBe('1');
+    expect(opened).toEqual([]);
+    expect(await getBreaker(pipeline).getState('a/m')).toMatchObject({ state: 'closed' });
   });
 });
