@@ -16,6 +16,9 @@ const PHASE_KIND: Record<Exclude<AttemptPhase, 'none'>, ErrorKind> = {
   attempt: 'timeout',
 };
 
+/** setTimeout's ceiling: a longer delay fires at once (with a warning), so far limits re-arm in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export class RequestTimer {
   private handle: TimerHandle | undefined;
   private armedFor = Number.POSITIVE_INFINITY;
@@ -84,7 +87,7 @@ export class RequestTimer {
     this.handle = undefined;
     this.armedFor = due;
     if (!Number.isFinite(due)) return;
-    this.handle = this.clock.setTimeout(() => this.fire(), due - this.clock.now());
+    this.handle = this.clock.setTimeout(() => this.fire(), Math.min(due - this.clock.now(), MAX_TIMER_MS));
   }
 
   private fire(): void {

@@ -25,3 +25,5 @@ export { CORE_VERSION } from './version.js';
 export * from './services.js';
 export * from './request-failure.js';
 export * from './request-limits.js';
+export * from './switchyard-hints.js';
+export * from './fail-closed.js';

@@ -19,6 +19,8 @@ import { ResponseAccumulator, responseToParts } from './aggregate.js';
 import { ChatStream, type StreamInfo } from './chat-stream.js';
 import { validateChatRequest, validateEmbeddingRequest } from './validate-request.js';
 import { validateEndpointsAndModels } from './config-schema.js';
+import { attemptTimeouts } from './switchyard-hints.js';
+import { failClosedError } from './fail-closed.js';
 import type { Candidate, ChatRequest, ChatResponse, EmbeddingRequest, EmbeddingResponse, EndpointConfig, ModelsConfig, StreamPart } from './types.js';
 import type { Dispatcher } from 'undici';
 
@@ -125,6 +127,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
               await fn(...args);
             } catch (error) {
               events.emit('plugin-error', { plugin: tap.name, stage, error });
+              const refusal = failClosedError(tap, stage, error);
+              if (refusal) throw refusal;
             }
           },
         };
@@ -305,7 +309,8 @@ class RequestRun {
       }
       return this.finishResponse(result.result, result.candidate);
     } catch (error) {
-      const err = toSwitchyardError(error);
+      // Anything uncoded that gets here was thrown by a plugin tap (classify, route, retry, degrade).
+      const err = toSwitchyardError(error, 'plugin');
       await this.recordRequest({ ok: false, error: err });
       throw err;
     } finally {
@@ -546,7 +551,7 @@ class RequestRun {
     const useShared = !this.timerBusy;
     if (useShared) this.timerBusy = true;
     const timer = useShared ? this.timer : new RequestTimer(this.clock, Number.POSITIVE_INFINITY, () => undefined);
-    const timeouts = { ...candidate.timeouts, ...(this.ctx.request as ChatRequest).switchyard?.timeouts };
+    const timeouts = attemptTimeouts(candidate.timeouts, (this.ctx.request as ChatRequest).switchyard?.timeouts);
     const stream = this.mode === 'stream';
     const startedAt = this.clock.now();
     let released = false;

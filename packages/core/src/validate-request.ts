@@ -2,6 +2,7 @@
 import { SwitchyardError } from './errors.js';
 import type { ChatRequest, EmbeddingRequest } from './types.js';
 import { checkRequestLimits } from './request-limits.js';
+import { checkSwitchyardHints } from './switchyard-hints.js';
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
 
@@ -17,6 +18,7 @@ export function validateChatRequest(request: unknown): asserts request is ChatRe
   if (!isObject(request)) throw invalid('request must be a JSON object', '(body)');
   checkRequestLimits(request);
   if (typeof request.model !== 'string' || request.model.length === 0) throw invalid('model is required and must be a non-empty string', 'model');
+  checkSwitchyardHints(request.switchyard);
   const messages = request.messages;
   if (!Array.isArray(messages) || messages.length === 0) throw invalid('messages must be a non-empty array', 'messages');
   for (let i = 0; i < messages.length; i++) {
@@ -49,6 +51,7 @@ export function validateEmbeddingRequest(request: unknown): asserts request is E
   if (!isObject(request)) throw invalid('request must be a JSON object', '(body)');
   checkRequestLimits(request);
   if (typeof request.model !== 'string' || request.model.length === 0) throw invalid('model is required and must be a non-empty string', 'model');
+  checkSwitchyardHints(request.switchyard);
   const input = request.input;
   const ok = typeof input === 'string' || (Array.isArray(input) && input.length > 0 && input.every((s) => typeof s === 'string'));
   if (!ok) throw invalid('input must be a string or a non-empty array of strings', 'input');

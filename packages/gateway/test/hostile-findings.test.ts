@@ -3,13 +3,14 @@
  * loopback vendors. Every test here failed before its fix.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPipeline } from '@switchyard/core';
+import { createPipeline, MemoryStateStore, VirtualClock, type StateStore } from '@switchyard/core';
 import { geminiProvider } from '@switchyard/provider-gemini';
 import { openaiProvider } from '@switchyard/provider-openai';
 import { circuitBreaker, getBreaker } from '@switchyard/plugin-circuit-breaker';
 import { retry } from '@switchyard/plugin-retry';
-import { pipelineFor, raw, startGateway, stopAll, vendor, VENDOR_KEY } from './support/harness.js';
-import { deepNesting, geminiAnswers, healthLatencyDuring, openaiAnswers, refBomb } from './support/hostile.js';
+import { quota } from '@switchyard/plugin-quota';
+import { chatBody, pipelineFor, raw, startGateway, stopAll, vendor, VENDOR_KEY } from './support/harness.js';
+import { deepNesting, geminiAnswers, healthLatencyDuring, openaiAnswers, refBomb, sseSlowly } from './support/hostile.js';
 
 afterEach(stopAll);
 
@@ -103,5 +104,87 @@ describe('finding 2: failures before the request leaves are the request\'s own',
     expect(err.headers.get('x-switchyard-attempts')).toBe('1');
     expect(opened).toEqual([]);
     expect(await getBreaker(pipeline).getState('a/m')).toMatchObject({ state: 'closed' });
+  });
+});
+
+describe('finding 3: budgets cannot be bypassed', () => {
+  const budgeted = (a: Awaited<ReturnType<typeof vendor>>, store?: StateStore) =>
+    pipelineFor({ vendors: { a }, extra: { clock: new VirtualClock(Date.UTC(2026, 0, 1, 12, 0, 0)), store, plugins: [quota({ budgets: [{ model: 'chat', rpm: 20 }] })] } });
+
+  it('a tag that is not a string is a 400 naming it; a 20-per-minute budget lets 20 of 30 through', async () => {
+    const a = await vendor(openaiAnswers('fine'));
+    const h = await startGateway(budgeted(a));
+    const hostile = await Promise.all(Array.from({ length: 30 }, () => raw(h.origin, '/v1/chat/completions', { body: chatBody({ switchyard: { tags: { x: { toString: 1 } } } }) })));
+    expect(hostile.map((r) => r.status)).toEqual(new Array(30).fill(400));
+    expect(hostile[0].json.error).toMatchObject({ code: 'invalid_request', param: 'switchyard.tags.x' });
+    expect(a.requests).toHaveLength(0);
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) statuses.push((await raw(h.origin, '/v1/chat/completions', { body: chatBody({ switchyard: { tags: { team: 'a' } } }) })).status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(20);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+    for (const bad of [{ tags: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`t${i}`, 'v'])) }, { tags: { t: 'v'.repeat(257) } }, { tags: { ['k'.repeat(65)]: 'v' } }, { tags: ['a'] }]) {
+      expect((await raw(h.origin, '/v1/chat/completions', { body: chatBody({ switchyard: bad }) })).status).toBe(400);
+    }
+  });
+
+  it('a budget tap that throws refuses the request with a coded error and reports it (fails closed)', async () => {
+    const a = await vendor(openaiAnswers('fine'));
+    const store = new MemoryStateStore();
+    store.increment = async () => {
+      throw new Error('store unavailable');
+    };
+    const pipeline = budgeted(a, store);
+    const reported: { plugin: string; stage: string }[] = [];
+    pipeline.events.on('plugin-error', (e) => reported.push(e));
+    const h = await startGateway(pipeline);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => h.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e)));
+    for (const err of answers) {
+      expect(err.status).toBe(500);
+      expect(err.message).toMatch(/plugin-quota failed in recordAttempt \(store unavailable\); the request is refused/);
+    }
+    expect(reported).toHaveLength(5);
+    expect(reported[0]).toMatchObject({ plugin: '@switchyard/plugin-quota', stage: 'recordAttempt' });
+  });
+});
+
+describe('finding 5: clients cannot switch deadlines off or stretch them', () => {
+  it('a timeout hint that is not a positive number is a 400 naming it', async () => {
+    const a = await vendor(openaiAnswers('fine'));
+    const h = await startGateway(pipelineFor({ vendors: { a } }));
+    for (const timeouts of [{ attemptMs: 'x' }, { idleMs: -1 }, { idleMs: null }, { attemptMs: Number.MAX_VALUE * 10 }, { unknownMs: 5 }]) {
+      const res = await raw(h.origin, '/v1/chat/completions', { body: chatBody({ switchyard: { timeouts } }) });
+      expect(res.status, JSON.stringify(timeouts)).toBe(400);
+      expect(res.json.error.param).toMatch(/^switchyard\.timeouts/);
+    }
+    expect(a.requests).toHaveLength(0);
+  });
+
+  it('a longer timeout hint does not stretch the configured limit; idleMs: 1e12 writes no warnings', async () => {
+    const stalled = await vendor(() => undefined);
+    const a = await vendor(sseSlowly(['a', 'b', 'c'], 60));
+    const h = await startGateway(
+      createPipeline({
+        endpoints: [{ name: 'stalled', provider: 'openai', baseUrl: stalled.url, apiKey: VENDOR_KEY, timeouts: { attemptMs: 300 } }, { name: 'a', provider: 'openai', baseUrl: a.url, apiKey: VENDOR_KEY }],
+        models: { slow: [{ endpoint: 'stalled', model: 'm' }], chat: [{ endpoint: 'a', model: 'm' }] },
+        providers: [openaiProvider],
+      }),
+    );
+    const started = performance.now();
+    const err = await h.client.chat.completions.create({ model: 'slow', messages: [{ role: 'user', content: 'hi' }], switchyard: { timeouts: { attemptMs: 60_000 } } } as never).catch((e) => e);
+    expect(err.status).toBe(502);
+    expect(err.message).toMatch(/stalled\/m: timeout/);
+    expect(performance.now() - started).toBeLessThan(5000);
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const stream = await h.client.chat.completions.create({ model: 'chat', stream: true, messages: [{ role: 'user', content: 'hi' }], switchyard: { timeouts: { idleMs: 1e12 } } } as never);
+      let text = '';
+      for await (const chunk of stream as unknown as AsyncIterable<{ choices: { delta: { content?: string } }[] }>) text += chunk.choices[0]?.delta.content ?? '';
+      expect(text).toBe('abc');
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w.name === 'TimeoutOverflowWarning')).toEqual([]);
   });
 });

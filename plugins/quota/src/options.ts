@@ -61,6 +61,8 @@ export const quotaOptionsSchema = z
     keyParkMs: z.number().int().positive().default(3_600_000),
     /** Header-driven pacing; `false` turns it off. */
     pacing: z.union([z.literal(false), pacingSchema]).default(() => pacingSchema.parse({})),
+    /** Distinct `name=value` tags the usage report keeps; later ones are counted as `(other)`. */
+    maxReportedTags: z.number().int().positive().default(1000),
     /** Key prefix in the StateStore (share one store between pipelines with different prefixes). */
     storePrefix: z.string().min(1).default('quota'),
   })

@@ -6,7 +6,7 @@
  * recordAttempt at STAGE.DEFAULT (spends budgets, bills usage, rests or parks keys, paces),
  * recordRequest (cache hits and degraded answers for the report).
  */
-import { definePlugin, isUnsentFailure, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
+import { definePlugin, failClosed, isUnsentFailure, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
 import { BudgetBook, describeExhaustion, formatDuration, type Exhaustion } from './budgets.js';
 import { KeyStates, type KeyState } from './key-states.js';
 import { UsageLedger, type UsageReport } from './ledger.js';
@@ -39,7 +39,7 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
   apply(pipeline, options) {
     checkBudgetsAgainst(pipeline, options.budgets);
     const { clock } = pipeline;
-    const ledger = new UsageLedger(clock.now());
+    const ledger = new UsageLedger(clock.now(), options.maxReportedTags);
     ledgers.set(pipeline, ledger);
     const book = new BudgetBook(options.budgets, pipeline, options.storePrefix, options.thresholds);
     const keys = new KeyStates(pipeline, options.storePrefix);
@@ -67,7 +67,8 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
       return [...ready, ...paced];
     });
 
-    pipeline.hooks.recordAttempt.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (outcome, ctx) => {
+    // Fail closed: a charge that cannot be made refuses the request instead of letting it through free.
+    pipeline.hooks.recordAttempt.tapPromise(failClosed({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }), async (outcome, ctx) => {
       const { candidate } = outcome;
       // An attempt refused before it left (a request the codec could not build) cost nothing.
       const counted = outcome.outcome !== 'ignored' && !isUnsentFailure(outcome.error);

@@ -1,5 +1,5 @@
 /** Attacks and measurements shared by the hostile-input tests (real gateway, real loopback vendors). */
-import { completion, type Handler } from './harness.js';
+import { completion, textChunks, type Handler } from './harness.js';
 
 /** A Gemini `generateContent` answer. */
 export const geminiAnswers = (text: string): Handler => (_req, res) => {
@@ -57,3 +57,13 @@ export async function healthLatencyDuring(origin: string, attack: () => Promise<
   const sorted = [...samples].sort((a, b) => a - b);
   return { worstMs: sorted[sorted.length - 1], medianMs: sorted[Math.floor(sorted.length / 2)], samples };
 }
+
+/** An OpenAI stream that sends one chunk every `gapMs`. */
+export const sseSlowly = (chunks: string[], gapMs: number): Handler => async (_req, res) => {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  for (const chunk of textChunks(chunks)) {
+    res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    await new Promise((r) => setTimeout(r, gapMs));
+  }
+  res.end('data: [DONE]\n\n');
+};
