@@ -77,6 +77,10 @@ export const serverSchema = z
     apiKeys: z.array(z.string()).default([]),
     maxBodyBytes: z.number().int().positive().default(4 * 1024 * 1024),
     maxInFlight: z.number().int().positive().default(1024),
+    /** Request-body bytes being read at once, across all requests; past it new bodies get 503. */
+    maxBodyBytesInFlight: z.number().int().positive().default(256 * 1024 * 1024),
+    /** A request body must arrive within this time, or it gets 408 (it never holds a slot meanwhile). */
+    bodyTimeoutMs: z.number().int().positive().default(10_000),
     heartbeatMs: z.number().int().positive().default(5000),
     requestTimeoutMs: z.number().int().positive().optional(),
     shutdownGraceMs: z.number().int().positive().default(30_000),

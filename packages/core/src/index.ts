@@ -25,5 +25,6 @@ export { CORE_VERSION } from './version.js';
 export * from './services.js';
 export * from './request-failure.js';
 export * from './request-limits.js';
+export * from './error-body.js';
 export * from './switchyard-hints.js';
 export * from './fail-closed.js';

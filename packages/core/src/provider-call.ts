@@ -12,6 +12,7 @@ import { isContentPart, type Candidate, type ChatRequest, type EmbeddingRequest,
 import type { SwitchyardEventBus } from './events.js';
 import { redactSecrets } from './errors.js';
 import { buildOrRefuse } from './request-failure.js';
+import { readErrorBodyText } from './error-body.js';
 
 export function joinUrl(base: string, path: string): string {
   if (/^https?:\/\//.test(path)) return path;
@@ -57,7 +58,8 @@ async function readHttpResponse(res: TransportResponse): Promise<ProviderHttpRes
 }
 
 async function failFromResponse(provider: ProviderV1, candidate: Candidate, res: TransportResponse): Promise<never> {
-  const http = await readHttpResponse(res);
+  const text = await readErrorBodyText(res);
+  const http: ProviderHttpResponse = { status: res.status, headers: res.headers, text, json: parseJson(text) };
   let error: SwitchyardError;
   try {
     error = provider.classifyError(http, candidate);

@@ -18,6 +18,7 @@ import { sseErrorEvent } from './openai-wire.js';
 import { PipelineSlot, type Lease } from './pipeline-slot.js';
 import { pipelineFromConfig } from './pipeline-from-config.js';
 import { BodyError, readJsonBody } from './read-body.js';
+import { BodyBudget } from './body-budget.js';
 import { requestIdOf, traceparentOf } from './request-meta.js';
 import { assertSafeBinding, resolveServerOptions, type ServerOptions } from './server-options.js';
 
@@ -80,6 +81,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const metrics = new GatewayMetrics();
   const startedAt = Math.floor(Date.now() / 1000);
   let keyCheck: KeyCheck = createKeyCheck(server.apiKeys);
+  const bodyBudget = new BodyBudget(server.maxBodyBytesInFlight);
   let slot: PipelineSlot | undefined;
   let address: GatewayAddress | undefined;
   let inFlight = 0;
@@ -127,14 +129,27 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (!route) return sendError(res, errorReply(404, `Invalid URL (${method} ${path})`, 'invalid_request_error', 'unknown_url'));
     if (method !== 'POST') return sendError(res, errorReply(405, `${path} accepts POST only`, 'invalid_request_error', 'method_not_allowed'), { allow: 'POST' });
     if (draining) return sendError(res, shuttingDown());
+    // The body is read before the request takes a slot: a slow body holds bytes of the read
+    // budget for at most bodyTimeoutMs, never one of the maxInFlight slots.
+    let body: unknown;
+    try {
+      body = await readJsonBody(req, server.maxBodyBytes, { budget: bodyBudget, timeoutMs: server.bodyTimeoutMs, clock });
+      checkRequestLimits(body, server.limits);
+    } catch (error) {
+      if (error instanceof BodyError && error.closeConnection) closeAfterReply(req, res);
+      sendError(res, error instanceof BodyError ? error.reply : replyForError(error));
+      metrics.inc('switchyard_gateway_requests_total', { route: path, status: res.statusCode });
+      return;
+    }
+    if (draining) return sendError(res, shuttingDown());
     if (inFlight >= server.maxInFlight) {
       metrics.inc('switchyard_gateway_shed_total');
       return sendError(res, errorReply(503, `the gateway is at its limit of ${server.maxInFlight} requests in flight; retry shortly`, 'server_error', 'overloaded', null, { 'retry-after': '1' }));
     }
-    await serve(route, path, req, res, requestId);
+    await serve(route, path, body, req, res, requestId);
   }
 
-  async function serve(route: Route, path: string, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+  async function serve(route: Route, path: string, body: unknown, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     inFlight++;
     const lease: Lease = slot!.acquire();
     const controller = new AbortController();
@@ -144,8 +159,6 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (!res.writableFinished) controller.abort(new SwitchyardError('cancelled', 'the client disconnected'));
     });
     try {
-      const body = await readJsonBody(req, server.maxBodyBytes);
-      checkRequestLimits(body, server.limits);
       const exchange: Exchange = {
         req,
         res,
@@ -158,11 +171,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       };
       await route(exchange, body);
     } catch (error) {
-      if (error instanceof BodyError) {
-        // The rest of an oversized body is not worth reading on this connection.
-        if (error.reply.status === 413) res.setHeader('connection', 'close');
-        sendError(res, error.reply);
-      } else if (res.headersSent) {
+      if (res.headersSent) {
         // Only SSE answers send headers early: end them with an error event, never a clean end.
         if (!res.writableEnded) res.end(sseErrorEvent(replyForError(error).body));
       } else if (!controller.signal.aborted) sendError(res, replyForError(error));
@@ -174,6 +183,16 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (res.statusCode >= 500) logger.warn('request failed', { requestId, route: path, status: res.statusCode });
       if (inFlight === 0) onIdle?.();
     }
+  }
+
+  /** The rest of this body is not worth reading: answer, then close the connection. */
+  function closeAfterReply(req: IncomingMessage, res: ServerResponse): void {
+    res.setHeader('connection', 'close');
+    res.once('finish', () => {
+      req.socket.end();
+      // A client that keeps sending never gets to hold the socket.
+      setTimeout(() => req.socket.destroy(), 1000).unref();
+    });
   }
 
   function ready(res: ServerResponse): void {
