@@ -84,6 +84,10 @@ export const serverSchema = z
     heartbeatMs: z.number().int().positive().default(5000),
     requestTimeoutMs: z.number().int().positive().optional(),
     shutdownGraceMs: z.number().int().positive().default(30_000),
+    /** Host names (besides loopback) a keyless gateway answers to: DNS-rebinding protection. */
+    hosts: z.array(z.string().min(1)).default([]),
+    /** Browser origins allowed to call the gateway cross-origin (exact `scheme://host[:port]`). */
+    cors: z.array(z.string().regex(/^https?:\/\/[^/]+$/, 'expected an origin like https://app.example.com')).default([]),
     /** Bounded work per request (request-limits.ts); unset fields keep their defaults. */
     limits: requestLimitsSchema.optional(),
   })

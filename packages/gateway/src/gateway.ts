@@ -19,6 +19,7 @@ import { PipelineSlot, type Lease } from './pipeline-slot.js';
 import { pipelineFromConfig } from './pipeline-from-config.js';
 import { BodyError, readJsonBody } from './read-body.js';
 import { BodyBudget } from './body-budget.js';
+import { createBrowserGuard } from './browser-guard.js';
 import { requestIdOf, traceparentOf } from './request-meta.js';
 import { assertSafeBinding, resolveServerOptions, type ServerOptions } from './server-options.js';
 
@@ -81,6 +82,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const metrics = new GatewayMetrics();
   const startedAt = Math.floor(Date.now() / 1000);
   let keyCheck: KeyCheck = createKeyCheck(server.apiKeys);
+  let browserGuard = createBrowserGuard({ keyless: server.apiKeys.length === 0, hosts: server.hosts, cors: server.cors });
   const bodyBudget = new BodyBudget(server.maxBodyBytesInFlight);
   let slot: PipelineSlot | undefined;
   let address: GatewayAddress | undefined;
@@ -111,6 +113,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     const method = req.method ?? 'GET';
     if (path === '/health') return sendJson(res, 200, { status: draining ? 'draining' : 'ok' });
     if (path === '/ready') return ready(res);
+    const verdict = browserGuard(req, res);
+    if (verdict && 'reply' in verdict) return sendError(res, verdict.reply);
+    if (verdict) {
+      res.writeHead(204, verdict.preflight);
+      return void res.end();
+    }
     if (!keyCheck(req.headers.authorization)) {
       metrics.inc('switchyard_gateway_requests_total', { route: 'auth', status: 401 });
       return sendError(res, errorReply(401, 'Incorrect or missing gateway API key. Send "Authorization: Bearer <gateway key>".', 'invalid_request_error', 'invalid_api_key'));
@@ -247,6 +255,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         const apiKeys = reloadOptions.apiKeys.filter((k) => k.trim().length > 0);
         assertSafeBinding({ host: server.host, apiKeys });
         keyCheck = createKeyCheck(apiKeys);
+        browserGuard = createBrowserGuard({ keyless: apiKeys.length === 0, hosts: server.hosts, cors: server.cors });
       }
       if (!slot) slot = newSlot(pipeline);
       else slot.swap(pipeline, reloadOptions.closePrevious ?? true);

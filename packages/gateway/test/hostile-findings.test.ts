@@ -2,6 +2,7 @@
  * Issue 16: each numbered finding of the hostile-input review, through the real gateway and real
  * loopback vendors. Every test here failed before its fix.
  */
+import http from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPipeline, MemoryStateStore, VirtualClock, type StateStore } from '@switchyard/core';
@@ -299,5 +300,61 @@ describe('finding 9: memory per request is bounded', () => {
     expect(err.message).toMatch(/server 502/);
     expect(sent).toBeLessThan(50 * 1024 * 1024);
     expect(after - before).toBeLessThan(100);
+  });
+});
+
+/** A request with headers fetch() will not send (Host, a browser's Origin). */
+function send(origin: string, init: { method?: string; path?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: http.IncomingHttpHeaders; json: any }> {
+  const url = new URL(init.path ?? '/v1/chat/completions', origin);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: init.method ?? 'POST', headers: init.headers, setHost: !init.headers?.host }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, json: text ? JSON.parse(text) : undefined }));
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
+describe('finding 7: a keyless gateway is safe from browsers', () => {
+  it('refuses cross-site simple POSTs, foreign Host names and non-JSON bodies; serves configured origins and hosts', async () => {
+    const a = await vendor(openaiAnswers('fine'));
+    const h = await startGateway(pipelineFor({ vendors: { a } }), { server: { apiKeys: [], hosts: ['gateway.internal'], cors: ['http://app.local:3000'] } });
+    const port = new URL(h.origin).port;
+    const body = chatBody();
+    const csrf = await send(h.origin, { headers: { host: `evil.example:${port}`, origin: 'http://evil.example', 'content-type': 'text/plain' }, body });
+    expect(csrf.status).toBe(403);
+    expect(csrf.json.error.code).toBe('host_not_allowed');
+    const rebinding = await send(h.origin, { headers: { host: `attacker.test:${port}`, 'content-type': 'application/json' }, body });
+    expect(rebinding.json.error.code).toBe('host_not_allowed');
+    const crossSite = await send(h.origin, { headers: { origin: 'http://evil.example', 'content-type': 'application/json' }, body });
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.json.error.code).toBe('origin_not_allowed');
+    const plain = await send(h.origin, { headers: { 'content-type': 'text/plain' }, body });
+    expect(plain.status).toBe(415);
+    expect(plain.json.error.code).toBe('unsupported_media_type');
+    expect(a.requests).toHaveLength(0);
+
+    const preflight = await send(h.origin, { method: 'OPTIONS', headers: { origin: 'http://app.local:3000', 'access-control-request-method': 'POST' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('http://app.local:3000');
+    const fromApp = await send(h.origin, { headers: { origin: 'http://app.local:3000', 'content-type': 'application/json' }, body });
+    expect(fromApp.status).toBe(200);
+    expect(fromApp.headers['access-control-allow-origin']).toBe('http://app.local:3000');
+    const named = await send(h.origin, { headers: { host: `gateway.internal:${port}`, 'content-type': 'application/json' }, body });
+    expect(named.status).toBe(200);
+    const sdk = await h.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] });
+    expect(sdk.choices[0].message.content).toBe('fine');
+    expect(a.requests).toHaveLength(3);
+  });
+
+  it('a keyed gateway still answers CORS only for configured origins', async () => {
+    const a = await vendor(openaiAnswers('fine'));
+    const h = await startGateway(pipelineFor({ vendors: { a } }));
+    const preflight = await send(h.origin, { method: 'OPTIONS', headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST' } });
+    expect(preflight.status).toBe(403);
+    const res = await send(h.origin, { headers: { origin: 'http://evil.example', authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json' }, body: chatBody() });
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
 });
