@@ -198,12 +198,70 @@ export function toSwitchyardError(error: unknown, fallbackKind: ErrorKind = 'net
   return new SwitchyardError(fallbackKind, message, { cause: error });
 }
 
-/** Keys and bearer tokens never leave the process in a message. */
+/** Shorter runs of a key are too likely to be ordinary text; longer ones identify the key. */
+export const SECRET_FRAGMENT_LENGTH = 8;
+
+/** Fragment sets per secret: secrets come from config, so this stays small (and is bounded anyway). */
+const fragmentCache = new Map<string, ReadonlySet<string>>();
+const FRAGMENT_CACHE_MAX = 256;
+
+/** Every SECRET_FRAGMENT_LENGTH-long run of the secret, lower-cased, as written and URL-encoded. */
+function fragmentsOf(secret: string): ReadonlySet<string> {
+  let grams = fragmentCache.get(secret);
+  if (grams) return grams;
+  const set = new Set<string>();
+  for (const form of new Set([secret, encodeURIComponent(secret), encodeURIComponent(encodeURIComponent(secret))])) {
+    const lower = asciiLower(form);
+    for (let i = 0; i + SECRET_FRAGMENT_LENGTH <= lower.length; i++) set.add(lower.slice(i, i + SECRET_FRAGMENT_LENGTH));
+  }
+  if (fragmentCache.size >= FRAGMENT_CACHE_MAX) fragmentCache.clear();
+  fragmentCache.set(secret, (grams = set));
+  return grams;
+}
+
+/** Lower-cases ASCII only, so positions in the result match positions in the input. */
+function asciiLower(text: string): string {
+  return text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
+}
+
+/** Masks every run of `text` made of key fragments (case-insensitive, URL-encoded too). */
+function maskFragments(text: string, secrets: readonly string[]): string {
+  if (text.length < SECRET_FRAGMENT_LENGTH) return text;
+  const sets = secrets.map(fragmentsOf);
+  const lower = asciiLower(text);
+  let covered: Uint8Array | undefined;
+  for (let i = 0; i + SECRET_FRAGMENT_LENGTH <= lower.length; i++) {
+    const gram = lower.slice(i, i + SECRET_FRAGMENT_LENGTH);
+    if (sets.some((set) => set.has(gram))) (covered ??= new Uint8Array(text.length)).fill(1, i, i + SECRET_FRAGMENT_LENGTH);
+  }
+  if (!covered) return text;
+  let out = '';
+  for (let i = 0; i < text.length; ) {
+    if (!covered[i]) {
+      out += text[i++];
+      continue;
+    }
+    while (i < text.length && covered[i]) i++;
+    out += '[redacted]';
+  }
+  return out;
+}
+
+/**
+ * Keys and bearer tokens never leave the process in a message: every run of 8 or more
+ * characters of a configured key is masked, in any letter case and URL-encoded, so a vendor
+ * echoing a prefix, a suffix or an upper-cased key cannot leak it. Shorter secrets (4-7
+ * characters) are masked where they appear whole; well-known key shapes always.
+ */
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[] = []): string {
   let out = text;
+  const long: string[] = [];
   for (const secret of secrets) {
-    if (secret && secret.length >= 4) out = out.split(secret).join('[redacted]');
+    if (!secret || secret.length < 4) continue;
+    if (secret.length >= SECRET_FRAGMENT_LENGTH) long.push(secret);
+    else out = out.split(secret).join('[redacted]');
   }
+  if (long.length > 0) out = maskFragments(out, long);
   return out
     .replace(/\b(sk-[A-Za-z0-9_-]{6})[A-Za-z0-9_-]{8,}/g, '$1…[redacted]')
     .replace(/\b(AIza[0-9A-Za-z_-]{4})[0-9A-Za-z_-]{20,}/g, '$1…[redacted]')

@@ -7,7 +7,8 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPipeline, MemoryStateStore, VirtualClock, type StateStore } from '@switchyard/core';
 import { geminiProvider } from '@switchyard/provider-gemini';
-import { openaiProvider } from '@switchyard/provider-openai';
+import { azureProvider, openaiCompatibleProvider, openaiProvider } from '@switchyard/provider-openai';
+import { anthropicProvider } from '@switchyard/provider-anthropic';
 import { circuitBreaker, getBreaker } from '@switchyard/plugin-circuit-breaker';
 import { retry } from '@switchyard/plugin-retry';
 import { getUsage, quota } from '@switchyard/plugin-quota';
@@ -357,4 +358,47 @@ describe('finding 7: a keyless gateway is safe from browsers', () => {
     const res = await send(h.origin, { headers: { origin: 'http://evil.example', authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json' }, body: chatBody() });
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
+});
+
+describe('finding 8: no fragment of a vendor key reaches a client', () => {
+  const KEY = 'sk-Live/9fQ2+xK7pLmN3vR8tY5wZ1aBcD';
+  const echoes = [KEY.slice(0, 12), KEY.slice(-12), KEY.toUpperCase(), encodeURIComponent(KEY), KEY.slice(9, 21).toLowerCase()];
+  const errorBodies: Record<string, (message: string) => unknown> = {
+    openai: (message) => ({ error: { message, type: 'invalid_request_error', code: 'bad' } }),
+    azure: (message) => ({ error: { message, type: 'invalid_request_error', code: 'bad' } }),
+    'openai-compatible': (message) => ({ error: { message, type: 'invalid_request_error', code: 'bad' } }),
+    anthropic: (message) => ({ type: 'error', error: { type: 'invalid_request_error', message } }),
+    gemini: (message) => ({ error: { code: 400, message, status: 'INVALID_ARGUMENT' } }),
+  };
+  /** Any 8-character run of the key, in any case, as written or URL-encoded. */
+  const leaks = (text: string) => {
+    const lower = text.toLowerCase();
+    for (const form of [KEY, encodeURIComponent(KEY)].map((f) => f.toLowerCase())) for (let i = 0; i + 8 <= form.length; i++) if (lower.includes(form.slice(i, i + 8))) return form.slice(i, i + 8);
+    return undefined;
+  };
+
+  for (const provider of Object.keys(errorBodies)) {
+    it(`${provider}: a prefix, a suffix, the upper-cased and the URL-encoded key are all masked`, async () => {
+      const v = await vendor((_req, res) => {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(errorBodies[provider](`Incorrect API key provided: ${echoes.join(' / ')}. Check it.`)));
+      });
+      const baseUrl = provider === 'azure' ? v.url.replace(/\/v1$/, '') : v.url;
+      const pipeline = createPipeline({
+        endpoints: [{ name: 'vendor', provider, baseUrl, apiKey: KEY }],
+        models: { chat: [{ endpoint: 'vendor', model: 'm' }] },
+        providers: [openaiProvider, azureProvider, openaiCompatibleProvider, anthropicProvider, geminiProvider],
+      });
+      const errors: string[] = [];
+      pipeline.events.on('attempt:end', (e) => e.error && errors.push(JSON.stringify(e.error)));
+      const h = await startGateway(pipeline);
+      const res = await raw(h.origin, '/v1/chat/completions', { body: chatBody() });
+      expect(v.requests).toHaveLength(1);
+      expect(res.status).toBe(400);
+      expect(res.text).toMatch(/Incorrect API key provided: .*\[redacted\].*Check it\./);
+      expect(leaks(res.text)).toBeUndefined();
+      expect(errors).toHaveLength(1);
+      expect(leaks(errors[0])).toBeUndefined();
+    });
+  }
 });
