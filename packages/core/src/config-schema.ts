@@ -13,6 +13,7 @@ const timeoutsSchema = z
     firstTokenMs: z.number().positive(),
     idleMs: z.number().positive(),
     attemptMs: z.number().positive(),
+    firstByteMs: z.number().positive(),
   })
   .partial()
   .strict();

@@ -252,7 +252,8 @@ class RequestRun {
     const deadlineAt = startedAt + (options.deadlineMs ?? defaultDeadlineMs);
     this.timer = new RequestTimer(this.clock, deadlineAt, (error) => this.abortRequest(error));
     const caller = options.signal;
-    const onCallerAbort = () => this.abortRequest(new SwitchyardError('cancelled', 'request was cancelled by the caller', { cause: caller?.reason }));
+    // A caller that says why (a gateway shutting down) is quoted; anything else is a plain cancellation.
+    const onCallerAbort = () => this.abortRequest(isSwitchyardError(caller?.reason) && caller.reason.kind === 'cancelled' ? caller.reason : new SwitchyardError('cancelled', 'request was cancelled by the caller', { cause: caller?.reason }));
     if (caller?.aborted) onCallerAbort();
     else caller?.addEventListener('abort', onCallerAbort, { once: true });
     this.removeCallerAbort = () => caller?.removeEventListener('abort', onCallerAbort);
@@ -587,6 +588,7 @@ class RequestRun {
       initiator: opts.initiator,
       headersReceived: () => {
         if (stream) timer.setPhase('first-token', Math.max(0, timeouts.firstTokenMs - (this.clock.now() - startedAt)), controller);
+        else if (timeouts.firstByteMs !== undefined) timer.setPhase('attempt', Math.max(0, timeouts.attemptMs - (this.clock.now() - startedAt)), controller);
       },
       chunkReceived: () => timer.touch(),
       committed: () => {
@@ -595,7 +597,8 @@ class RequestRun {
       },
     };
     base.attempt = attempt;
-    timer.setPhase(stream ? 'headers' : 'attempt', stream ? Math.min(timeouts.headersMs, timeouts.firstTokenMs) : timeouts.attemptMs, controller);
+    if (stream) timer.setPhase('headers', Math.min(timeouts.headersMs, timeouts.firstTokenMs), controller);
+    else timer.setPhase(timeouts.firstByteMs !== undefined && timeouts.firstByteMs < timeouts.attemptMs ? 'headers' : 'attempt', Math.min(timeouts.firstByteMs ?? Number.POSITIVE_INFINITY, timeouts.attemptMs), controller);
     const events = this.pipeline.events;
     if (events.listenerCount('attempt:start')) events.emit('attempt:start', { requestId: this.ctx.id, attempt: number, candidate });
     return base;

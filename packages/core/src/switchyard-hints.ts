@@ -21,7 +21,7 @@ export const switchyardHintsSchema = z
       .refine((tags) => Object.keys(tags).length <= HINT_LIMITS.maxTags, `at most ${HINT_LIMITS.maxTags} tags`),
     cache: z.boolean(),
     conversationId: z.string().min(1).max(HINT_LIMITS.maxIdLength),
-    timeouts: z.object({ headersMs: duration, firstTokenMs: duration, idleMs: duration, attemptMs: duration }).partial().strict(),
+    timeouts: z.object({ headersMs: duration, firstTokenMs: duration, idleMs: duration, attemptMs: duration, firstByteMs: duration }).partial().strict(),
   })
   .partial()
   .strict();
@@ -43,7 +43,7 @@ export function attemptTimeouts(configured: AttemptTimeouts, requested: Partial<
   const out = { ...configured };
   for (const key of Object.keys(out) as (keyof AttemptTimeouts)[]) {
     const ms = requested[key];
-    if (typeof ms === 'number' && ms > 0 && ms < out[key]) out[key] = ms;
+    if (typeof ms === 'number' && ms > 0 && ms < (out[key] ?? Number.POSITIVE_INFINITY)) out[key] = ms;
   }
   return out;
 }

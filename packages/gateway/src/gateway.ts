@@ -13,13 +13,14 @@ import { sendError, sendJson } from './http-reply.js';
 import { silentLogger, type Logger } from './logger.js';
 import { GatewayMetrics } from './metrics.js';
 import { modelEntry, modelList, modelsWithoutCandidates } from './models.js';
-import { errorReply, replyForError, type ErrorReply } from './openai-errors.js';
+import { errorReply, replyForError, SHUTTING_DOWN_CODE, type ErrorReply } from './openai-errors.js';
 import { sseErrorEvent } from './openai-wire.js';
 import { PipelineSlot, type Lease } from './pipeline-slot.js';
 import { pipelineFromConfig } from './pipeline-from-config.js';
 import { BodyError, readJsonBody } from './read-body.js';
 import { BodyBudget } from './body-budget.js';
 import { createBrowserGuard } from './browser-guard.js';
+import { answerClientError } from './client-errors.js';
 import { requestIdOf, traceparentOf } from './request-meta.js';
 import { assertSafeBinding, resolveServerOptions, type ServerOptions } from './server-options.js';
 
@@ -105,6 +106,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     });
   });
 
+  httpServer.on('clientError', answerClientError);
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = requestIdOf(req);
     res.setHeader('x-request-id', requestId);
@@ -129,7 +132,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     if (method === 'GET' && path === '/v1/models') return sendJson(res, 200, modelList(slot!.pipeline, startedAt));
     if (method === 'GET' && path.startsWith('/v1/models/')) {
-      const id = decodeURIComponent(path.slice('/v1/models/'.length));
+      let id: string;
+      try {
+        id = decodeURIComponent(path.slice('/v1/models/'.length));
+      } catch {
+        return sendError(res, errorReply(400, 'the model id in the URL is not valid percent-encoding', 'invalid_request_error', 'invalid_url', 'model'));
+      }
       if (slot!.pipeline.modelNames().includes(id)) return sendJson(res, 200, modelEntry(id, startedAt));
       return sendError(res, errorReply(404, `The model '${id}' does not exist`, 'invalid_request_error', 'model_not_found', 'model'));
     }
@@ -271,7 +279,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         await waitForIdle(server.shutdownGraceMs);
         if (inFlight > 0) {
           logger.warn('shutdown grace period over; aborting requests in flight', { inFlight });
-          for (const controller of active) controller.abort(new SwitchyardError('cancelled', 'the gateway is shutting down'));
+          for (const controller of active) controller.abort(new SwitchyardError('cancelled', 'the gateway is shutting down; retry on another instance', { code: SHUTTING_DOWN_CODE, status: 503 }));
           await waitForIdle(1_000);
         }
         httpServer.closeAllConnections();

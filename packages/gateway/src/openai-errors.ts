@@ -36,6 +36,9 @@ function failedEverywhere(error: SwitchyardError): ErrorReply {
   return errorReply(status, error.message, type, 'all_candidates_failed', null, headers);
 }
 
+/** The abort a shutting-down gateway gives the requests it could not finish. */
+export const SHUTTING_DOWN_CODE = 'SWITCHYARD_ERR_SHUTTING_DOWN';
+
 export function replyForError(error: unknown): ErrorReply {
   if (!isSwitchyardError(error)) return errorReply(500, 'internal gateway error', 'server_error', 'internal_error');
   const message = error.message;
@@ -70,6 +73,7 @@ export function replyForError(error: unknown): ErrorReply {
     case 'not-found':
       return errorReply(502, message, 'server_error', 'upstream_misconfigured');
     case 'cancelled':
+      if (error.code === SHUTTING_DOWN_CODE) return errorReply(503, message, 'server_error', 'shutting_down', null, { 'retry-after': '1' });
       return errorReply(499, message, 'invalid_request_error', 'cancelled');
     case 'config':
     case 'plugin':

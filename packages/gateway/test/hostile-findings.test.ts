@@ -402,3 +402,82 @@ describe('finding 8: no fragment of a vendor key reaches a client', () => {
     });
   }
 });
+
+describe('point 10: the small items', () => {
+  it('/v1/models/%E0%A4%A is a 400, not a 500', async () => {
+    const a = await vendor(openaiAnswers('fine'));
+    const h = await startGateway(pipelineFor({ vendors: { a } }));
+    const res = await raw(h.origin, '/v1/models/%E0%A4%A', { method: 'GET' });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({ code: 'invalid_url', param: 'model' });
+  });
+
+  it("Node's own 400 and 431 answers carry an OpenAI-style body", async () => {
+    const a = await vendor(openaiAnswers('fine'));
+    const h = await startGateway(pipelineFor({ vendors: { a } }));
+    const port = Number(new URL(h.origin).port);
+    const exchange = (request: string) =>
+      new Promise<string>((resolve) => {
+        const socket = net.connect(port, '127.0.0.1', () => socket.write(request));
+        let text = '';
+        socket.on('data', (d) => (text += d));
+        socket.on('close', () => resolve(text));
+        socket.on('error', () => resolve(text));
+      });
+    const bad = await exchange('NOT HTTP AT ALL\r\n\r\n');
+    expect(bad).toMatch(/^HTTP\/1.1 400 Bad Request/);
+    expect(JSON.parse(bad.slice(bad.indexOf('\r\n\r\n') + 4))).toEqual({ error: { message: 'the request is not valid HTTP', type: 'invalid_request_error', param: null, code: 'bad_http_request' } });
+    const big = await exchange(`GET /v1/models HTTP/1.1\r\nhost: 127.0.0.1\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(big).toMatch(/^HTTP\/1.1 431/);
+    expect(JSON.parse(big.slice(big.indexOf('\r\n\r\n') + 4)).error.code).toBe('headers_too_large');
+  });
+
+  it('a non-streaming request fails over from a stalled primary at the first-byte limit, not after 60 s', async () => {
+    const stalled = await vendor(() => undefined);
+    const b = await vendor(openaiAnswers('from b'));
+    const h = await startGateway(
+      createPipeline({
+        endpoints: [{ name: 'stalled', provider: 'openai', baseUrl: stalled.url, apiKey: VENDOR_KEY, timeouts: { firstByteMs: 300 } }, { name: 'b', provider: 'openai', baseUrl: b.url, apiKey: VENDOR_KEY }],
+        models: { chat: [{ endpoint: 'stalled', model: 'm' }, { endpoint: 'b', model: 'm' }] },
+        providers: [openaiProvider],
+      }),
+    );
+    const started = performance.now();
+    const answer = await h.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] });
+    expect(answer.choices[0].message.content).toBe('from b');
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(stalled.requests).toHaveLength(1);
+  });
+
+  it('requests aborted by a shutdown are told the gateway is shutting down (503), not "cancelled by the caller"', async () => {
+    const stalled = await vendor(() => undefined);
+    const h = await startGateway(pipelineFor({ vendors: { stalled } }), { server: { shutdownGraceMs: 200 } });
+    const pending = h.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
+    await new Promise((r) => setTimeout(r, 100));
+    await h.gateway.close();
+    const err = await pending;
+    expect(err.status).toBe(503);
+    expect(err.code).toBe('shutting_down');
+    expect(err.message).toMatch(/the gateway is shutting down/);
+    expect(err.message).not.toMatch(/cancelled by the caller/);
+  });
+
+  it('Gemini model names with ".." or extra path segments are refused before anything is sent', async () => {
+    const gemini = await vendor(geminiAnswers('fine'));
+    const pipeline = createPipeline({
+      endpoints: [{ name: 'gemini', provider: 'gemini', baseUrl: gemini.url, apiKey: VENDOR_KEY }],
+      models: { dots: [{ endpoint: 'gemini', model: 'models/../../files' }], deep: [{ endpoint: 'gemini', model: 'tunedModels/x/../../y' }], encoded: [{ endpoint: 'gemini', model: '%2e%2e' }], chat: [{ endpoint: 'gemini', model: 'gemini-test' }] },
+      providers: [geminiProvider],
+    });
+    const h = await startGateway(pipeline);
+    for (const model of ['dots', 'deep', 'encoded']) {
+      const err = await h.client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
+      // The operator's config is at fault, not the caller: a gateway error naming the config.
+      expect(err.status, model).toBe(502);
+      expect(err.message).toMatch(/: config/);
+    }
+    expect(gemini.requests).toHaveLength(0);
+    await h.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] });
+    expect(gemini.requests.map((r) => r.path)).toEqual(['/v1/models/gemini-test:generateContent']);
+  });
+});
