@@ -77,13 +77,8 @@ const ATTACKS: Attack[] = [
   ['classic: 20,000 stop sequences', () => post(chatBody({ stop: new Array(20_000).fill('x') })), 400],
   ['classic: a wrong gateway key', () => post(chatBody(), { authorization: 'Bearer nope' }), 401],
   ['classic: request smuggling (content-length and chunked)', () => socketExchange(port(), `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 4\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\nGET /v1/models HTTP/1.1\r\n\r\n`).then(statusOf), 400],
-  ['classic: a client that aborts mid-request', async () => {
-    const controller = new AbortController();
-    const pending = h.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }, { signal: controller.signal }).catch((e) => e);
-    setTimeout(() => controller.abort(), 5);
-    const err = await pending;
-    return err?.name === 'APIUserAbortError' ? 499 : 0;
-  }, 499],
+  // The client hangs up halfway through its body: nothing is answered, nothing is sent upstream.
+  ['classic: a client that aborts mid-request', () => socketExchange(port(), `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${GATEWAY_KEY}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"model":"chat"`, 50).then((text) => (text === '' ? 499 : statusOf(text))), 499],
 ];
 
 describe('hostile-input catalogue', () => {
