@@ -4,7 +4,6 @@
  * it). Each must get a clean 4xx while /health keeps answering; afterwards no breaker moved, the
  * budget counted every served request and nothing else, and RSS stayed bounded.
  */
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPipeline, type Pipeline } from '@switchyard/core';
 import { circuitBreaker, getBreaker } from '@switchyard/plugin-circuit-breaker';
@@ -13,24 +12,13 @@ import { retry } from '@switchyard/plugin-retry';
 import { geminiProvider } from '@switchyard/provider-gemini';
 import { openaiProvider } from '@switchyard/provider-openai';
 import { chatBody, GATEWAY_KEY, raw, startGateway, stopAll, vendor, VENDOR_KEY, type Harness } from './support/harness.js';
-import { deepNesting, geminiAnswers, healthLatencyDuring, openaiAnswers, refBomb } from './support/hostile.js';
+import { deepNesting, geminiAnswers, healthLatencyDuring, openaiAnswers, refBomb, socketExchange } from './support/hostile.js';
 
 let h: Harness;
 let pipeline: Pipeline;
 const opened: unknown[] = [];
 const vendorCalls: string[] = [];
 
-/** Raw bytes on a socket: what no HTTP client library would send. Resolves with the whole answer. */
-function socketExchange(port: number, request: string, endAfterMs?: number): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(request));
-    let text = '';
-    socket.on('data', (d) => (text += d));
-    socket.on('close', () => resolve(text));
-    socket.on('error', () => resolve(text));
-    if (endAfterMs !== undefined) setTimeout(() => socket.destroy(), endAfterMs);
-  });
-}
 const statusOf = (text: string) => Number(text.slice(9, 12));
 
 beforeAll(async () => {
@@ -95,7 +83,8 @@ describe('hostile-input catalogue', () => {
       }, 1);
       rows.push(`| ${name} | ${status} | ${(performance.now() - started).toFixed(0)} ms | ${health.worstMs.toFixed(0)} ms |`);
       expect(status, name).toBe(expected);
-      expect(health.worstMs, name).toBeLessThan(1000);
+      // Before the fixes: 33 s without an answer (finding 1). The bound leaves room for a busy CI box.
+      expect(health.worstMs, name).toBeLessThan(2000);
       // Legitimate traffic is served between attacks.
       expect((await legit()).choices[0].message.content, name).toBe('fine');
     }

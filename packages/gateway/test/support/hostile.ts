@@ -1,4 +1,5 @@
 /** Attacks and measurements shared by the hostile-input tests (real gateway, real loopback vendors). */
+import net from 'node:net';
 import { completion, textChunks, type Handler } from './harness.js';
 
 /** A Gemini `generateContent` answer. */
@@ -67,3 +68,15 @@ export const sseSlowly = (chunks: string[], gapMs: number): Handler => async (_r
   }
   res.end('data: [DONE]\n\n');
 };
+
+/** Raw bytes on a socket (what no HTTP client would send); resolves with the whole answer once the socket closes. */
+export function socketExchange(port: number, request: string, hangUpAfterMs?: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(request));
+    let text = '';
+    socket.on('data', (d) => (text += d));
+    socket.on('close', () => resolve(text));
+    socket.on('error', () => resolve(text));
+    if (hangUpAfterMs !== undefined) setTimeout(() => socket.destroy(), hangUpAfterMs);
+  });
+}
