@@ -201,22 +201,41 @@ export function toSwitchyardError(error: unknown, fallbackKind: ErrorKind = 'net
 /** Shorter runs of a key are too likely to be ordinary text; longer ones identify the key. */
 export const SECRET_FRAGMENT_LENGTH = 8;
 
+interface Fragments {
+  /** Rolling hashes of the fragments: a cheap first test per position of the text. */
+  hashes: ReadonlySet<number>;
+  grams: ReadonlySet<string>;
+}
+
 /** Fragment sets per secret: secrets come from config, so this stays small (and is bounded anyway). */
-const fragmentCache = new Map<string, ReadonlySet<string>>();
+const fragmentCache = new Map<string, Fragments>();
 const FRAGMENT_CACHE_MAX = 256;
+const BASE = 31;
+/** BASE^(SECRET_FRAGMENT_LENGTH-1) in 32-bit arithmetic, to drop a character from the rolling hash. */
+const TOP = Array.from({ length: SECRET_FRAGMENT_LENGTH - 1 }).reduce<number>((p) => Math.imul(p, BASE), 1);
+
+function hashAt(text: string, start: number): number {
+  let h = 0;
+  for (let i = start; i < start + SECRET_FRAGMENT_LENGTH; i++) h = (Math.imul(h, BASE) + text.charCodeAt(i)) | 0;
+  return h;
+}
 
 /** Every SECRET_FRAGMENT_LENGTH-long run of the secret, lower-cased, as written and URL-encoded. */
-function fragmentsOf(secret: string): ReadonlySet<string> {
-  let grams = fragmentCache.get(secret);
-  if (grams) return grams;
-  const set = new Set<string>();
+function fragmentsOf(secret: string): Fragments {
+  let fragments = fragmentCache.get(secret);
+  if (fragments) return fragments;
+  const grams = new Set<string>();
+  const hashes = new Set<number>();
   for (const form of new Set([secret, encodeURIComponent(secret), encodeURIComponent(encodeURIComponent(secret))])) {
     const lower = asciiLower(form);
-    for (let i = 0; i + SECRET_FRAGMENT_LENGTH <= lower.length; i++) set.add(lower.slice(i, i + SECRET_FRAGMENT_LENGTH));
+    for (let i = 0; i + SECRET_FRAGMENT_LENGTH <= lower.length; i++) {
+      grams.add(lower.slice(i, i + SECRET_FRAGMENT_LENGTH));
+      hashes.add(hashAt(lower, i));
+    }
   }
   if (fragmentCache.size >= FRAGMENT_CACHE_MAX) fragmentCache.clear();
-  fragmentCache.set(secret, (grams = set));
-  return grams;
+  fragmentCache.set(secret, (fragments = { hashes, grams }));
+  return fragments;
 }
 
 /** Lower-cases ASCII only, so positions in the result match positions in the input. */
@@ -230,9 +249,14 @@ function maskFragments(text: string, secrets: readonly string[]): string {
   const sets = secrets.map(fragmentsOf);
   const lower = asciiLower(text);
   let covered: Uint8Array | undefined;
+  let h = hashAt(lower, 0);
   for (let i = 0; i + SECRET_FRAGMENT_LENGTH <= lower.length; i++) {
-    const gram = lower.slice(i, i + SECRET_FRAGMENT_LENGTH);
-    if (sets.some((set) => set.has(gram))) (covered ??= new Uint8Array(text.length)).fill(1, i, i + SECRET_FRAGMENT_LENGTH);
+    if (i > 0) h = (Math.imul(h - Math.imul(lower.charCodeAt(i - 1), TOP), BASE) + lower.charCodeAt(i + SECRET_FRAGMENT_LENGTH - 1)) | 0;
+    for (const set of sets) {
+      if (!set.hashes.has(h) || !set.grams.has(lower.slice(i, i + SECRET_FRAGMENT_LENGTH))) continue;
+      (covered ??= new Uint8Array(text.length)).fill(1, i, i + SECRET_FRAGMENT_LENGTH);
+      break;
+    }
   }
   if (!covered) return text;
   let out = '';
