@@ -8,6 +8,7 @@ import type { Attempt, AttemptOutcome, AttemptResult, RequestContext, RunAttempt
 import { isSwitchyardError, outcomeOf, SwitchyardError, toSwitchyardError } from './errors.js';
 import { ResponseAccumulator } from './aggregate.js';
 import { attributeError } from './provider-call.js';
+import { attemptTimeouts } from './switchyard-hints.js';
 import type { Candidate, ChatRequest, EmbeddingRequest, StreamPart } from './types.js';
 
 /** What an attempt needs from the request it belongs to. */
@@ -156,7 +157,7 @@ export class AttemptRunner {
     const useShared = !this.sharedTimerBusy;
     if (useShared) this.sharedTimerBusy = true;
     const timer = useShared ? requestTimer : new RequestTimer(clock, Number.POSITIVE_INFINITY, () => undefined);
-    const timeouts = { ...candidate.timeouts, ...(ctx.request as ChatRequest).switchyard?.timeouts };
+    const timeouts = attemptTimeouts(candidate.timeouts, (ctx.request as ChatRequest).switchyard?.timeouts);
     const stream = ctx.stream;
     const startedAt = clock.now();
     let released = false;
@@ -192,6 +193,7 @@ export class AttemptRunner {
         headersReceived: () => {
           live.headersReceived = true;
           if (stream) timer.setPhase('first-token', Math.max(0, timeouts.firstTokenMs - (clock.now() - startedAt)), controller);
+          else if (timeouts.firstByteMs !== undefined) timer.setPhase('attempt', Math.max(0, timeouts.attemptMs - (clock.now() - startedAt)), controller);
         },
         chunkReceived: () => timer.touch(),
         committed: () => {
@@ -200,7 +202,8 @@ export class AttemptRunner {
         },
       },
     };
-    timer.setPhase(stream ? 'headers' : 'attempt', stream ? Math.min(timeouts.headersMs, timeouts.firstTokenMs) : timeouts.attemptMs, controller);
+    if (stream) timer.setPhase('headers', Math.min(timeouts.headersMs, timeouts.firstTokenMs), controller);
+    else timer.setPhase(timeouts.firstByteMs !== undefined && timeouts.firstByteMs < timeouts.attemptMs ? 'headers' : 'attempt', Math.min(timeouts.firstByteMs ?? Number.POSITIVE_INFINITY, timeouts.attemptMs), controller);
     const events = ctx.pipeline.events;
     if (events.listenerCount('attempt:start')) events.emit('attempt:start', { requestId: ctx.id, attempt: number, candidate });
     return live;

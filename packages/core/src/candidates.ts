@@ -7,6 +7,7 @@ export const DEFAULT_TIMEOUTS: AttemptTimeouts = Object.freeze({
   firstTokenMs: 10_000,
   idleMs: 30_000,
   attemptMs: 60_000,
+  firstByteMs: 30_000,
 });
 
 export const DEFAULT_DEADLINE_MS = 120_000;

@@ -5,6 +5,7 @@
 import { errorRuleSchema } from './error-rules.js';
 import { z } from 'zod';
 import { SwitchyardError } from './errors.js';
+import { requestLimitsSchema } from './request-limits.js';
 import type { DeploymentConfig, EndpointConfig, ModelsConfig } from './types.js';
 
 const timeoutsSchema = z
@@ -13,6 +14,7 @@ const timeoutsSchema = z
     firstTokenMs: z.number().positive(),
     idleMs: z.number().positive(),
     attemptMs: z.number().positive(),
+    firstByteMs: z.number().positive(),
   })
   .partial()
   .strict();
@@ -78,6 +80,10 @@ export const serverSchema = z
     apiKeys: z.array(z.string()).default([]),
     maxBodyBytes: z.number().int().positive().default(4 * 1024 * 1024),
     maxInFlight: z.number().int().positive().default(1024),
+    /** Request-body bytes being read at once, across all requests; past it new bodies get 503. */
+    maxBodyBytesInFlight: z.number().int().positive().default(256 * 1024 * 1024),
+    /** A request body must arrive within this time, or it gets 408 (it never holds a slot meanwhile). */
+    bodyTimeoutMs: z.number().int().positive().default(10_000),
     heartbeatMs: z.number().int().positive().default(5000),
     /** Error messages to clients name the upstream vendor, endpoint and deployment (default: they do not). */
     exposeUpstream: z.boolean().default(false),
@@ -85,6 +91,12 @@ export const serverSchema = z
     shutdownGraceMs: z.number().int().positive().default(30_000),
     /** Log level of `switchyard serve` (LOG_LEVEL overrides it). */
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
+    /** Host names (besides loopback) a keyless gateway answers to: DNS-rebinding protection. */
+    hosts: z.array(z.string().min(1)).default([]),
+    /** Browser origins allowed to call the gateway cross-origin (exact `scheme://host[:port]`). */
+    cors: z.array(z.string().regex(/^https?:\/\/[^/]+$/, 'expected an origin like https://app.example.com')).default([]),
+    /** Bounded work per request (request-limits.ts); unset fields keep their defaults. */
+    limits: requestLimitsSchema.optional(),
   })
   .strict();
 

@@ -100,6 +100,12 @@ const SPECIFIC_CODES = {
   SWITCHYARD_ERR_CHAOS_UNKNOWN_VENDOR: 'config',
   SWITCHYARD_ERR_MSW_UNHANDLED: 'config',
   SWITCHYARD_ERR_ENV_FILE: 'config',
+  SWITCHYARD_ERR_REQUEST_UNSENT: 'invalid-request',
+  SWITCHYARD_ERR_REQUEST_LIMIT: 'invalid-request',
+  SWITCHYARD_ERR_INVALID_HINTS: 'invalid-request',
+  // A budget tap that failed refuses the request rather than serve it uncharged.
+  SWITCHYARD_ERR_PLUGIN_FAILED_CLOSED: 'plugin',
+  SWITCHYARD_ERR_SHUTTING_DOWN: { kind: 'cancelled', status: 503 },
   SWITCHYARD_ERR_CONFIG_SECRET_FILE: 'config',
   SWITCHYARD_ERR_IDEMPOTENCY_CONFLICT: { kind: 'invalid-request', status: 409 },
   SWITCHYARD_ERR_IDEMPOTENCY_MISMATCH: { kind: 'invalid-request', status: 422 },
@@ -275,12 +281,94 @@ export function toSwitchyardError(error: unknown, fallbackKind: ErrorKind = 'net
   return new SwitchyardError(fallbackKind, message, { cause: error });
 }
 
-/** Keys and bearer tokens never leave the process in a message. */
+/** Shorter runs of a key are too likely to be ordinary text; longer ones identify the key. */
+export const SECRET_FRAGMENT_LENGTH = 8;
+
+interface Fragments {
+  /** Rolling hashes of the fragments: a cheap first test per position of the text. */
+  hashes: ReadonlySet<number>;
+  grams: ReadonlySet<string>;
+}
+
+/** Fragment sets per secret: secrets come from config, so this stays small (and is bounded anyway). */
+const fragmentCache = new Map<string, Fragments>();
+const FRAGMENT_CACHE_MAX = 256;
+const BASE = 31;
+/** BASE^(SECRET_FRAGMENT_LENGTH-1) in 32-bit arithmetic, to drop a character from the rolling hash. */
+const TOP = Array.from({ length: SECRET_FRAGMENT_LENGTH - 1 }).reduce<number>((p) => Math.imul(p, BASE), 1);
+
+function hashAt(text: string, start: number): number {
+  let h = 0;
+  for (let i = start; i < start + SECRET_FRAGMENT_LENGTH; i++) h = (Math.imul(h, BASE) + text.charCodeAt(i)) | 0;
+  return h;
+}
+
+/** Every SECRET_FRAGMENT_LENGTH-long run of the secret, lower-cased, as written and URL-encoded. */
+function fragmentsOf(secret: string): Fragments {
+  let fragments = fragmentCache.get(secret);
+  if (fragments) return fragments;
+  const grams = new Set<string>();
+  const hashes = new Set<number>();
+  for (const form of new Set([secret, encodeURIComponent(secret), encodeURIComponent(encodeURIComponent(secret))])) {
+    const lower = asciiLower(form);
+    for (let i = 0; i + SECRET_FRAGMENT_LENGTH <= lower.length; i++) {
+      grams.add(lower.slice(i, i + SECRET_FRAGMENT_LENGTH));
+      hashes.add(hashAt(lower, i));
+    }
+  }
+  if (fragmentCache.size >= FRAGMENT_CACHE_MAX) fragmentCache.clear();
+  fragmentCache.set(secret, (fragments = { hashes, grams }));
+  return fragments;
+}
+
+/** Lower-cases ASCII only, so positions in the result match positions in the input. */
+function asciiLower(text: string): string {
+  return text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
+}
+
+/** Masks every run of `text` made of key fragments (case-insensitive, URL-encoded too). */
+function maskFragments(text: string, secrets: readonly string[]): string {
+  if (text.length < SECRET_FRAGMENT_LENGTH) return text;
+  const sets = secrets.map(fragmentsOf);
+  const lower = asciiLower(text);
+  let covered: Uint8Array | undefined;
+  let h = hashAt(lower, 0);
+  for (let i = 0; i + SECRET_FRAGMENT_LENGTH <= lower.length; i++) {
+    if (i > 0) h = (Math.imul(h - Math.imul(lower.charCodeAt(i - 1), TOP), BASE) + lower.charCodeAt(i + SECRET_FRAGMENT_LENGTH - 1)) | 0;
+    for (const set of sets) {
+      if (!set.hashes.has(h) || !set.grams.has(lower.slice(i, i + SECRET_FRAGMENT_LENGTH))) continue;
+      (covered ??= new Uint8Array(text.length)).fill(1, i, i + SECRET_FRAGMENT_LENGTH);
+      break;
+    }
+  }
+  if (!covered) return text;
+  let out = '';
+  for (let i = 0; i < text.length; ) {
+    if (!covered[i]) {
+      out += text[i++];
+      continue;
+    }
+    while (i < text.length && covered[i]) i++;
+    out += '[redacted]';
+  }
+  return out;
+}
+
+/**
+ * Keys and bearer tokens never leave the process in a message: every run of 8 or more
+ * characters of a configured key is masked, in any letter case and URL-encoded, so a vendor
+ * echoing a prefix, a suffix or an upper-cased key cannot leak it. Shorter secrets (4-7
+ * characters) are masked where they appear whole; well-known key shapes always.
+ */
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[] = []): string {
   let out = text;
+  const long: string[] = [];
   for (const secret of secrets) {
-    if (secret && secret.length >= 4) out = out.split(secret).join('[redacted]');
+    if (!secret || secret.length < 4) continue;
+    if (secret.length >= SECRET_FRAGMENT_LENGTH) long.push(secret);
+    else out = out.split(secret).join('[redacted]');
   }
+  if (long.length > 0) out = maskFragments(out, long);
   return out
     .replace(/\b(sk-[A-Za-z0-9_-]{6})[A-Za-z0-9_-]{8,}/g, '$1…[redacted]')
     .replace(/\b(AIza[0-9A-Za-z_-]{4})[0-9A-Za-z_-]{20,}/g, '$1…[redacted]')

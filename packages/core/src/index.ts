@@ -37,3 +37,8 @@ export { runIdempotent, IDEMPOTENCY_CONFLICT, IDEMPOTENCY_TTL_MS, type Idempoten
 export { continueStream, continuationCandidates, prefillRequest, DEFAULT_MAX_CONTINUATIONS } from './continuation.js';
 export * from './usage-cost.js';
 export * from './request-summary.js';
+export * from './request-failure.js';
+export * from './request-limits.js';
+export * from './error-body.js';
+export * from './switchyard-hints.js';
+export * from './fail-closed.js';

@@ -13,6 +13,7 @@ import { createPipelineHooks, STAGE } from './hooks.js';
 import { PIPELINE_MARKER } from './pipeline-marker.js';
 import { tapDefaultContinuation } from './continuation.js';
 import { runIdempotent } from './idempotency.js';
+import { failClosedError } from './fail-closed.js';
 import { checkPluginCompatibility, isPlugin, type Plugin } from './plugin.js';
 import { isProvider, type ProviderV1 } from './provider.js';
 import { callProvider, type CallEnv } from './provider-call.js';
@@ -93,6 +94,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
               await fn(...args);
             } catch (error) {
               events.emit('plugin-error', { plugin: tap.name, stage, error });
+              const refusal = failClosedError(tap, stage, error);
+              if (refusal) throw refusal;
             }
           },
         };

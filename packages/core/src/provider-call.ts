@@ -11,6 +11,8 @@ import { readBodyText, type Transport, type TransportResponse } from './transpor
 import { isContentPart, type Candidate, type ChatRequest, type EmbeddingRequest, type StreamPart } from './types.js';
 import type { SwitchyardEventBus } from './events.js';
 import { redactSecrets } from './errors.js';
+import { buildOrRefuse } from './request-failure.js';
+import { readErrorBodyText } from './error-body.js';
 
 export function joinUrl(base: string, path: string): string {
   if (/^https?:\/\//.test(path)) return path;
@@ -56,7 +58,8 @@ async function readHttpResponse(res: TransportResponse): Promise<ProviderHttpRes
 }
 
 async function failFromResponse(provider: ProviderV1, candidate: Candidate, res: TransportResponse): Promise<never> {
-  const http = await readHttpResponse(res);
+  const text = await readErrorBodyText(res);
+  const http: ProviderHttpResponse = { status: res.status, headers: res.headers, text, json: parseJson(text) };
   let error: SwitchyardError;
   try {
     error = provider.classifyError(http, candidate);
@@ -73,7 +76,7 @@ export async function callProvider(env: CallEnv, provider: ProviderV1, attempt: 
     if (!provider.buildEmbeddingsRequest || !provider.parseEmbeddingsResponse) {
       throw new SwitchyardError('bad-request', `provider ${provider.id} does not serve embeddings`, { retryable: false });
     }
-    const res = await sendProviderRequest(env, provider, candidate, provider.buildEmbeddingsRequest(attempt.request as EmbeddingRequest, candidate), attempt, attempt.traceparent ?? ctx.traceparent);
+    const res = await sendProviderRequest(env, provider, candidate, buildOrRefuse(provider.id, () => provider.buildEmbeddingsRequest!(attempt.request as EmbeddingRequest, candidate)), attempt, attempt.traceparent ?? ctx.traceparent);
     attempt.headersReceived();
     if (res.status >= 300) await failFromResponse(provider, candidate, res);
     const http = await readHttpResponse(res);
@@ -81,7 +84,7 @@ export async function callProvider(env: CallEnv, provider: ProviderV1, attempt: 
     return { type: 'embeddings', response: provider.parseEmbeddingsResponse(http, candidate), headers: res.headers };
   }
   const request = attempt.request as ChatRequest;
-  const res = await sendProviderRequest(env, provider, candidate, provider.buildRequest(request, candidate, { stream: attempt.stream }), attempt, attempt.traceparent ?? ctx.traceparent);
+  const res = await sendProviderRequest(env, provider, candidate, buildOrRefuse(provider.id, () => provider.buildRequest(request, candidate, { stream: attempt.stream })), attempt, attempt.traceparent ?? ctx.traceparent);
   attempt.headersReceived();
   if (res.status >= 300) await failFromResponse(provider, candidate, res);
   if (!attempt.stream) {

@@ -9,7 +9,7 @@ import { AttemptRunner, type AnswerResult, type AttemptScope, type AttemptSettle
 import { CommittedStream, type CommittedStreamOwner } from './committed-stream.js';
 import type { AttemptOutcome, CallOptions, Pipeline, PipelineHooks, RequestContext, RequestOutcome, RequestState, StreamAttemptResult } from './contract.js';
 import type { AttemptFailure } from './events.js';
-import { outcomeOf, SwitchyardError, toSwitchyardError } from './errors.js';
+import { isSwitchyardError, outcomeOf, SwitchyardError, toSwitchyardError } from './errors.js';
 import { responseToParts } from './aggregate.js';
 import { ChatStream, type StreamInfo } from './chat-stream.js';
 import { defaultClassification, defaultRetryDecision } from './request-defaults.js';
@@ -57,7 +57,8 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     this.timer = new RequestTimer(this.clock, deadlineAt, (error) => this.abortRequest(error));
     this.attempts = new AttemptRunner(this);
     const caller = options.signal;
-    const onCallerAbort = () => this.abortRequest(new SwitchyardError('cancelled', 'request was cancelled by the caller', { cause: caller?.reason }));
+    // A caller that says why (a gateway shutting down) is quoted; anything else is a plain cancellation.
+    const onCallerAbort = () => this.abortRequest(isSwitchyardError(caller?.reason) && caller.reason.kind === 'cancelled' ? caller.reason : new SwitchyardError('cancelled', 'request was cancelled by the caller', { cause: caller?.reason }));
     if (caller?.aborted) onCallerAbort();
     else caller?.addEventListener('abort', onCallerAbort, { once: true });
     this.removeCallerAbort = () => caller?.removeEventListener('abort', onCallerAbort);
@@ -114,7 +115,8 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
       streamOwnsRun = true;
       return this.handOverStream(result.live, result.result);
     } catch (error) {
-      const err = toSwitchyardError(error);
+      // Anything uncoded that gets here was thrown by a plugin tap (classify, route, retry, degrade).
+      const err = toSwitchyardError(error, 'plugin');
       await this.recordRequest({ ok: false, error: err });
       throw err;
     } finally {

@@ -23,6 +23,9 @@ export function isSilentEndpoint(error: { kind: ErrorKind }): boolean {
   return SILENT_ENDPOINT_KINDS.has(error.kind);
 }
 
+/** setTimeout's ceiling: a longer delay fires at once (with a warning), so far limits re-arm in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export class RequestTimer {
   private handle: TimerHandle | undefined;
   private armedFor = Number.POSITIVE_INFINITY;
@@ -91,7 +94,7 @@ export class RequestTimer {
     this.handle = undefined;
     this.armedFor = due;
     if (!Number.isFinite(due)) return;
-    this.handle = this.clock.setTimeout(() => this.fire(), due - this.clock.now());
+    this.handle = this.clock.setTimeout(() => this.fire(), Math.min(due - this.clock.now(), MAX_TIMER_MS));
   }
 
   private fire(): void {

@@ -196,6 +196,8 @@ export interface AttemptTimeouts {
   idleMs: number;
   /** Whole attempt for non-streaming calls. */
   attemptMs: number;
+  /** Non-streaming calls: until the response headers, so a stalled endpoint fails over early (default 30 s). */
+  firstByteMs?: number;
 }
 
 export interface EndpointConfig {

@@ -1,6 +1,8 @@
 /** Checks a request before any work: bad input fails with a coded error and no upstream attempt. */
 import { SwitchyardError } from './errors.js';
 import type { ChatRequest, EmbeddingRequest } from './types.js';
+import { checkRequestLimits } from './request-limits.js';
+import { checkSwitchyardHints } from './switchyard-hints.js';
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
 
@@ -14,7 +16,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 export function validateChatRequest(request: unknown): asserts request is ChatRequest {
   if (!isObject(request)) throw invalid('request must be a JSON object', '(body)');
+  checkRequestLimits(request);
   if (typeof request.model !== 'string' || request.model.length === 0) throw invalid('model is required and must be a non-empty string', 'model');
+  checkSwitchyardHints(request.switchyard);
   const messages = request.messages;
   if (!Array.isArray(messages) || messages.length === 0) throw invalid('messages must be a non-empty array', 'messages');
   for (let i = 0; i < messages.length; i++) {
@@ -45,7 +49,9 @@ export function validateChatRequest(request: unknown): asserts request is ChatRe
 
 export function validateEmbeddingRequest(request: unknown): asserts request is EmbeddingRequest {
   if (!isObject(request)) throw invalid('request must be a JSON object', '(body)');
+  checkRequestLimits(request);
   if (typeof request.model !== 'string' || request.model.length === 0) throw invalid('model is required and must be a non-empty string', 'model');
+  checkSwitchyardHints(request.switchyard);
   const input = request.input;
   const ok = typeof input === 'string' || (Array.isArray(input) && input.length > 0 && input.every((s) => typeof s === 'string'));
   if (!ok) throw invalid('input must be a string or a non-empty array of strings', 'input');

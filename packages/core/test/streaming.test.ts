@@ -179,10 +179,13 @@ describe('time limits on the injected clock', () => {
     const err = await runWithVirtualTime(clock, fx.pipeline.chat(hello, { deadlineMs: 90_000 }).catch((e) => e), { stepMs: 2000 });
     expect(err.kind).toBe('all-candidates-failed');
     expect(err.status).toBe(504);
-    expect(err.attempts.map((a: { kind: string }) => a.kind)).toEqual(['timeout', 'timeout']);
+    // No response headers within the 30 s first-byte limit: each silent endpoint is left at 30 s,
+    // and the deadline ends the third.
+    const headers = ['timeout', 'no response headers within 30000 ms'];
+    expect(err.attempts.map((a: { kind: string; message: string }) => [a.kind, a.message])).toEqual([headers, headers, ['timeout', 'request deadline exceeded']]);
     expect(clock.now() - started).toBeGreaterThanOrEqual(90_000);
     expect(clock.now() - started).toBeLessThan(93_000);
-    expect(fx.servers[2].requests).toHaveLength(0);
+    expect(fx.servers[2].requests).toHaveLength(1);
   });
 });
 

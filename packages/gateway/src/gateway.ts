@@ -4,7 +4,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SwitchyardError, systemClock, type Clock, type FromConfigOptions, type LoadedConfig, type Pipeline, type StateStore } from '@switchyard/core';
+import { checkRequestLimits, SwitchyardError, systemClock, type Clock, type FromConfigOptions, type LoadedConfig, type Pipeline, type StateStore } from '@switchyard/core';
 import { chatCompletions } from './chat-completions.js';
 import { embeddings } from './embeddings.js';
 import type { Exchange } from './exchange.js';
@@ -20,10 +20,13 @@ import { maskingLogger, pipelineSecrets, SecretMasker } from './secret-masking.j
 import { StatusBoard, type StatusReport } from './status-board.js';
 import { basicAsBearer, sendStatus, STATUS_PATHS } from './status-route.js';
 import { modelEntry, modelList, modelsWithoutCandidates } from './models.js';
-import { errorReply, replyWithError, type ErrorReply } from './openai-errors.js';
+import { errorReply, replyForError, replyWithError, SHUTTING_DOWN_CODE, type ErrorReply } from './openai-errors.js';
 import { PipelineSlot, type Lease } from './pipeline-slot.js';
 import { pipelineFromConfig } from './pipeline-from-config.js';
 import { BodyError, readJsonBody } from './read-body.js';
+import { BodyBudget } from './body-budget.js';
+import { createBrowserGuard } from './browser-guard.js';
+import { answerClientError } from './client-errors.js';
 import { idempotencyKeyOf, requestIdOf, traceparentOf } from './request-meta.js';
 import { usageRoute } from './usage-route.js';
 import { assertSafeBinding, resolveServerOptions, type ServerOptions } from './server-options.js';
@@ -103,6 +106,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const metrics = new GatewayMetrics(() => inFlight, options.metricsRegistry);
   const accessLog = new AccessLog();
   const board = new StatusBoard(() => clock.now(), (text) => masker.text(text));
+  let browserGuard = createBrowserGuard({ keyless: apiKeys.length === 0, hosts: server.hosts, cors: server.cors });
+  const bodyBudget = new BodyBudget(server.maxBodyBytesInFlight);
   let slot: PipelineSlot | undefined;
   let home: GatewayStore | undefined;
   let address: GatewayAddress | undefined;
@@ -128,6 +133,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     });
   });
 
+  httpServer.on('clientError', answerClientError);
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = requestIdOf(req);
     res.setHeader('x-request-id', requestId);
@@ -136,6 +143,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     const method = req.method ?? 'GET';
     if (path === '/health') return sendJson(res, 200, { status: draining ? 'draining' : 'ok' });
     if (path === '/ready') return ready(res);
+    const verdict = browserGuard(req, res);
+    if (verdict && 'reply' in verdict) return sendError(res, verdict.reply);
+    if (verdict) {
+      res.writeHead(204, verdict.preflight);
+      return void res.end();
+    }
     const statusRoute = method === 'GET' && STATUS_PATHS.has(path);
     if (!keyCheck(statusRoute ? basicAsBearer(req.headers.authorization) : req.headers.authorization)) {
       metrics.request('auth', 401);
@@ -153,7 +166,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (method === 'GET' && path === '/switchyard/usage') return usageRoute(slot!.pipeline, req.url ?? path, res);
     if (method === 'GET' && path === '/v1/models') return sendJson(res, 200, modelList(slot!.pipeline, startedAt));
     if (method === 'GET' && path.startsWith('/v1/models/')) {
-      const id = decodeURIComponent(path.slice('/v1/models/'.length));
+      let id: string;
+      try {
+        id = decodeURIComponent(path.slice('/v1/models/'.length));
+      } catch {
+        return sendError(res, errorReply(400, 'the model id in the URL is not valid percent-encoding', 'invalid_request_error', 'invalid_url', 'model'));
+      }
       if (slot!.pipeline.modelNames().includes(id)) return sendJson(res, 200, modelEntry(id, startedAt));
       return sendError(res, errorReply(404, `The model '${id}' does not exist`, 'invalid_request_error', 'model_not_found', 'model'));
     }
@@ -161,16 +179,29 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (!route) return sendError(res, errorReply(404, `Invalid URL (${method} ${path})`, 'invalid_request_error', 'unknown_url'));
     if (method !== 'POST') return sendError(res, errorReply(405, `${path} accepts POST only`, 'invalid_request_error', 'method_not_allowed'), { allow: 'POST' });
     if (draining) return sendError(res, shuttingDown());
+    // The body is read before the request takes a slot: a slow body holds bytes of the read
+    // budget for at most bodyTimeoutMs, never one of the maxInFlight slots.
+    let body: unknown;
+    try {
+      body = await readJsonBody(req, server.maxBodyBytes, { budget: bodyBudget, timeoutMs: server.bodyTimeoutMs, clock });
+      checkRequestLimits(body, server.limits);
+    } catch (error) {
+      if (error instanceof BodyError && error.closeConnection) closeAfterReply(req, res);
+      sendError(res, error instanceof BodyError ? error.reply : replyForError(error, { exposeUpstream: server.exposeUpstream }));
+      metrics.request(path, res.statusCode);
+      return;
+    }
+    if (draining) return sendError(res, shuttingDown());
     if (inFlight >= server.maxInFlight) {
       metrics.shedOne();
       logger.warn({ event: 'access', requestId, route: path, outcome: 'error', status: 503, errorCode: 'overloaded' }, 'request');
       slot?.pipeline.events.emit('request:shed', { inFlight, limit: server.maxInFlight });
       return sendError(res, errorReply(503, `the gateway is at its limit of ${server.maxInFlight} requests in flight; retry shortly`, 'server_error', 'overloaded', null, { 'retry-after': '1' }));
     }
-    await serve(route, path, req, res, requestId);
+    await serve(route, path, body, req, res, requestId);
   }
 
-  async function serve(route: Route, path: string, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+  async function serve(route: Route, path: string, body: unknown, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     inFlight++;
     const begunAt = clock.now();
     if (options.logger) accessLog.begin(requestId);
@@ -185,7 +216,6 @@ export function createGateway(options: GatewayOptions): Gateway {
       controller.abort(new SwitchyardError('cancelled', 'the client disconnected'));
     });
     try {
-      const body = await readJsonBody(req, server.maxBodyBytes);
       const exchange: Exchange = {
         req,
         res,
@@ -199,11 +229,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       };
       await route(exchange, body);
     } catch (error) {
-      if (error instanceof BodyError) {
-        // The rest of an oversized body is not worth reading on this connection.
-        if (error.reply.status === 413) res.setHeader('connection', 'close');
-        sendError(res, error.reply);
-      } else replyWithError(res, error, { exposeUpstream: server.exposeUpstream });
+      replyWithError(res, error, { exposeUpstream: server.exposeUpstream });
     } finally {
       inFlight--;
       active.delete(controller);
@@ -222,6 +248,16 @@ export function createGateway(options: GatewayOptions): Gateway {
   function status(): StatusReport {
     const pipeline = slot?.pipeline;
     return masker.value(board.report(pipeline, pipeline ? () => pipeline.clock.now() : undefined)) as StatusReport;
+  }
+
+  /** The rest of this body is not worth reading: answer, then close the connection. */
+  function closeAfterReply(req: IncomingMessage, res: ServerResponse): void {
+    res.setHeader('connection', 'close');
+    res.once('finish', () => {
+      req.socket.end();
+      // A client that keeps sending never gets to hold the socket.
+      setTimeout(() => req.socket.destroy(), 1000).unref();
+    });
   }
 
   function ready(res: ServerResponse): void {
@@ -295,6 +331,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         assertSafeBinding({ host: server.host, apiKeys: next });
         apiKeys = next;
         keyCheck = createKeyCheck(apiKeys);
+        browserGuard = createBrowserGuard({ keyless: apiKeys.length === 0, hosts: server.hosts, cors: server.cors });
       }
       if (!slot) slot = newSlot(pipeline);
       else slot.swap(pipeline, reloadOptions.closePrevious ?? true);
@@ -310,7 +347,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         await waitForIdle(server.shutdownGraceMs);
         if (inFlight > 0) {
           logger.warn({ event: 'shutdown', inFlight }, 'shutdown grace period over; aborting requests in flight');
-          for (const controller of active) controller.abort(new SwitchyardError('cancelled', 'the gateway is shutting down'));
+          for (const controller of active) controller.abort(new SwitchyardError('cancelled', 'the gateway is shutting down; retry on another instance', { code: SHUTTING_DOWN_CODE, status: 503 }));
           await waitForIdle(1_000);
         }
         httpServer.closeAllConnections();

@@ -47,6 +47,9 @@ function failedEverywhere(error: SwitchyardError, message: string): ErrorReply {
   return errorReply(status, message, type, 'all_candidates_failed', null, headers);
 }
 
+/** The abort a shutting-down gateway gives the requests it could not finish. */
+export const SHUTTING_DOWN_CODE = 'SWITCHYARD_ERR_SHUTTING_DOWN';
+
 /** Final unless the reply says when to come back: the gateway has already made its attempts. */
 function withRetryAdvice(reply: ErrorReply): ErrorReply {
   if (reply.headers['retry-after'] !== undefined || reply.status === 499) return reply;
@@ -94,6 +97,7 @@ function replyFor(error: unknown, options: ErrorReplyOptions): ErrorReply {
     case 'not-found':
       return errorReply(status, message, 'server_error', 'upstream_misconfigured');
     case 'cancelled':
+      if (error.code === SHUTTING_DOWN_CODE) return errorReply(status, message, 'server_error', 'shutting_down', null, { 'retry-after': '1' });
       return errorReply(status, message, 'invalid_request_error', 'cancelled');
     case 'config':
     case 'plugin':

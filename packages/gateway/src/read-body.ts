@@ -1,40 +1,64 @@
-/** Reads a JSON request body under a byte limit, answering the two failure modes with coded errors. */
+/** Reads a JSON request body under a byte limit, a global byte budget and a deadline, answering each failure with a coded error. */
 import type { IncomingMessage } from 'node:http';
+import type { Clock } from '@switchyard/core';
+import type { BodyBudget } from './body-budget.js';
 import { errorReply, type ErrorReply } from './openai-errors.js';
 
 export class BodyError extends Error {
-  constructor(readonly reply: ErrorReply) {
+  constructor(
+    readonly reply: ErrorReply,
+    /** The rest of the body is not worth reading: answer and close the connection. */
+    readonly closeConnection = false,
+  ) {
     super(reply.body.error.message);
   }
 }
 
-const tooLarge = (limit: number) => new BodyError(errorReply(413, `request body is larger than the gateway's limit of ${limit} bytes`, 'invalid_request_error', 'request_too_large'));
+const tooLarge = (limit: number) => new BodyError(errorReply(413, `request body is larger than the gateway's limit of ${limit} bytes`, 'invalid_request_error', 'request_too_large'), true);
+const overBudget = () => new BodyError(errorReply(503, 'the gateway is reading too many request bodies at once; retry shortly', 'server_error', 'overloaded', null, { 'retry-after': '1' }), true);
+const tooSlow = (ms: number) => new BodyError(errorReply(408, `the request body did not arrive within ${ms} ms`, 'invalid_request_error', 'request_timeout'), true);
+
+export interface BodyReadOptions {
+  /** Shared by every request being read. */
+  budget?: BodyBudget;
+  /** The whole body must arrive within this time, or the request gets 408 (a slow body never holds a slot). */
+  timeoutMs?: number;
+  clock?: Clock;
+}
 
 /**
  * Listens instead of async-iterating: leaving a `for await` destroys the socket, and an
  * oversized body must still get its 413 answer (the rest of it is read and dropped).
  */
-export function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+export function readJsonBody(req: IncomingMessage, limit: number, options: BodyReadOptions = {}): Promise<unknown> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
     return Promise.reject(tooLarge(limit));
   }
+  const { budget, clock } = options;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
+    const timer = options.timeoutMs && clock ? clock.setTimeout(() => fail(tooSlow(options.timeoutMs!)), options.timeoutMs) : undefined;
+    const finish = () => {
+      settled = true;
+      if (timer !== undefined) clock!.clearTimeout(timer);
+      budget?.give(size);
+    };
     const fail = (error: Error) => {
       if (settled) return;
-      settled = true;
+      finish();
       chunks.length = 0;
       reject(error);
     };
     req.on('data', (chunk: Buffer) => {
       if (settled) return;
+      if (size + chunk.length > limit) return fail(tooLarge(limit));
+      if (budget && !budget.take(chunk.length)) return fail(overBudget());
       size += chunk.length;
-      if (size > limit) fail(tooLarge(limit));
-      else chunks.push(chunk);
+      chunks.push(chunk);
     });
     req.on('error', fail);
     // The error is built only when it is needed: stack traces cost more than the whole read.
@@ -43,9 +67,10 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<unkno
     });
     req.on('end', () => {
       if (settled) return;
-      settled = true;
+      const text = Buffer.concat(chunks, size).toString('utf8');
+      finish();
       try {
-        resolve(JSON.parse(Buffer.concat(chunks, size).toString('utf8')));
+        resolve(JSON.parse(text));
       } catch {
         reject(new BodyError(errorReply(400, 'the request body is not valid JSON (send Content-Type: application/json with a JSON object)', 'invalid_request_error', 'invalid_json')));
       }

@@ -6,32 +6,18 @@
 import { isSwitchyardError, redactSecrets, type Pipeline } from '@switchyard/core';
 import type { Logger, LogFields } from './logger.js';
 
-/** Pieces this long of a key are masked too (a vendor may echo a truncated key). */
+/** Header values this long are treated as secrets (core masks any 8+ character piece of one). */
 const FRAGMENT = 8;
-const MASK = '[redacted]';
 const MAX_DEPTH = 6;
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /** Masks known secrets in text and in any value built of objects, arrays and strings. */
 export class SecretMasker {
-  private cachedKey = '';
-  private fragments: RegExp | undefined;
   private secrets: string[] = [];
 
   constructor(private readonly source: () => readonly (string | undefined)[]) {}
 
   private refresh(): void {
-    const secrets = [...new Set(this.source().filter((s): s is string => typeof s === 'string' && s.length >= 4))].sort((a, b) => b.length - a.length);
-    const key = secrets.join('\u0000');
-    if (key === this.cachedKey) return;
-    this.cachedKey = key;
-    this.secrets = secrets;
-    const windows = new Set<string>();
-    for (const secret of secrets) for (let i = 0; i + FRAGMENT <= secret.length; i++) windows.add(secret.slice(i, i + FRAGMENT));
-    this.fragments = windows.size > 0 ? new RegExp([...windows].map(escapeRegExp).join('|'), 'g') : undefined;
+    this.secrets = [...new Set(this.source().filter((s): s is string => typeof s === 'string' && s.length >= 4))].sort((a, b) => b.length - a.length);
   }
 
   text(value: string): string {
@@ -46,10 +32,8 @@ export class SecretMasker {
   }
 
   private maskText(value: string): string {
-    // Whole keys first (core's rules: known vendor key shapes, bearer tokens), then any piece left.
-    let out = redactSecrets(value, this.secrets);
-    if (this.fragments && out.length >= FRAGMENT) out = out.replace(this.fragments, MASK);
-    return out;
+    // Core's rules: whole keys and any 8+ character piece (any case, URL-encoded), known key shapes, bearer tokens.
+    return redactSecrets(value, this.secrets);
   }
 
   private maskValue(value: unknown, depth: number): unknown {

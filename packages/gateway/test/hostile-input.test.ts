@@ -92,11 +92,16 @@ describe('hostile input', () => {
     const target = evil.url;
     const res = await raw(h.origin, '/v1/chat/completions', {
       headers: { host: new URL(target).host, 'x-forwarded-host': new URL(target).host, 'x-switchyard-endpoint': target, 'x-base-url': target, forwarded: `host=${new URL(target).host}`, 'openai-base-url': target },
-      body: chatBody({ base_url: target, baseUrl: target, api_base: target, endpoint: target, url: target, switchyard: { endpoint: target, tags: { baseUrl: target } } }),
+      body: chatBody({ base_url: target, baseUrl: target, api_base: target, endpoint: target, url: target, switchyard: { tags: { baseUrl: target } } }),
     });
     expect(res.status).toBe(200);
     expect(res.json.choices[0].message.content).toBe('fine');
     expect(res.headers.get('x-switchyard-endpoint')).toBe('legit');
+    expect(legit.requests).toHaveLength(1);
+    // Our own hints are parsed strictly: an unknown one is refused, never ignored.
+    const hinted = await raw(h.origin, '/v1/chat/completions', { body: chatBody({ switchyard: { endpoint: target } }) });
+    expect(hinted.status).toBe(400);
+    expectOpenAIError(hinted.json, 'invalid_request', 'switchyard');
     expect(legit.requests).toHaveLength(1);
   });
 

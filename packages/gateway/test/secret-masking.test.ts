@@ -8,7 +8,7 @@ const KEY = 'Zq4Wm9Xt2Lp7Rk3Vn8Bc';
 describe('SecretMasker', () => {
   it('masks whole keys and any 8-character piece, in strings, nested objects, arrays and errors', () => {
     const masker = new SecretMasker(() => [KEY, undefined, 'abc']);
-    expect(masker.text(`key ${KEY} and piece ${KEY.slice(5, 14)} and short ${KEY.slice(0, 7)}`)).toBe(`key [redacted] and piece [redacted]${KEY.slice(13, 14)} and short ${KEY.slice(0, 7)}`);
+    expect(masker.text(`key ${KEY} and piece ${KEY.slice(5, 14)} and short ${KEY.slice(0, 7)}`)).toBe(`key [redacted] and piece [redacted] and short ${KEY.slice(0, 7)}`);
     const error = new SwitchyardError('auth', `invalid key ${KEY}`, { status: 401 });
     const masked = masker.value({ nested: { list: [`x${KEY}`], error }, n: 3, none: null }) as { nested: { list: string[]; error: { message: string; kind: string } }; n: number; none: null };
     expect(masked.nested.list).toEqual(['x[redacted]']);

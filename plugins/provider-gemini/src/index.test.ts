@@ -25,5 +25,6 @@ describe('package surface', () => {
     expect(build('gemini-2.5-flash')).toBe('/models/gemini-2.5-flash:generateContent');
     expect(build('models/gemini-2.5-flash')).toBe('/models/gemini-2.5-flash:generateContent');
     expect(build('tunedModels/my model')).toBe('/tunedModels/my%20model:generateContent');
+    for (const model of ['models/../files', '..', 'tunedModels/x/y', 'models/', '%2E%2E', 'a/%2fb']) expect(() => build(model), model).toThrow(/is not a model name/);
   });
 });

@@ -1,5 +1,6 @@
 /** Unified (OpenAI-shaped) chat request → a Gemini `generateContent` HTTP request. */
 import type { BuildOptions, Candidate, ChatRequest, ProviderRequest, ToolChoice, ToolDefinition } from '@switchyard/core';
+import { SwitchyardError } from '@switchyard/core';
 import { toGeminiConversation } from './contents.js';
 import { unsupported } from './unsupported.js';
 import { toGeminiParameters, toGeminiSchema } from './schema.js';
@@ -21,7 +22,12 @@ function endpointOptions(target: Candidate): GeminiEndpointOptions {
 /** `gemini-2.5-flash`, `models/gemini-2.5-flash` or `tunedModels/x` → the resource path. */
 export function modelPath(model: string): string {
   const name = model.includes('/') ? model : `models/${model}`;
-  return `/${name.split('/').map(encodeURIComponent).join('/')}`;
+  const segments = name.split('/');
+  // `..` or extra segments would move the request to another resource of the API.
+  if (segments.length !== 2 || segments.some((s) => s === '' || s === '.' || s === '..' || /%2e|%2f/i.test(s))) {
+    throw new SwitchyardError('config', `gemini: model "${model}" is not a model name (expected "name", "models/name" or "tunedModels/name")`, { code: 'SWITCHYARD_ERR_CONFIG', path: 'model', provider: 'gemini' });
+  }
+  return `/${segments.map(encodeURIComponent).join('/')}`;
 }
 
 function functionDeclarations(tools: readonly ToolDefinition[]) {

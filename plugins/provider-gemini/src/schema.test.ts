@@ -40,6 +40,28 @@ describe('toGeminiSchema', () => {
     expect(toGeminiSchema({ $ref: 'https://example.com/remote.json' })).toEqual({ type: 'object' });
   });
 
+  it('refuses a $defs chain that would grow exponentially once inlined, with a coded bad-request', () => {
+    const defs: Record<string, unknown> = { d30: { type: 'string' } };
+    for (let i = 0; i < 30; i++) defs[`d${i}`] = { type: 'object', properties: { a: { $ref: `#/$defs/d${i + 1}` }, b: { $ref: `#/$defs/d${i + 1}` } } };
+    let caught: unknown;
+    try {
+      toGeminiSchema({ type: 'object', $defs: defs, properties: { x: { $ref: '#/$defs/d0' } } });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({ kind: 'bad-request', code: 'SWITCHYARD_ERR_BAD_REQUEST', path: 'tools', retryable: false });
+    // The same chain at a depth that stays small is inlined as before.
+    const small: Record<string, unknown> = { d3: { type: 'string' } };
+    for (let i = 0; i < 3; i++) small[`d${i}`] = { type: 'object', properties: { a: { $ref: `#/$defs/d${i + 1}` }, b: { $ref: `#/$defs/d${i + 1}` } } };
+    expect(JSON.stringify(toGeminiSchema({ $defs: small, $ref: '#/$defs/d0' })).match(/"string"/g)).toHaveLength(8);
+  });
+
+  it('refuses a schema nested deeper than the limit', () => {
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 100; i++) deep = { type: 'object', properties: { p: deep } };
+    expect(() => toGeminiSchema(deep)).toThrow(/deeper than 64/);
+  });
+
   it('keeps required only for declared properties', () => {
     expect(toGeminiSchema({ type: 'object', properties: { a: { type: 'string' } }, required: ['a', 'b'] })).toEqual({ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] });
   });

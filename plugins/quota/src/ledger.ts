@@ -36,6 +36,9 @@ export interface UsageReport {
   unpriced: string[];
 }
 
+export const DEFAULT_MAX_TAGS = 1000;
+export const OTHER_TAG = '(other)';
+
 export function emptyTotals(): UsageTotals {
   return { requests: 0, failures: 0, inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0 };
 }
@@ -59,7 +62,19 @@ export class UsageLedger {
   private readonly degraded = new Map<string, number>();
   private cacheHits = 0;
 
-  constructor(private readonly since: number) {}
+  /**
+   * Tags come from callers: past `maxTags` distinct `name=value` pairs, new ones are counted
+   * under `(other)`, so unique tag values cannot grow the report without bound.
+   */
+  constructor(
+    private readonly since: number,
+    private readonly maxTags = DEFAULT_MAX_TAGS,
+  ) {}
+
+  private tagKey(name: string, value: string): string {
+    const key = `${name}=${value}`;
+    return this.groups.byTag.has(key) || this.groups.byTag.size < this.maxTags ? key : OTHER_TAG;
+  }
 
   addAttempt(entry: AttemptEntry): void {
     const { candidate } = entry;
@@ -69,7 +84,7 @@ export class UsageLedger {
       bucket(this.groups.byKey, candidate.keyId),
       bucket(this.groups.byDeployment, candidate.deploymentId),
       bucket(this.groups.byModel, entry.model),
-      ...Object.entries(entry.tags).map(([k, v]) => bucket(this.groups.byTag, `${k}=${v}`)),
+      ...Object.entries(entry.tags).map(([k, v]) => bucket(this.groups.byTag, this.tagKey(k, String(v)))),
     ];
     for (const t of targets) {
       if (entry.counted) {

@@ -69,6 +69,8 @@ export const quotaOptionsSchema = z
       .object({ log: z.string().min(1).optional() })
       .strict()
       .optional(),
+    /** Distinct `name=value` tags the usage report keeps; later ones are counted as `(other)`. */
+    maxReportedTags: z.number().int().positive().default(1000),
     /** Key prefix in the StateStore (share one store between pipelines with different prefixes). */
     storePrefix: z.string().min(1).default('quota'),
   })

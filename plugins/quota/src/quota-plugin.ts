@@ -6,7 +6,7 @@
  * recordAttempt at STAGE.DEFAULT (spends budgets, bills usage, rests or parks keys, paces),
  * recordRequest (cache hits and degraded answers for the report).
  */
-import { defineService, definePlugin, provideService, requireService, SERVICE, storeLocal, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext, type UsageQueryService } from '@switchyard/core';
+import { defineService, definePlugin, failClosed, isUnsentFailure, provideService, requireService, SERVICE, storeLocal, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext, type UsageQueryService } from '@switchyard/core';
 import { BudgetBook, describeExhaustion, formatDuration, type Exhaustion } from './budgets.js';
 import { KeyStates, type KeyState } from './key-states.js';
 import { UsageLedger, type UsageReport } from './ledger.js';
@@ -49,7 +49,7 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
     checkBudgetsAgainst(pipeline, options.budgets);
     const { clock } = pipeline;
     // Held with the store, not the pipeline: a gateway reload keeps the report's totals.
-    const ledger = storeLocal(pipeline.store, `switchyard.quota.ledger:${options.storePrefix}`, () => new UsageLedger(clock.now()));
+    const ledger = storeLocal(pipeline.store, `switchyard.quota.ledger:${options.storePrefix}`, () => new UsageLedger(clock.now(), options.maxReportedTags));
     provideService(pipeline, USAGE_LEDGER, ledger);
     const book = new BudgetBook(options.budgets, pipeline, options.storePrefix, options.thresholds);
     const keys = new KeyStates(pipeline, options.storePrefix);
@@ -87,9 +87,11 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
       return [...ready, ...paced];
     });
 
-    pipeline.hooks.recordAttempt.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (outcome, ctx) => {
+    // Fail closed: a charge that cannot be made refuses the request instead of letting it through free.
+    pipeline.hooks.recordAttempt.tapPromise(failClosed({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }), async (outcome, ctx) => {
       const { candidate } = outcome;
-      const counted = outcome.outcome !== 'ignored';
+      // An attempt refused before it left (a request the codec could not build) cost nothing.
+      const counted = outcome.outcome !== 'ignored' && !isUnsentFailure(outcome.error);
       const price = priceFor(candidate, options.prices);
       const bill = billAttempt(outcome, ctx.classification.estimatedInputTokens, price);
       if (!counted && !bill.charged) return;
