@@ -1,11 +1,12 @@
 import { defineConfig } from 'vitest/config';
 import PlainSummaryReporter from './test/plain-summary-reporter.js';
 
-// Tests run on a clean checkout without a build: the "source" export condition points every
-// workspace package at its TypeScript sources.
+// Tests run on a clean checkout without a build: the "@switchyard/source" export condition points
+// every workspace package at its TypeScript sources. It is scoped so that no user's own
+// `customConditions` (a plain "source" is a common convention) ever resolves into our src/.
 export default defineConfig({
-  resolve: { conditions: ['source', 'module', 'node', 'import', 'default'] },
-  ssr: { resolve: { conditions: ['source', 'module', 'node', 'import', 'default'], externalConditions: ['source'] } },
+  resolve: { conditions: ['@switchyard/source', 'module', 'node', 'import', 'default'] },
+  ssr: { resolve: { conditions: ['@switchyard/source', 'module', 'node', 'import', 'default'], externalConditions: ['@switchyard/source'] } },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'plugins/*/src/**/*.test.ts', 'plugins/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'examples/*/src/**/*.test.ts'],
     reporters: ['default', new PlainSummaryReporter()],

@@ -17,7 +17,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 
 async function start(file: string, args: string[] = []): Promise<{ child: ChildProcess; info: Record<string, string> }> {
-  const child = fork(fileURLToPath(new URL(file, import.meta.url)), args, { execArgv: ['--conditions=source', '--import', 'tsx', ...(process.env.BENCH_PROFILE && file.includes('servers') ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [])], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(new URL(file, import.meta.url)), args, { execArgv: ['--conditions=@switchyard/source', '--import', 'tsx', ...(process.env.BENCH_PROFILE && file.includes('servers') ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [])], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   const lines = createInterface({ input: child.stdout! });
   const [line] = (await once(lines, 'line')) as [string];
   return { child, info: JSON.parse(line) };

@@ -19,7 +19,7 @@ import { ResponseAccumulator, responseToParts } from './aggregate.js';
 import { ChatStream, type StreamInfo } from './chat-stream.js';
 import { validateChatRequest, validateEmbeddingRequest } from './validate-request.js';
 import { validateEndpointsAndModels } from './config-schema.js';
-import type { Candidate, ChatRequest, ChatResponse, EmbeddingRequest, EmbeddingResponse, EndpointConfig, ModelsConfig, StreamPart } from './types.js';
+import type { Candidate, ChatRequest, ChatResponse, ChatResult, EmbeddingRequest, EmbeddingResponse, EmbeddingResult, EndpointConfig, ModelsConfig, StreamPart } from './types.js';
 import type { Dispatcher } from 'undici';
 
 export const PIPELINE_MARKER = Symbol.for('switchyard.pipeline');
@@ -62,10 +62,10 @@ export interface Pipeline {
   readonly transport: Transport;
   /** Resolves when every plugin's asynchronous setup is done. */
   readonly ready: Promise<void>;
-  chat(request: ChatRequest, options?: CallOptions): Promise<ChatResponse>;
+  chat(request: ChatRequest, options?: CallOptions): Promise<ChatResult>;
   /** Resolves at the stream's commit point (or rejects if every candidate failed before it). */
   stream(request: ChatRequest, options?: CallOptions): Promise<ChatStream>;
-  embeddings(request: EmbeddingRequest, options?: CallOptions): Promise<EmbeddingResponse>;
+  embeddings(request: EmbeddingRequest, options?: CallOptions): Promise<EmbeddingResult>;
   /** The logical models this pipeline serves. */
   modelNames(): string[];
   /** The configured candidates of a logical model, in priority order. */
@@ -145,9 +145,9 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     plugins,
     transport,
     ready: Promise.resolve(),
-    chat: (request, callOptions) => execute('chat', request, callOptions) as Promise<ChatResponse>,
+    chat: (request, callOptions) => execute('chat', request, callOptions) as Promise<ChatResult>,
     stream: (request, callOptions) => execute('stream', request, callOptions) as Promise<ChatStream>,
-    embeddings: (request, callOptions) => execute('embeddings', request, callOptions) as Promise<EmbeddingResponse>,
+    embeddings: (request, callOptions) => execute('embeddings', request, callOptions) as Promise<EmbeddingResult>,
     modelNames: () => Object.keys(models),
     candidatesFor: (model) => candidates().get(model) ?? [],
     registerProvider(provider) {
