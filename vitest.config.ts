@@ -6,7 +6,9 @@ import PlainSummaryReporter from './test/plain-summary-reporter.js';
 // `customConditions` (a plain "source" is a common convention) ever resolves into our src/.
 export default defineConfig({
   resolve: { conditions: ['@switchyard/source', 'module', 'node', 'import', 'default'] },
-  ssr: { resolve: { conditions: ['@switchyard/source', 'module', 'node', 'import', 'default'], externalConditions: ['@switchyard/source'] } },
+  // No "module" condition for server code: @opentelemetry/api's "module" build has extension-less
+  // imports that only bundlers resolve (the AI SDK loads it; i11's prom-client too).
+  ssr: { resolve: { conditions: ['@switchyard/source', 'node', 'import', 'default'], externalConditions: ['@switchyard/source'] } },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'plugins/*/src/**/*.test.ts', 'plugins/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'examples/*/src/**/*.test.ts'],
     reporters: ['default', new PlainSummaryReporter()],

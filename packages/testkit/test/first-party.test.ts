@@ -44,6 +44,12 @@ runProviderConformance(openaiProvider, {
     'content-filter': { status: 400, body: oaiError('The response was filtered due to the prompt triggering content management policy.', 'invalid_request_error', 'content_filter') },
     'bad-request': { status: 400, body: json('provider-openai', 'reasoning-model-temperature-error.json') },
   },
+  request: { path: '/chat/completions', body: { system: 'messages[0].content', user: 'messages[1].content', maxTokens: 'max_tokens', temperature: 'temperature', toolName: 'tools[0].function.name', toolResult: 'messages[3].content' } },
+  streamError: { stream: { sse: openaiSse([openaiChunks[0], openaiChunks[1]]).replace('data: [DONE]\n\n', `data: ${JSON.stringify({ error: { message: 'The server is overloaded', type: 'server_error', code: null } })}\n\n`) }, kinds: ['server', 'overloaded'] },
+  finishReasons: {
+    length: { response: { body: { ...openaiText, choices: [{ ...openaiText.choices[0], finish_reason: 'length' }] } }, stream: { sse: openaiSse([openaiChunks[1], { ...openaiChunks[1], choices: [{ index: 0, delta: {}, finish_reason: 'length' }] }]) } },
+    content_filter: { response: { body: { ...openaiText, choices: [{ ...openaiText.choices[0], finish_reason: 'content_filter' }] } } },
+  },
 });
 
 /* Anthropic: event-typed SSE, `event: <type>` + `data: …`. */
@@ -81,6 +87,9 @@ runProviderConformance(anthropicProvider, {
     'context-length': { status: 400, body: antError('invalid_request_error', 'prompt is too long: 209353 tokens > 199999 maximum') },
     'not-found': { status: 404, body: antError('not_found_error', 'model: claude-does-not-exist') },
   },
+  request: { path: '/messages', headers: { 'anthropic-version': '2023-06-01' }, body: { system: 'system', user: 'messages[0].content[0].text', maxTokens: 'max_tokens', temperature: 'temperature', toolName: 'tools[0].name', toolResult: 'messages[2].content[0].content' } },
+  streamError: { stream: { sse: eventSse(anthropicChunks.slice(0, 4)) + eventSse([antError('overloaded_error', 'Overloaded')]) }, kinds: ['overloaded'] },
+  finishReasons: { length: { response: { body: { ...anthropicText, stop_reason: 'max_tokens' } } } },
 });
 
 /* Gemini: `data: …` events with CRLF framing and no terminator. */
@@ -110,4 +119,6 @@ runProviderConformance(geminiProvider, {
     auth: { status: 400, body: gError(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' }]) },
     'context-length': { status: 400, body: gError(400, 'INVALID_ARGUMENT', 'The input token count (1200293) exceeds the maximum number of tokens allowed (1048576).') },
   },
+  request: { path: '/models/gemini-2.5-flash:generateContent', body: { system: 'systemInstruction.parts[0].text', user: 'contents[0].parts[0].text', maxTokens: 'generationConfig.maxOutputTokens', temperature: 'generationConfig.temperature', toolName: 'tools[0].functionDeclarations[0].name', toolResult: 'contents[2].parts[0].functionResponse.response.result' } },
+  finishReasons: { length: { response: { body: { ...geminiText, candidates: [{ ...geminiText.candidates[0], finishReason: 'MAX_TOKENS' }] } } } },
 });
