@@ -5,7 +5,7 @@
  * README examples and `switchyard serve` from the installed CLI against loopback vendors, and
  * lints the tarballs with attw and publint. Only package installs leave the machine.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,7 @@ import { copyWorkspace, publicPackages, TEMPLATE_DIR, versionAndPublish } from '
 import { startRegistry, type LocalRegistry } from './registry.js';
 import { fetchTarballs, lintTarballs } from './tarballs.js';
 import { startMockVendors, type MockVendors } from './vendors.js';
+import { runTemplateAsAuthor } from './template-author.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CACHE = path.join(ROOT, 'node_modules/.cache/release-check');
@@ -52,6 +53,10 @@ async function main(): Promise<void> {
       await phase(`type-check the ${manager} app: nodenext, bundler, customConditions ["source"]`, () => typecheck(app));
       await phase(`run the README example (primary refuses, fallback answers), the streaming example, events (${manager} app)`, () => runExamples(app, v));
       await phase(`switchyard serve from the installed CLI (${manager} app)`, () => serveOnce(app, v));
+    }
+    if (template) {
+      await mkdir(path.join(work, 'template-author'), { recursive: true });
+      await phase(`the plugin template as its author uses it: installed from the registry, type-checked, built, conformance test run`, () => runTemplateAsAuthor(path.join(copy, TEMPLATE_DIR), path.join(work, 'template-author'), reg, published));
     }
     await phase('attw --profile esm-only and publint --strict on the published tarballs', async () => {
       await lintTarballs(await fetchTarballs(path.join(work, 'app-npm'), path.join(work, 'tarballs'), published));

@@ -82,10 +82,10 @@ export async function versionAndPublish(copy: string, packages: readonly PublicP
   for (const line of `${result.stdout}\n${result.stderr}`.split('\n')) if (/published|error/i.test(line)) log(`  changeset: ${line.trim()}`);
   for (const p of versioned) {
     const res = await fetch(`${registry.url}${p.name.replace('/', '%2f')}`, { headers: { authorization: `Bearer ${registry.token}` } });
-    const doc = (await res.json()) as { versions?: Record<string, { dist: { tarball: string; unpackedSize?: number; fileCount?: number } }> };
+    const doc = (await res.json()) as { versions?: Record<string, { dist: { tarball: string } }> };
     const published = doc.versions?.[p.version];
     if (!published) throw new Error(`${p.name}@${p.version} is not on the local registry after changeset publish`);
-    log(`published ${p.name}@${p.version} (${published.dist.fileCount ?? '?'} files, ${published.dist.unpackedSize ? `${Math.round(published.dist.unpackedSize / 1024)} kB unpacked` : 'size ?'})`);
+    log(`published ${p.name}@${p.version}: ${published.dist.tarball}`);
   }
   return versioned;
 }

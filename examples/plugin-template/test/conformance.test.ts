@@ -33,6 +33,7 @@ runProviderConformance(exampleChatProvider, {
   request: {
     path: '/chat',
     body: { system: 'system', user: 'messages[0].text', maxTokens: 'max_output_tokens', temperature: 'temperature', toolName: 'tools[0].name', toolResult: 'messages[2].text' },
+    roles: { 'messages[0].role': 'user', 'messages[1].role': 'assistant', 'messages[2].role': 'tool' },
   },
   streamError: { stream: { sse: sse([{ type: 'delta', text: 'Hel' }, { type: 'error', error: { code: 'overloaded', message: 'try again later' } }]) }, kinds: ['overloaded'] },
   finishReasons: {

@@ -151,6 +151,7 @@ export function runProviderConformance(provider: ProviderV1, samples: Conformanc
       for (const [field, jsonPath] of Object.entries(mapping.body) as [keyof RequestMapping['body'], string][]) {
         expect(valueAt(body, jsonPath), `body.${jsonPath} must carry the ${field} (${JSON.stringify(EXPECTED_FIELDS[field])}); the body was ${seen.body}`).toEqual(EXPECTED_FIELDS[field]);
       }
+      for (const [jsonPath, role] of Object.entries(mapping.roles ?? {})) expect(valueAt(body, jsonPath), `body.${jsonPath} must be the role "${role}"; the body was ${seen.body}`).toBe(role);
     });
 
     if (samples.streamError) {

@@ -52,6 +52,13 @@ export interface RequestMapping {
     /** Must hold the tool result's text: "Sunny, 21 C". */
     toolResult?: string;
   };
+  /**
+   * Role markers the wire format must carry, JSON path → value, for the four turns of the
+   * suite's request (system, user, assistant tool call, tool result), e.g.
+   * `{ 'messages[0].role': 'system', 'messages[3].role': 'tool' }` or Gemini's
+   * `{ 'contents[1].role': 'model' }`.
+   */
+  roles?: Record<string, string>;
 }
 
 /** Answers that end for another reason than "stop", each with the finish reason it must map to. */
