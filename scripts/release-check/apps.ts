@@ -55,17 +55,17 @@ export async function install(dir: string, manager: 'npm' | 'pnpm'): Promise<num
   return ms;
 }
 
-export async function typecheck(dir: string): Promise<void> {
+/** Every project the full app has; the pnpm app checks the first (its layout is what differs). */
+export const TS_PROJECTS = ['tsconfig.nodenext.json', 'tsconfig.bundler.json', 'tsconfig.source-condition.json', 'tsconfig.test-tooling.json'];
+
+export async function typecheck(dir: string, projects: readonly string[] = TS_PROJECTS): Promise<void> {
   const tsc = path.join(dir, 'node_modules/.bin/tsc');
-  for (const project of ['tsconfig.nodenext.json', 'tsconfig.bundler.json', 'tsconfig.source-condition.json', 'tsconfig.test-tooling.json']) {
-    await run(tsc, ['-p', project, '--listFilesOnly'], { cwd: dir }).then(({ stdout }) => {
-      const ours = stdout.split('\n').filter((f) => f.includes('node_modules/@switchyard/') || f.includes('node_modules/.pnpm/@switchyard'));
-      const sources = ours.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
-      if (sources.length) throw new Error(`${project} pulls published TypeScript sources into the program: ${sources.slice(0, 3).join(', ')}`);
-      log(`${project}: ${ours.length} .d.ts files of @switchyard packages in the program, no .ts sources`);
-    });
-    await run(tsc, ['-p', project], { cwd: dir });
-    log(`tsc -p ${project} (strict, skipLibCheck: false): 0 errors`);
+  for (const project of projects) {
+    const { stdout } = await run(tsc, ['-p', project, '--listFiles'], { cwd: dir });
+    const ours = stdout.split('\n').filter((f) => f.includes('node_modules/@switchyard/') || f.includes('node_modules/.pnpm/@switchyard'));
+    const sources = ours.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
+    if (sources.length) throw new Error(`${project} pulls published TypeScript sources into the program: ${sources.slice(0, 3).join(', ')}`);
+    log(`tsc -p ${project} (strict, skipLibCheck: false): 0 errors; ${ours.length} .d.ts files of @switchyard packages in the program, no .ts sources`);
   }
 }
 

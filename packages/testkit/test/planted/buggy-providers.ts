@@ -30,7 +30,7 @@ export const systemAsUser = rewriteBody(openaiProvider, 'openai', (body) => {
 });
 
 /** Puts the key in the query string (`?api_key=`), where access logs and proxies record it. */
-export const keyInQueryString = defineProvider({
+export const keyInQueryString: ProviderV1 = defineProvider({
   ...openaiProvider,
   buildRequest(request, target, options): ProviderRequest {
     const built = openaiProvider.buildRequest(request, target, options);
