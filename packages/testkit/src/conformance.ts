@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPipeline, isSwitchyardError, outcomeOf, runWithVirtualTime, VirtualClock, type ChatRequest, type Pipeline, type ProviderV1, type StreamPart, type SwitchyardError } from '@switchyard/core';
 import { startSampleServer, type SampleServer } from './sample-server.js';
-import { defaultCutStream, type ConformanceSamples, type ErrorSampleKind, type RequestMapping } from './samples.js';
+import { defaultCutStream, type ConformanceSamples, type ErrorSampleKind, type RequestMapping, type StreamSample } from './samples.js';
 
 /** What each error class must become: the kind and whether a policy may retry it. */
 const EXPECTED_ERRORS: Record<ErrorSampleKind, { kinds: string[]; retryable: boolean }> = {
@@ -118,6 +118,26 @@ export function runProviderConformance(provider: ProviderV1, samples: Conformanc
       return pipeline;
     };
 
+    /** A stream that must fail: before its first token the request rejects, after it the last part is the error. */
+    const expectFailedStream = async (sample: StreamSample, kinds: readonly string[]) => {
+      server.behave({ type: 'stream', sample });
+      const outcome = await make()
+        .stream(request)
+        .then(collect)
+        .then(
+          (parts) => ({ parts }),
+          (error: unknown) => ({ error }),
+        );
+      if ('parts' in outcome) {
+        expect(outcome.parts.some((p) => p.type === 'finish'), 'a failed stream must not finish as a success').toBe(false);
+        const last = outcome.parts.at(-1);
+        expect(last?.type).toBe('error');
+        expect(kinds).toContain((last as { error: SwitchyardError }).error.kind);
+      } else {
+        expect(kinds).toContain(attemptError(outcome.error).kind);
+      }
+    };
+
     beforeAll(async () => {
       server = await startSampleServer();
     });
@@ -157,22 +177,7 @@ export function runProviderConformance(provider: ProviderV1, samples: Conformanc
     if (samples.streamError) {
       const { stream, kinds } = samples.streamError;
       it('turns an error event inside a 200 stream into an error, never a success', async () => {
-        server.behave({ type: 'stream', sample: stream });
-        const outcome = await make()
-          .stream(request)
-          .then(collect)
-          .then(
-            (parts) => ({ parts }),
-            (error: unknown) => ({ error }),
-          );
-        if ('parts' in outcome) {
-          expect(outcome.parts.some((p) => p.type === 'finish'), 'a stream with an error event must not finish as a success').toBe(false);
-          const last = outcome.parts.at(-1);
-          expect(last?.type).toBe('error');
-          expect(kinds).toContain((last as { error: SwitchyardError }).error.kind);
-        } else {
-          expect(kinds).toContain(attemptError(outcome.error).kind);
-        }
+        await expectFailedStream(stream, kinds);
       });
     }
 
@@ -275,20 +280,7 @@ export function runProviderConformance(provider: ProviderV1, samples: Conformanc
     });
 
     it('never passes off a stream cut before its finish signal as a success', async () => {
-      server.behave({ type: 'stream', sample: samples.cutStream ?? defaultCutStream(samples.text.stream) });
-      const outcome = await make()
-        .stream(request)
-        .then(collect)
-        .then(
-          (parts) => ({ parts }),
-          (error: unknown) => ({ error }),
-        );
-      if ('parts' in outcome) {
-        expect(outcome.parts.some((p) => p.type === 'finish')).toBe(false);
-        expect(outcome.parts.at(-1)).toMatchObject({ type: 'error', error: { kind: 'stream-cut' } });
-      } else {
-        expect(attemptError(outcome.error).kind).toBe('stream-cut');
-      }
+      await expectFailedStream(samples.cutStream ?? defaultCutStream(samples.text.stream), ['stream-cut']);
     });
 
     it('never puts the API key in a URL: chat, stream and probe requests', async () => {
