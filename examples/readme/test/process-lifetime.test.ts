@@ -40,7 +40,7 @@ function runScript(file: string, env: Record<string, string>): Promise<{ code: n
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
   child.stderr.on('data', (d) => (stderr += d));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 40_000);
   return new Promise((resolve) =>
     child.on('exit', (code) => {
       clearTimeout(timer);
@@ -57,11 +57,11 @@ describe('a plain node process running the README example', () => {
     expect(result.stdout).toMatch(/^Hello from the fallback \(from claude after \d+ attempts\)\n$/);
     expect(result.code).toBe(0);
     expect(fallback.requests).toHaveLength(1);
-  }, 20_000);
+  }, 45_000);
 
   it('exits on its own when the pipeline is idle, even with health probes scheduled', async () => {
     const result = await runScript('idle.ts', { PRIMARY_URL: await refusingUrl() });
     expect(result.stdout).toBe('idle pipeline created\n');
     expect(result.code).toBe(0);
-  }, 20_000);
+  }, 45_000);
 });
