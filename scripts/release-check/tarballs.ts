@@ -20,8 +20,13 @@ export async function fetchTarballs(appDir: string, target: string, packages: re
 export async function lintTarballs(tarballs: readonly string[]): Promise<void> {
   for (const tgz of tarballs) {
     const name = path.basename(tgz);
-    const attw = await run(bin('attw'), ['--profile', 'esm-only', '--no-emoji', '--no-color', '--format', 'ascii', tgz]);
-    log(`attw --profile esm-only ${name}: ${attw.stdout.includes('No problems found') ? 'No problems found' : attw.stdout.trim().split('\n').at(-1)}`);
+    // attw exits non-zero on a problem its profile counts; the JSON says which entry points it checked.
+    const attw = await run(bin('attw'), ['--profile', 'esm-only', '--format', 'json', tgz]);
+    const report = JSON.parse(attw.stdout) as { analysis: { entrypoints: Record<string, unknown> }; problems?: Record<string, { resolutionKind?: string }[]> };
+    const problems = Object.values(report.problems ?? {}).flat();
+    const counted = problems.filter((p) => p.resolutionKind !== 'node10' && p.resolutionKind !== 'node16-cjs');
+    if (counted.length) throw new Error(`attw found ${counted.length} problems in ${name}: ${JSON.stringify(counted)}`);
+    log(`attw --profile esm-only ${name}: entry points ${Object.keys(report.analysis.entrypoints).join(', ')}: node16 (from ESM) and bundler OK, 0 problems (${problems.length} CommonJS/node10 notes ignored by the ESM-only profile)`);
     const publint = await run(bin('publint'), ['run', tgz, '--strict']);
     log(`publint --strict ${name}: ${publint.stdout.trim().split('\n').at(-1)}`);
   }
