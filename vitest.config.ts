@@ -1,13 +1,14 @@
 import { defineConfig } from 'vitest/config';
 import PlainSummaryReporter from './test/plain-summary-reporter.js';
 
-// Tests run on a clean checkout without a build: the "source" export condition points every
-// workspace package at its TypeScript sources.
+// Tests run on a clean checkout without a build: the "@switchyard/source" export condition points
+// every workspace package at its TypeScript sources. It is scoped so that no user's own
+// `customConditions` (a plain "source" is a common convention) ever resolves into our src/.
 export default defineConfig({
-  resolve: { conditions: ['source', 'module', 'node', 'import', 'default'] },
+  resolve: { conditions: ['@switchyard/source', 'module', 'node', 'import', 'default'] },
   // No "module" condition for server code: @opentelemetry/api's "module" build has extension-less
-  // imports that only bundlers resolve, and prom-client loads it.
-  ssr: { resolve: { conditions: ['source', 'node', 'import', 'default'], externalConditions: ['source'] } },
+  // imports that only bundlers resolve (prom-client and the AI SDK load it).
+  ssr: { resolve: { conditions: ['@switchyard/source', 'node', 'import', 'default'], externalConditions: ['@switchyard/source'] } },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'plugins/*/src/**/*.test.ts', 'plugins/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'deploy/test/**/*.test.ts'],
     reporters: ['default', new PlainSummaryReporter()],

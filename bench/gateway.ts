@@ -33,7 +33,7 @@ const bodies: Record<Mode, string> = {
 
 async function start(file: string, args: string[] = []): Promise<{ child: ChildProcess; info: Record<string, string> }> {
   const profile = process.env.BENCH_PROFILE && file.includes('servers') ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = fork(file.startsWith('/') ? file : fileURLToPath(new URL(file, import.meta.url)), args, { execArgv: ['--conditions=source', '--import', 'tsx', ...profile], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const child = fork(file.startsWith('/') ? file : fileURLToPath(new URL(file, import.meta.url)), args, { execArgv: ['--conditions=@switchyard/source', '--import', 'tsx', ...profile], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   const lines = createInterface({ input: child.stdout! });
   const [line] = (await once(lines, 'line')) as [string];
   return { child, info: JSON.parse(line) };

@@ -6,7 +6,7 @@
  * is served by the backup. With warm-up the TCP + TLS connection was opened when the breaker
  * opened; without, the request pays the handshake.
  *
- *   node --conditions=source --import tsx bench/warm-failover.ts     (BENCH_RUNS, default 40)
+ *   node --conditions=@switchyard/source --import tsx bench/warm-failover.ts     (BENCH_RUNS, default 40)
  */
 import { performance } from 'node:perf_hooks';
 import { createPipeline, createUndiciTransport } from '@switchyard/core';

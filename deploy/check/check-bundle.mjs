@@ -129,7 +129,7 @@ ${redis ? `store:\n  use: "@switchyard/store-redis"\n  options: { url: "redis://
 }
 
 function startGateway(configFile) {
-  // A clean environment: no NODE_OPTIONS (--conditions=source), no workspace paths.
+  // A clean environment: no NODE_OPTIONS (--conditions=@switchyard/source), no workspace paths.
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'production', SWITCHYARD_API_KEY: GATEWAY_KEY, MOCK_VENDOR_API_KEY: VENDOR_KEY };
   const child = spawn(process.execPath, [path.join(bundle, 'bin.js'), 'serve', '--config', configFile, '--no-watch'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';

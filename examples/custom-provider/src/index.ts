@@ -102,7 +102,8 @@ export const acmeProvider = defineProvider({
     const kind = res.status === 400 && isContextLengthMessage(message) ? 'context-length' : undefined;
     return httpError({ status: res.status, headers: res.headers, message, kind, provider: 'acme' });
   },
-  probe: () => ({ method: 'GET', path: '/models', headers: {} }),
+  // The probe is a real request to the vendor: it carries the key like any other.
+  probe: (target) => ({ method: 'GET', path: '/models', headers: { authorization: `Bearer ${target.apiKey ?? ''}` } }),
 });
 
 export const providers = [acmeProvider];

@@ -39,4 +39,6 @@ runProviderConformance(acmeProvider, {
     payment: { status: 402, body: { message: 'Please add a payment method to continue.' } },
     'context-length': { status: 400, body: { message: 'too many tokens: total number of tokens in the prompt cannot exceed 128000' } },
   },
+  request: { path: '/chat', body: { system: 'messages[0].content', user: 'messages[1].content', maxTokens: 'max_tokens', temperature: 'temperature', toolName: 'tools[0].function.name', toolResult: 'messages[3].content' }, roles: { 'messages[0].role': 'system', 'messages[1].role': 'user', 'messages[2].role': 'assistant', 'messages[3].role': 'tool' } },
+  finishReasons: { length: { response: { body: { id: 'a5', finish_reason: 'MAX_TOKENS', message: { role: 'assistant', content: [{ type: 'text', text: 'Hello th' }] }, usage } } } },
 });

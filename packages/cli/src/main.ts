@@ -9,6 +9,7 @@ import { simulateCommand } from './commands/simulate.js';
 import { usageCommand } from './commands/usage.js';
 import { demoCommand } from './demo-command.js';
 import { EXIT, processIO, type CliIO } from './io.js';
+import { cliVersion } from './package-files.js';
 
 export const COMMANDS: readonly Command[] = [serveCommand, validateCommand, checkCommand, demoCommand, simulateCommand, replayCommand, usageCommand];
 
@@ -21,7 +22,8 @@ Usage: switchyard <command> [options]
 Commands:
 ${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
 
-Run "switchyard <command> --help" for the options of a command.
+Run "switchyard <command> --help" for the options of a command, "switchyard --version" for
+the version.
 `;
 }
 
@@ -31,6 +33,10 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     const topic = name === 'help' ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
     io.out.write(topic ? `${topic.help}\n` : mainHelp());
     return name === undefined ? EXIT.USAGE : EXIT.OK;
+  }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    io.out.write(`${cliVersion()}\n`);
+    return EXIT.OK;
   }
   const command = COMMANDS.find((c) => c.name === name);
   if (!command) {

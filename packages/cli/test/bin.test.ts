@@ -27,7 +27,7 @@ describe('the switchyard process', () => {
     const a = await vendorSaying('from A');
     const b = await vendorSaying('from B');
     const file = await configFile(config(a));
-    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', BIN, 'serve', '--config', file, '--port', '0', '--no-watch'], {
+    const child = spawn(process.execPath, ['--conditions=@switchyard/source', '--import', 'tsx', BIN, 'serve', '--config', file, '--port', '0', '--no-watch'], {
       cwd: ROOT,
       env: { ...process.env, GW_KEY: 'gw-process-test' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -30,7 +30,7 @@ async function modulesLoadedBy(args: string[], until?: (stdout: string) => boole
   const dir = await mkdtemp(path.join(os.tmpdir(), 'switchyard-modules-'));
   dirs.push(dir);
   const log = path.join(dir, 'modules.log');
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--import', RECORDER, BIN, ...args], {
+  const child = spawn(process.execPath, ['--conditions=@switchyard/source', '--import', 'tsx', '--import', RECORDER, BIN, ...args], {
     cwd: ROOT,
     env: { ...process.env, SWITCHYARD_MODULE_LOG: log, GW_KEY: 'gw-modules-test' },
     stdio: ['ignore', 'pipe', 'pipe'],

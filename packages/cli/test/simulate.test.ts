@@ -54,8 +54,11 @@ describe('simulate', () => {
     expect(c.err).toMatch(/traffic\.every/);
   });
 
-  it('requires --scenario', async () => {
+  // Without --scenario it runs the bundled scenario (package-files.test.ts checks it ships and
+  // loads); option errors are still caught before anything runs.
+  it('rejects a --min-success that is not a percentage before running', async () => {
     const c = capture();
-    expect(await main(['simulate'], c.io)).toBe(2);
+    expect(await main(['simulate', '--min-success', '101'], c.io)).toBe(2);
+    expect(c.err).toContain('--min-success must be a percentage');
   });
 });

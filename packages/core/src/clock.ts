@@ -16,10 +16,10 @@ export type RandomSource = () => number;
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, Math.max(0, ms));
-    // A pending policy timer must never keep a CLI or test process alive on its own.
-    t.unref?.();
-    return t;
+    // Referenced on purpose: the timers a pending request arms (deadlines, backoff sleeps,
+    // heartbeats) are work in flight, so a script awaiting a retry must not exit mid-request.
+    // Background work of an idle pipeline (health probes) unrefs its own handles.
+    return setTimeout(fn, Math.max(0, ms));
   },
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };

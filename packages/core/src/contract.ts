@@ -12,7 +12,7 @@ import type { PIPELINE_MARKER } from './pipeline-marker.js';
 import type { Plugin } from './plugin.js';
 import type { ProviderV1 } from './provider.js';
 import type { StateStore } from './state-store.js';
-import type { Candidate, Capability, ChatRequest, ChatResponse, EmbeddingRequest, EmbeddingResponse, EndpointConfig, ModelsConfig, StreamPart, Usage } from './types.js';
+import type { Candidate, Capability, ChatRequest, ChatResponse, ChatResult, EmbeddingRequest, EmbeddingResponse, EmbeddingResult, EndpointConfig, ModelsConfig, StreamPart, Usage } from './types.js';
 
 /* ---------------------------------------------------------------- the pipeline */
 
@@ -40,10 +40,10 @@ export interface Pipeline {
   readonly transport: Transport;
   /** Resolves when every plugin's asynchronous setup is done. */
   readonly ready: Promise<void>;
-  chat(request: ChatRequest, options?: CallOptions): Promise<ChatResponse>;
+  chat(request: ChatRequest, options?: CallOptions): Promise<ChatResult>;
   /** Resolves at the stream's commit point (or rejects if every candidate failed before it). */
   stream(request: ChatRequest, options?: CallOptions): Promise<ChatStream>;
-  embeddings(request: EmbeddingRequest, options?: CallOptions): Promise<EmbeddingResponse>;
+  embeddings(request: EmbeddingRequest, options?: CallOptions): Promise<EmbeddingResult>;
   /** The logical models this pipeline serves. */
   modelNames(): string[];
   /** The configured candidates of a logical model, in priority order. */

@@ -1,5 +1,7 @@
 /** Typed events for observing a pipeline. Listeners cannot change results: hooks do that. */
-import EventEmitter from 'eventemitter3';
+// The named import: eventemitter3's types are CommonJS to TypeScript, so under `nodenext` a
+// default import is the whole module object and `on` / `emit` vanish from the bus (TS2507).
+import { EventEmitter } from 'eventemitter3';
 import type { SwitchyardError } from './errors.js';
 import type { AttemptOutcome, RequestOutcome } from './contract.js';
 import type { Candidate } from './types.js';

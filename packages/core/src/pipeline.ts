@@ -23,7 +23,7 @@ import { createUndiciTransport, type Transport } from './transport.js';
 import type { ChatStream } from './chat-stream.js';
 import { validateChatRequest, validateEmbeddingRequest } from './validate-request.js';
 import { validateEndpointsAndModels } from './config-schema.js';
-import type { Candidate, ChatRequest, ChatResponse, EmbeddingResponse, EndpointConfig, ModelsConfig } from './types.js';
+import type { Candidate, ChatRequest, ChatResponse, ChatResult, EmbeddingResponse, EmbeddingResult, EndpointConfig, ModelsConfig } from './types.js';
 import type { Dispatcher } from 'undici';
 
 export type { CallOptions, Pipeline } from './contract.js';
@@ -116,9 +116,9 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     plugins,
     transport,
     ready: Promise.resolve(),
-    chat: (request, callOptions) => execute('chat', request, callOptions) as Promise<ChatResponse>,
+    chat: (request, callOptions) => execute('chat', request, callOptions) as Promise<ChatResult>,
     stream: (request, callOptions) => execute('stream', request, callOptions) as Promise<ChatStream>,
-    embeddings: (request, callOptions) => execute('embeddings', request, callOptions) as Promise<EmbeddingResponse>,
+    embeddings: (request, callOptions) => execute('embeddings', request, callOptions) as Promise<EmbeddingResult>,
     modelNames: () => Object.keys(models),
     candidatesFor: (model) => candidates().get(model) ?? [],
     registerProvider(provider) {

@@ -42,11 +42,11 @@ export function importerFrom(baseDir: string): Importer {
   };
 }
 
-async function importModule(importer: Importer, specifier: string, what: string): Promise<Record<string, unknown>> {
+async function importModule(importer: Importer, specifier: string, what: string, hint = ''): Promise<Record<string, unknown>> {
   try {
     return await importer(specifier);
   } catch (cause) {
-    throw new SwitchyardError('plugin', `${what}: cannot import "${specifier}" (is it installed?): ${(cause as Error).message}`, { code: 'SWITCHYARD_ERR_PLUGIN_IMPORT', cause });
+    throw new SwitchyardError('plugin', `${what}: cannot import "${specifier}" (is it installed?)${hint}: ${(cause as Error).message}`, { code: 'SWITCHYARD_ERR_PLUGIN_IMPORT', cause });
   }
 }
 
@@ -75,7 +75,8 @@ export async function loadProviders(config: Pick<LoadedConfig, 'endpoints'>, imp
     const [pkg, wantedId] = firstParty ? [firstParty, endpoint.provider] : endpoint.provider.split('#');
     let found = modules.get(pkg);
     if (!found) {
-      found = providersOf(await importModule(importer, pkg, where));
+      const hint = firstParty ? '' : `; it is not a built-in provider id either (${Object.keys(FIRST_PARTY_PROVIDERS).join(', ')})`;
+      found = providersOf(await importModule(importer, pkg, where, hint));
       if (found.length === 0) throw new SwitchyardError('plugin', `${where}: "${pkg}" exports no Switchyard provider (made with defineProvider())`, { code: 'SWITCHYARD_ERR_PLUGIN_INVALID' });
       modules.set(pkg, found);
     }

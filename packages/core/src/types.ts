@@ -134,6 +134,11 @@ export interface ChatResponse {
   switchyard?: ResponseInfo;
 }
 
+/** What `pipeline.chat()` resolves with: the pipeline always says who answered. */
+export interface ChatResult extends ChatResponse {
+  switchyard: ResponseInfo;
+}
+
 export interface EmbeddingRequest {
   model: string;
   input: string | string[];
@@ -149,6 +154,11 @@ export interface EmbeddingResponse {
   model: string;
   usage?: { prompt_tokens: number; total_tokens: number };
   switchyard?: ResponseInfo;
+}
+
+/** What `pipeline.embeddings()` resolves with. */
+export interface EmbeddingResult extends EmbeddingResponse {
+  switchyard: ResponseInfo;
 }
 
 /* ---------------------------------------------------------------- stream parts */

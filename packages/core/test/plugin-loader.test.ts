@@ -65,6 +65,14 @@ describe('plugin loader', () => {
     expect(err.message).toContain(text);
   });
 
+  it('a misspelt provider id names the built-in ids', async () => {
+    const text = yaml('  []').replace('@acme/provider-test', 'antropic').replace('plugins:\n  []', 'plugins: []');
+    const err = await createPipelineFromConfig(parseConfig(text, {}), { importer }).catch((e) => e);
+    expect(err.code).toBe('SWITCHYARD_ERR_PLUGIN_IMPORT');
+    expect(err.message).toContain('endpoints[0].provider: cannot import "antropic"');
+    expect(err.message).toContain('not a built-in provider id either (openai, azure, openai-compatible, dashscope, zhipu, moonshot, qianfan, deepseek, anthropic, gemini)');
+  });
+
   it('an endpoint whose provider package exports no provider fails at load', async () => {
     const text = yaml('  []').replace('@acme/provider-test', '@acme/plugin-limit').replace('plugins:\n  []', 'plugins: []');
     const err = await createPipelineFromConfig(parseConfig(text, {}), { importer }).catch((e) => e);

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPipeline, isSwitchyardError, outcomeOf, runWithVirtualTime, VirtualClock, type ChatRequest, type Pipeline, type ProviderV1, type StreamPart, type SwitchyardError } from '@switchyard/core';
 import { startSampleServer, type SampleServer } from './sample-server.js';
-import { defaultCutStream, type ConformanceSamples, type ErrorSampleKind } from './samples.js';
+import { defaultCutStream, type ConformanceSamples, type ErrorSampleKind, type RequestMapping, type StreamSample } from './samples.js';
 
 /** What each error class must become: the kind and whether a policy may retry it. */
 const EXPECTED_ERRORS: Record<ErrorSampleKind, { kinds: string[]; retryable: boolean }> = {
@@ -22,6 +22,51 @@ const EXPECTED_ERRORS: Record<ErrorSampleKind, { kinds: string[]; retryable: boo
 };
 
 const KEY = 'sk-conformance-0123456789abcdefSECRET';
+
+/** The request whose wire form `samples.request` describes: every role, a tool and limits. */
+export const CONFORMANCE_REQUEST: ChatRequest = {
+  model: 'conformance',
+  messages: [
+    { role: 'system', content: 'You are a terse assistant.' },
+    { role: 'user', content: 'What is the weather in Oslo?' },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'call_conformance_1', type: 'function', function: { name: 'lookup_weather', arguments: '{"city":"Oslo"}' } }] },
+    { role: 'tool', tool_call_id: 'call_conformance_1', content: 'Sunny, 21 C' },
+  ],
+  tools: [{ type: 'function', function: { name: 'lookup_weather', description: 'Current weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }],
+  max_tokens: 123,
+  temperature: 0.25,
+};
+
+/** What each field of `RequestMapping.body` must hold on the wire. */
+const EXPECTED_FIELDS: Record<keyof RequestMapping['body'], unknown> = {
+  system: 'You are a terse assistant.',
+  user: 'What is the weather in Oslo?',
+  maxTokens: 123,
+  temperature: 0.25,
+  toolName: 'lookup_weather',
+  toolResult: 'Sunny, 21 C',
+};
+
+/** Reads `a.b[0].c` from a parsed JSON body. */
+export function valueAt(value: unknown, jsonPath: string): unknown {
+  let current = value;
+  for (const key of jsonPath.match(/[^.[\]]+/g) ?? []) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+function expectKeyOnlyInHeaders(seen: { url: string; headers: Record<string, unknown> }, secret: string): void {
+  let url = seen.url;
+  try {
+    url = decodeURIComponent(seen.url);
+  } catch {
+    // not percent-encoded text: check it as it is
+  }
+  expect(url, 'the API key must never be part of a URL (query string or path): URLs end up in logs and proxies').not.toContain(secret);
+  expect(JSON.stringify(seen.headers), 'the API key must be sent in a header').toContain(secret);
+}
 
 export interface ConformanceOptions {
   /** The provider id to register the endpoint under (default: provider.id). */
@@ -73,6 +118,26 @@ export function runProviderConformance(provider: ProviderV1, samples: Conformanc
       return pipeline;
     };
 
+    /** A stream that must fail: before its first token the request rejects, after it the last part is the error. */
+    const expectFailedStream = async (sample: StreamSample, kinds: readonly string[]) => {
+      server.behave({ type: 'stream', sample });
+      const outcome = await make()
+        .stream(request)
+        .then(collect)
+        .then(
+          (parts) => ({ parts }),
+          (error: unknown) => ({ error }),
+        );
+      if ('parts' in outcome) {
+        expect(outcome.parts.some((p) => p.type === 'finish'), 'a failed stream must not finish as a success').toBe(false);
+        const last = outcome.parts.at(-1);
+        expect(last?.type).toBe('error');
+        expect(kinds).toContain((last as { error: SwitchyardError }).error.kind);
+      } else {
+        expect(kinds).toContain(attemptError(outcome.error).kind);
+      }
+    };
+
     beforeAll(async () => {
       server = await startSampleServer();
     });
@@ -86,16 +151,53 @@ export function runProviderConformance(provider: ProviderV1, samples: Conformanc
       expect(typeof provider.id).toBe('string');
     });
 
-    it('sends an authenticated POST with the deployment model', async () => {
+    it('sends an authenticated POST with the deployment model, the key in a header only', async () => {
       server.behave({ type: 'json', sample: samples.text.response });
       await make().chat(request);
       const seen = server.requests.at(-1)!;
       expect(seen.method).toBe('POST');
-      const headerText = JSON.stringify(seen.headers);
-      expect(headerText.includes(secret) || seen.url.includes(secret)).toBe(true);
-      expect(seen.url.includes(`key=${secret}`)).toBe(false);
+      expectKeyOnlyInHeaders(seen, secret);
       expect(`${seen.url} ${seen.body}`).toContain(samples.model);
     });
+
+    it('maps roles, tools and limits onto the wire request', async () => {
+      const mapping = samples.request;
+      server.behave({ type: 'json', sample: samples.text.response });
+      await make().chat(CONFORMANCE_REQUEST);
+      const seen = server.requests.at(-1)!;
+      expect(new URL(seen.url, server.url).pathname, 'request path').toBe(`/v1${mapping.path}`.replace(/\?.*$/, ''));
+      for (const [name, value] of Object.entries(mapping.headers ?? {})) expect(seen.headers[name], `header ${name}`).toBe(value);
+      const body = JSON.parse(seen.body) as unknown;
+      for (const [field, jsonPath] of Object.entries(mapping.body) as [keyof RequestMapping['body'], string][]) {
+        expect(valueAt(body, jsonPath), `body.${jsonPath} must carry the ${field} (${JSON.stringify(EXPECTED_FIELDS[field])}); the body was ${seen.body}`).toEqual(EXPECTED_FIELDS[field]);
+      }
+      for (const [jsonPath, role] of Object.entries(mapping.roles ?? {})) expect(valueAt(body, jsonPath), `body.${jsonPath} must be the role "${role}"; the body was ${seen.body}`).toBe(role);
+    });
+
+    if (samples.streamError) {
+      const { stream, kinds } = samples.streamError;
+      it('turns an error event inside a 200 stream into an error, never a success', async () => {
+        await expectFailedStream(stream, kinds);
+      });
+    }
+
+    for (const [reason, sample] of Object.entries(samples.finishReasons ?? {})) {
+      if (sample?.response) {
+        const response = sample.response;
+        it(`maps an answer that ended for "${reason}"`, async () => {
+          server.behave({ type: 'json', sample: response });
+          expect((await make().chat(request)).choices[0].finish_reason).toBe(reason);
+        });
+      }
+      if (sample?.stream) {
+        const stream = sample.stream;
+        it(`maps a stream that ended for "${reason}"`, async () => {
+          server.behave({ type: 'stream', sample: stream });
+          const parts = await collect(await make().stream(request));
+          expect(parts.find((p) => p.type === 'finish')).toMatchObject({ finishReason: reason });
+        });
+      }
+    }
 
     it('maps a non-streaming text answer', async () => {
       server.behave({ type: 'json', sample: samples.text.response });
@@ -178,19 +280,16 @@ export function runProviderConformance(provider: ProviderV1, samples: Conformanc
     });
 
     it('never passes off a stream cut before its finish signal as a success', async () => {
-      server.behave({ type: 'stream', sample: samples.cutStream ?? defaultCutStream(samples.text.stream) });
-      const outcome = await make()
-        .stream(request)
-        .then(collect)
-        .then(
-          (parts) => ({ parts }),
-          (error: unknown) => ({ error }),
-        );
-      if ('parts' in outcome) {
-        expect(outcome.parts.some((p) => p.type === 'finish')).toBe(false);
-        expect(outcome.parts.at(-1)).toMatchObject({ type: 'error', error: { kind: 'stream-cut' } });
-      } else {
-        expect(attemptError(outcome.error).kind).toBe('stream-cut');
+      await expectFailedStream(samples.cutStream ?? defaultCutStream(samples.text.stream), ['stream-cut']);
+    });
+
+    it('never puts the API key in a URL: chat, stream and probe requests', async () => {
+      server.behave({ type: 'stream', sample: samples.text.stream });
+      await collect(await make().stream(request));
+      for (const seen of server.requests) expectKeyOnlyInHeaders(seen, secret);
+      if (provider.probe) {
+        const probe = provider.probe(make().candidatesFor('conformance')[0]);
+        expectKeyOnlyInHeaders({ url: probe.path, headers: probe.headers }, secret);
       }
     });
 

@@ -27,6 +27,43 @@ export interface ErrorSample extends HttpSample {
   retryAfterMs?: number;
 }
 
+/**
+ * Where the vendor's wire request carries each part of the chat request the suite sends
+ * (`CONFORMANCE_REQUEST`: a system prompt, a user turn, an assistant tool call and its result,
+ * one tool, a token limit and a temperature). Paths are JSON paths into the request body:
+ * `system`, `messages[0].content`, `generationConfig.maxOutputTokens`.
+ */
+export interface RequestMapping {
+  /** The request path after the endpoint's base URL, e.g. `/chat/completions`. */
+  path: string;
+  /** Headers the vendor needs besides auth (lower-case names), e.g. `{ 'anthropic-version': '2023-06-01' }`. */
+  headers?: Record<string, string>;
+  body: {
+    /** Must hold the system prompt text: "You are a terse assistant." */
+    system: string;
+    /** Must hold the first user turn's text: "What is the weather in Oslo?" */
+    user: string;
+    /** Must hold the token limit: 123. */
+    maxTokens: string;
+    /** Must hold the temperature: 0.25. */
+    temperature?: string;
+    /** Must hold the tool's name: "lookup_weather". */
+    toolName?: string;
+    /** Must hold the tool result's text: "Sunny, 21 C". */
+    toolResult?: string;
+  };
+  /**
+   * Role markers the wire format must carry, JSON path → value, for the four turns of the
+   * suite's request (system, user, assistant tool call, tool result), e.g.
+   * `{ 'messages[0].role': 'system', 'messages[3].role': 'tool' }` or Gemini's
+   * `{ 'contents[1].role': 'model' }`.
+   */
+  roles?: Record<string, string>;
+}
+
+/** Answers that end for another reason than "stop", each with the finish reason it must map to. */
+export type FinishReasonSamples = Partial<Record<'length' | 'content_filter', { response?: HttpSample; stream?: StreamSample }>>;
+
 export interface ConformanceSamples {
   /** The upstream model name used in the deployment. */
   model: string;
@@ -44,6 +81,14 @@ export interface ConformanceSamples {
   toolCall?: { response: HttpSample; stream?: StreamSample; expected: ExpectedToolCall; /** When the stream is a different recording. */ expectedStream?: ExpectedToolCall };
   /** One sample per error class the vendor has. */
   errors: Partial<Record<ErrorSampleKind, ErrorSample>>;
+  /** How the request the suite sends must look on the wire. */
+  request: RequestMapping;
+  /**
+   * The vendor's error event inside a 200 stream (`event: error`, `{"type":"error"}`), sent
+   * after some content; `kinds` lists what it may become (e.g. `['overloaded', 'server']`).
+   */
+  streamError?: { stream: StreamSample; kinds: string[] };
+  finishReasons?: FinishReasonSamples;
   /** A stream cut before its finish signal; default: the first half of `text.stream`'s events. */
   cutStream?: StreamSample;
 }

@@ -2,49 +2,13 @@
  * The first-party providers pass the same conformance suite third-party authors run, fed with
  * the recorded vendor fixtures the adapters are tested against.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { anthropicProvider } from '@switchyard/provider-anthropic';
 import { geminiProvider } from '@switchyard/provider-gemini';
 import { openaiProvider } from '@switchyard/provider-openai';
 import { runProviderConformance } from '../src/index.js';
+import { json, lines, openaiSamples } from './samples-from-fixtures.js';
 
-const fixture = (pkg: string, name: string) => readFileSync(fileURLToPath(new URL(`../../../plugins/${pkg}/src/__fixtures__/${name}`, import.meta.url)), 'utf8');
-const json = (pkg: string, name: string) => JSON.parse(fixture(pkg, name));
-const lines = (pkg: string, name: string) => fixture(pkg, name).split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
-
-/* OpenAI: chunks re-framed as `data: …` + `data: [DONE]` (fixtures/SOURCES.md). */
-const openaiText = json('provider-openai', 'openai-text.json');
-const openaiChunks = lines('provider-openai', 'openai-text.chunks.txt');
-const dsTool = json('provider-openai', 'deepseek-tool-call.json');
-const dsToolChunks = lines('provider-openai', 'deepseek-tool-call.chunks.txt');
-const openaiSse = (chunks: unknown[]) => chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('') + 'data: [DONE]\n\n';
-const oaiError = (message: string, type: string, code: string | null) => ({ error: { message, type, param: null, code } });
-
-runProviderConformance(openaiProvider, {
-  model: 'gpt-4.1-nano',
-  text: {
-    response: { body: openaiText },
-    expectedText: openaiText.choices[0].message.content,
-    stream: { sse: openaiSse(openaiChunks) },
-    expectedStreamText: openaiChunks.map((c: { choices: { delta?: { content?: string } }[] }) => c.choices[0]?.delta?.content ?? '').join(''),
-  },
-  toolCall: {
-    response: { body: dsTool },
-    stream: { sse: openaiSse(dsToolChunks) },
-    expected: { name: dsTool.choices[0].message.tool_calls[0].function.name, arguments: JSON.parse(dsTool.choices[0].message.tool_calls[0].function.arguments) },
-  },
-  errors: {
-    'rate-limit': { status: 429, headers: { 'retry-after-ms': '1500' }, body: oaiError('Rate limit reached for requests', 'requests', 'rate_limit_exceeded'), retryAfterMs: 1500 },
-    payment: { status: 429, body: json('provider-openai', 'openai-error.1.json') },
-    server: { status: 500, body: oaiError('The server had an error while processing your request.', 'server_error', null) },
-    overloaded: { status: 503, body: '<html><body>503 Service Unavailable</body></html>' },
-    auth: { status: 401, body: oaiError('Incorrect API key provided: sk-conf***CRET.', 'invalid_request_error', 'invalid_api_key') },
-    'context-length': { status: 400, body: oaiError("This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.", 'invalid_request_error', 'context_length_exceeded') },
-    'content-filter': { status: 400, body: oaiError('The response was filtered due to the prompt triggering content management policy.', 'invalid_request_error', 'content_filter') },
-    'bad-request': { status: 400, body: json('provider-openai', 'reasoning-model-temperature-error.json') },
-  },
-});
+runProviderConformance(openaiProvider, openaiSamples);
 
 /* Anthropic: event-typed SSE, `event: <type>` + `data: …`. */
 const anthropicText = json('provider-anthropic', 'anthropic-text.json');
@@ -81,6 +45,9 @@ runProviderConformance(anthropicProvider, {
     'context-length': { status: 400, body: antError('invalid_request_error', 'prompt is too long: 209353 tokens > 199999 maximum') },
     'not-found': { status: 404, body: antError('not_found_error', 'model: claude-does-not-exist') },
   },
+  request: { path: '/messages', headers: { 'anthropic-version': '2023-06-01' }, body: { system: 'system', user: 'messages[0].content[0].text', maxTokens: 'max_tokens', temperature: 'temperature', toolName: 'tools[0].name', toolResult: 'messages[2].content[0].content' }, roles: { 'messages[0].role': 'user', 'messages[1].role': 'assistant', 'messages[2].role': 'user', 'messages[2].content[0].type': 'tool_result' } },
+  streamError: { stream: { sse: eventSse(anthropicChunks.slice(0, 4)) + eventSse([antError('overloaded_error', 'Overloaded')]) }, kinds: ['overloaded'] },
+  finishReasons: { length: { response: { body: { ...anthropicText, stop_reason: 'max_tokens' } } } },
 });
 
 /* Gemini: `data: …` events with CRLF framing and no terminator. */
@@ -110,4 +77,6 @@ runProviderConformance(geminiProvider, {
     auth: { status: 400, body: gError(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' }]) },
     'context-length': { status: 400, body: gError(400, 'INVALID_ARGUMENT', 'The input token count (1200293) exceeds the maximum number of tokens allowed (1048576).') },
   },
+  request: { path: '/models/gemini-2.5-flash:generateContent', body: { system: 'systemInstruction.parts[0].text', user: 'contents[0].parts[0].text', maxTokens: 'generationConfig.maxOutputTokens', temperature: 'generationConfig.temperature', toolName: 'tools[0].functionDeclarations[0].name', toolResult: 'contents[2].parts[0].functionResponse.response.result' }, roles: { 'contents[0].role': 'user', 'contents[1].role': 'model', 'contents[2].role': 'user' } },
+  finishReasons: { length: { response: { body: { ...geminiText, candidates: [{ ...geminiText.candidates[0], finishReason: 'MAX_TOKENS' }] } } } },
 });

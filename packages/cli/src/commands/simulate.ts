@@ -6,6 +6,7 @@ import type { SimulationProgress } from '@switchyard/simulate';
 import { EXIT, type Output } from '../io.js';
 import { formatError } from '../format-error.js';
 import { cliImporter } from '../importer.js';
+import { defaultScenarioPath } from '../package-files.js';
 import type { Command } from '../command.js';
 
 function progressBar(out: Output, interactive: boolean): (p: SimulationProgress) => void {
@@ -26,7 +27,7 @@ function progressBar(out: Output, interactive: boolean): (p: SimulationProgress)
 export const simulateCommand: Command = {
   name: 'simulate',
   summary: 'Run weeks of simulated traffic and vendor faults through the real pipeline in seconds',
-  help: `Usage: switchyard simulate --scenario <file> [--html <file>] [--json <file>] [--min-success <percent>]
+  help: `Usage: switchyard simulate [--scenario <file>] [--html <file>] [--json <file>] [--min-success <percent>]
 
 Runs a scenario (endpoints, fault schedules, request rate, duration in simulated time) through
 the real pipeline and policy plugins on virtual time, with an in-process transport built from
@@ -37,7 +38,8 @@ request and upstream amplification, degraded answers, with text sparklines.
 Exits 1 when --min-success is given and the success rate while any endpoint was up is below it.
 
 Options:
-  -s, --scenario <file>   the scenario (YAML or JSON); see packages/simulate/src/scenarios
+  -s, --scenario <file>   the scenario (YAML or JSON); default: the bundled twenty-days.yaml
+                          (20 days, brownouts, an outage, 429 bursts, a key out of balance)
       --html <file>       also write a self-contained HTML chart
       --json <file>       also write the report as JSON
       --min-success <p>   required success % while any endpoint was up (e.g. 99.9)
@@ -51,10 +53,6 @@ Options:
     'no-progress': { type: 'boolean' },
   },
   async run(values, io) {
-    if (typeof values.scenario !== 'string') {
-      io.err.write(`error: --scenario <file> is required\n\n${simulateCommand.help}\n`);
-      return EXIT.USAGE;
-    }
     const minSuccess = values['min-success'] === undefined ? undefined : Number(values['min-success']);
     if (minSuccess !== undefined && !(minSuccess > 0 && minSuccess <= 100)) {
       io.err.write(`error: --min-success must be a percentage between 0 and 100, got "${String(values['min-success'])}"\n`);
@@ -63,7 +61,7 @@ Options:
     try {
       // Loaded on use: the simulator (and msw under it) is not part of what `serve` holds.
       const { formatReport, loadScenarioFile, renderReportHtml, runSimulation } = await import('@switchyard/simulate');
-      const file = path.resolve(io.cwd, values.scenario);
+      const file = typeof values.scenario === 'string' ? path.resolve(io.cwd, values.scenario) : defaultScenarioPath();
       const scenario = await loadScenarioFile(file);
       const importer = cliImporter(path.dirname(file));
       const providers = await loadProviders({ endpoints: scenario.endpoints.map((e) => ({ name: e.name, provider: e.provider })) }, importer);
