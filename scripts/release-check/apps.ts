@@ -100,7 +100,8 @@ export async function serveOnce(dir: string, vendors: MockVendors): Promise<void
   try {
     const deadline = Date.now() + 30_000;
     let base: string | undefined;
-    while (!(base = /listening on (http:\S+)/.exec(out)?.[1])) {
+    // stdout is pino JSON lines when it is not a terminal: the listening line carries the URL.
+    while (!(base = /"event":"listening","url":"(http:[^"]+)"/.exec(out)?.[1])) {
       if (child.exitCode !== null || Date.now() > deadline) throw new Error(`switchyard serve did not start:\n${out}`);
       await new Promise((r) => setTimeout(r, 100));
     }
