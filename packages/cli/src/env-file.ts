@@ -3,9 +3,9 @@
  * quotes, `\n` escapes inside double quotes). Variables already set in the environment win, as
  * with dotenv. The file is read again on every reload, so a rotated key applies without a restart.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SwitchyardError } from '@switchyard/core';
+import { readTextFile } from './read-text-file.js';
 
 const LINE_RE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/;
 
@@ -32,12 +32,7 @@ export function parseEnvFile(text: string, file = '.env'): Record<string, string
 export async function envWithFile(env: Record<string, string | undefined>, file: string | undefined, cwd: string): Promise<Record<string, string | undefined>> {
   if (!file) return env;
   const resolved = path.resolve(cwd, file);
-  let text: string;
-  try {
-    text = await readFile(resolved, 'utf8');
-  } catch (cause) {
-    throw new SwitchyardError('config', `cannot read env file ${resolved}: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`, { code: 'SWITCHYARD_ERR_ENV_FILE', cause });
-  }
+  const text = await readTextFile(resolved, 'env file', 'SWITCHYARD_ERR_ENV_FILE');
   const fromFile = parseEnvFile(text, resolved);
   const merged: Record<string, string | undefined> = { ...fromFile };
   for (const [k, v] of Object.entries(env)) if (v !== undefined) merged[k] = v;

@@ -1,9 +1,9 @@
 /** Reads, validates and builds a config the way `serve` runs it; shared by every command. */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseConfig, SwitchyardError, type FromConfigOptions, type LoadedConfig, type Pipeline } from '@switchyard/core';
+import { parseConfig, type FromConfigOptions, type LoadedConfig, type Pipeline } from '@switchyard/core';
 import { assertSafeBinding, pipelineFromConfig, resolveServerOptions } from '@switchyard/gateway';
 import { cliImporter } from './importer.js';
+import { readTextFile } from './read-text-file.js';
 import { formatError } from './format-error.js';
 import { EXIT, type CliIO } from './io.js';
 import { referencedValues } from './secrets.js';
@@ -17,12 +17,7 @@ export interface LoadedSetup {
 
 export async function readConfig(file: string, env: Record<string, string | undefined>, cwd: string): Promise<LoadedSetup> {
   const resolved = path.resolve(cwd, file);
-  let text: string;
-  try {
-    text = await readFile(resolved, 'utf8');
-  } catch (cause) {
-    throw new SwitchyardError('config', `cannot read config file ${resolved}: ${(cause as NodeJS.ErrnoException).code ?? (cause as Error).message}`, { code: 'SWITCHYARD_ERR_CONFIG_READ', cause });
-  }
+  const text = await readTextFile(resolved, 'config file', 'SWITCHYARD_ERR_CONFIG_READ');
   const secrets = referencedValues(text, env, path.dirname(resolved));
   const config = parseConfig(text, env, resolved);
   assertSafeBinding(resolveServerOptions(config.server));

@@ -82,7 +82,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   let candidateCache: Map<string, Candidate[]> | undefined;
   let closing: Promise<void> | undefined;
 
-  // Observers never fail a request: every record tap is contained and reported.
+  // Observers never fail a request: every record tap is contained and reported; only a tap
+  // registered with failClosed() (a budget that must charge) turns its failure into a refusal.
   for (const [stage, hook] of [['recordAttempt', hooks.recordAttempt], ['recordRequest', hooks.recordRequest]] as const) {
     hook.intercept({
       register: (tap) => {

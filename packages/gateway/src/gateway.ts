@@ -108,6 +108,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const board = new StatusBoard(() => clock.now(), (text) => masker.text(text));
   let browserGuard = createBrowserGuard({ keyless: apiKeys.length === 0, hosts: server.hosts, cors: server.cors });
   const bodyBudget = new BodyBudget(server.maxBodyBytesInFlight);
+  const errorOptions = { exposeUpstream: server.exposeUpstream };
   let slot: PipelineSlot | undefined;
   let home: GatewayStore | undefined;
   let address: GatewayAddress | undefined;
@@ -129,7 +130,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     handle(req, res).catch((error) => {
       logger.error({ error: (error as Error)?.message }, 'unexpected gateway failure');
       if (res.headersSent) res.destroy();
-      else replyWithError(res, error);
+      else replyWithError(res, error, errorOptions);
     });
   });
 
@@ -187,7 +188,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       checkRequestLimits(body, server.limits);
     } catch (error) {
       if (error instanceof BodyError && error.closeConnection) closeAfterReply(req, res);
-      sendError(res, error instanceof BodyError ? error.reply : replyForError(error, { exposeUpstream: server.exposeUpstream }));
+      sendError(res, error instanceof BodyError ? error.reply : replyForError(error, errorOptions));
       metrics.request(path, res.statusCode);
       return;
     }
@@ -225,11 +226,11 @@ export function createGateway(options: GatewayOptions): Gateway {
         clock,
         logger,
         heartbeatMs: server.heartbeatMs,
-        errorOptions: { exposeUpstream: server.exposeUpstream },
+        errorOptions,
       };
       await route(exchange, body);
     } catch (error) {
-      replyWithError(res, error, { exposeUpstream: server.exposeUpstream });
+      replyWithError(res, error, errorOptions);
     } finally {
       inFlight--;
       active.delete(controller);
