@@ -3,6 +3,7 @@
  * settle it into a discriminated result. Plugin-run attempts (`ctx.runAttempt`) go through the
  * same path; a call tap that answers with one hands it over to the core, which records it once.
  */
+import { AbortLink, onAbortOf } from './abort-link.js';
 import { RequestTimer } from './request-timer.js';
 import type { Attempt, AttemptOutcome, AttemptResult, RequestContext, RunAttemptOptions, StreamAttemptResult } from './contract.js';
 import { isSwitchyardError, outcomeOf, SwitchyardError, toSwitchyardError } from './errors.js';
@@ -24,7 +25,8 @@ export interface AttemptScope {
 export interface LiveAttempt {
   readonly number: number;
   readonly candidate: Candidate;
-  readonly controller: AbortController;
+  /** Aborts the attempt (timeouts, the request's abort, a hedge that lost). */
+  readonly abort: AbortLink;
   readonly startedAt: number;
   readonly stream: boolean;
   readonly initiator: string;
@@ -59,7 +61,7 @@ interface StartOptions {
 export class AttemptRunner {
   private lastNumber = 0;
   private sharedTimerBusy = false;
-  private readonly active = new Set<AbortController>();
+  private readonly active = new Set<AbortLink>();
   /** Results of plugin-run attempts, so a call tap that answers with one hands it over (made on first use: most requests have none). */
   private pluginResults: WeakMap<object, LiveAttempt> | undefined;
   /** Errors of plugin-run attempts, recorded already: rethrown by a call tap, they are not recorded twice. */
@@ -69,7 +71,7 @@ export class AttemptRunner {
 
   /** Aborts every attempt still running (no per-attempt listeners on the request signal). */
   abortAll(reason: SwitchyardError): void {
-    for (const controller of this.active) controller.abort(reason);
+    for (const link of this.active) link.abort(reason);
   }
 
   /** Runs one attempt of the core loop (or the degrade stage) to its settlement. */
@@ -132,8 +134,8 @@ export class AttemptRunner {
 
   /** Abort reasons carry the real cause (deadline, TTFT, caller); prefer them to a socket error. */
   failureOf(caught: unknown, live: LiveAttempt): SwitchyardError {
-    const { signal } = live.controller;
-    const error = signal.aborted && isSwitchyardError(signal.reason) ? signal.reason : toSwitchyardError(caught);
+    const { abort } = live;
+    const error = abort.aborted && isSwitchyardError(abort.reason) ? abort.reason : toSwitchyardError(caught);
     return attributeError(error, live.candidate);
   }
 
@@ -141,18 +143,12 @@ export class AttemptRunner {
     const { ctx, timer: requestTimer } = this.scope;
     const clock = ctx.clock;
     const number = ++this.lastNumber;
-    const controller = new AbortController();
+    const abort = new AbortLink();
     const aborted = this.scope.abortReason();
-    if (aborted) controller.abort(aborted);
-    else this.active.add(controller);
-    let unlink: (() => void) | undefined;
+    if (aborted) abort.abort(aborted);
+    else this.active.add(abort);
     const extra = opts.signal;
-    if (extra?.aborted) controller.abort(extra.reason);
-    else if (extra) {
-      const forward = () => controller.abort(extra.reason);
-      extra.addEventListener('abort', forward, { once: true });
-      unlink = () => extra.removeEventListener('abort', forward);
-    }
+    const unlink = extra ? onAbortOf(extra, () => abort.abort(extra.reason)) : undefined;
     // The request's single timer serves the core's attempt; concurrent plugin attempts (hedges) get their own.
     const useShared = !this.sharedTimerBusy;
     if (useShared) this.sharedTimerBusy = true;
@@ -164,7 +160,7 @@ export class AttemptRunner {
     const live: LiveAttempt = {
       number,
       candidate,
-      controller,
+      abort,
       startedAt,
       stream,
       initiator: opts.initiator,
@@ -175,7 +171,7 @@ export class AttemptRunner {
       release: () => {
         if (released) return;
         released = true;
-        this.active.delete(controller);
+        this.active.delete(abort);
         unlink?.();
         if (useShared) {
           requestTimer.clearAttempt();
@@ -187,23 +183,26 @@ export class AttemptRunner {
         candidate,
         request: opts.request ?? ctx.request,
         stream,
-        signal: controller.signal,
+        get signal() {
+          return abort.signal;
+        },
+        abort,
         startedAt,
         initiator: opts.initiator,
         headersReceived: () => {
           live.headersReceived = true;
-          if (stream) timer.setPhase('first-token', Math.max(0, timeouts.firstTokenMs - (clock.now() - startedAt)), controller);
-          else if (timeouts.firstByteMs !== undefined) timer.setPhase('attempt', Math.max(0, timeouts.attemptMs - (clock.now() - startedAt)), controller);
+          if (stream) timer.setPhase('first-token', Math.max(0, timeouts.firstTokenMs - (clock.now() - startedAt)), abort);
+          else if (timeouts.firstByteMs !== undefined) timer.setPhase('attempt', Math.max(0, timeouts.attemptMs - (clock.now() - startedAt)), abort);
         },
         chunkReceived: () => timer.touch(),
         committed: () => {
           live.ttftMs = clock.now() - startedAt;
-          timer.setPhase('idle', timeouts.idleMs, controller);
+          timer.setPhase('idle', timeouts.idleMs, abort);
         },
       },
     };
-    if (stream) timer.setPhase('headers', Math.min(timeouts.headersMs, timeouts.firstTokenMs), controller);
-    else timer.setPhase(timeouts.firstByteMs !== undefined && timeouts.firstByteMs < timeouts.attemptMs ? 'headers' : 'attempt', Math.min(timeouts.firstByteMs ?? Number.POSITIVE_INFINITY, timeouts.attemptMs), controller);
+    if (stream) timer.setPhase('headers', Math.min(timeouts.headersMs, timeouts.firstTokenMs), abort);
+    else timer.setPhase(timeouts.firstByteMs !== undefined && timeouts.firstByteMs < timeouts.attemptMs ? 'headers' : 'attempt', Math.min(timeouts.firstByteMs ?? Number.POSITIVE_INFINITY, timeouts.attemptMs), abort);
     const events = ctx.pipeline.events;
     if (events.listenerCount('attempt:start')) events.emit('attempt:start', { requestId: ctx.id, attempt: number, candidate });
     return live;

@@ -58,7 +58,7 @@ export class CommittedStream {
     if (this.done) return;
     this.done = true;
     const cancelled = new SwitchyardError('cancelled', 'stream was closed by the consumer');
-    this.live.controller.abort(cancelled);
+    this.live.abort.abort(cancelled);
     await this.result.rest.return?.(undefined);
     await this.record(cancelled);
     // The request ends here too: observers count it as cancelled, never as a success.

@@ -3,6 +3,7 @@
  * works on, and the payloads of the hooks (docs/lifecycle.md). These types refer to each other,
  * so they live together here; implementation files import them and are imported by none of them.
  */
+import type { AbortLink, AbortSource } from './abort-link.js';
 import type { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap } from 'tapable';
 import type { ChatStream } from './chat-stream.js';
 import type { Clock, RandomSource } from './clock.js';
@@ -17,7 +18,8 @@ import type { Candidate, Capability, ChatRequest, ChatResponse, ChatResult, Embe
 /* ---------------------------------------------------------------- the pipeline */
 
 export interface CallOptions {
-  signal?: AbortSignal;
+  /** Aborts the request: an AbortSignal, or an AbortLink (no AbortSignal is made unless a plugin asks for one). */
+  signal?: AbortSource;
   /** Total time for the request, across every attempt and wait (default 120 s). */
   deadlineMs?: number;
   requestId?: string;
@@ -130,7 +132,10 @@ export interface Attempt {
   /** What to send: the request, or a plugin's variant of it (a continuation prefill). */
   request: ChatRequest | EmbeddingRequest;
   stream: boolean;
-  signal: AbortSignal;
+  /** Made on first read: the core's own links use `abort`. */
+  readonly signal: AbortSignal;
+  /** The attempt's abort without an AbortSignal (set by the core; what the built-in transport listens on). */
+  abort?: AbortLink;
   startedAt: number;
   /** Who started it: the core loop or a plugin (`ctx.runAttempt`). */
   initiator: 'core' | string;
@@ -244,6 +249,8 @@ export interface TransportRequest {
   headers: Record<string, string>;
   body?: string;
   signal: AbortSignal;
+  /** The same abort as `signal`, free until it fires; set by the core. A transport that can should listen here (reading `signal` makes one). */
+  abort?: AbortLink;
 }
 
 export interface TransportResponse {

@@ -7,6 +7,7 @@
 export * from './types.js';
 export * from './errors.js';
 export * from './clock.js';
+export { AbortLink, type AbortSource } from './abort-link.js';
 export * from './sse.js';
 export * from './provider.js';
 export * from './http-errors.js';

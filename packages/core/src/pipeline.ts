@@ -4,6 +4,7 @@
  * candidate on a failure that is not the request's fault. Policy plugins replace those defaults
  * through the hooks. One request is a RequestRun (request-run.ts).
  */
+import { signalOf } from './abort-link.js';
 import { systemClock, type Clock, type RandomSource } from './clock.js';
 import { buildCandidates, DEFAULT_DEADLINE_MS } from './candidates.js';
 import type { CallOptions, Pipeline } from './contract.js';
@@ -179,7 +180,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     if (pending.length) await pipeline.ready;
     const start = () => new RequestRun(pipeline, mode, request as ChatRequest, configured, callOptions, defaultDeadlineMs).execute();
     if (callOptions.idempotencyKey !== undefined && mode !== 'embeddings') {
-      return runIdempotent({ store, clock, key: callOptions.idempotencyKey, mode, request: request as ChatRequest, deadlineMs: callOptions.deadlineMs ?? defaultDeadlineMs, signal: callOptions.signal, run: start as () => Promise<ChatResponse | ChatStream> });
+      return runIdempotent({ store, clock, key: callOptions.idempotencyKey, mode, request: request as ChatRequest, deadlineMs: callOptions.deadlineMs ?? defaultDeadlineMs, signal: callOptions.signal && signalOf(callOptions.signal), run: start as () => Promise<ChatResponse | ChatStream> });
     }
     return start();
   }

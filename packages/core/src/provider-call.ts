@@ -44,12 +44,24 @@ export interface CallEnv {
   events: SwitchyardEventBus;
 }
 
-export async function sendProviderRequest(env: CallEnv, provider: ProviderV1, candidate: Candidate, built: ProviderRequest, attempt: Pick<Attempt, 'signal'>, traceparent?: string): Promise<TransportResponse> {
+export async function sendProviderRequest(env: CallEnv, provider: ProviderV1, candidate: Candidate, built: ProviderRequest, attempt: Pick<Attempt, 'signal' | 'abort'>, traceparent?: string): Promise<TransportResponse> {
   const base = candidate.endpoint.baseUrl ?? provider.defaultBaseUrl;
   if (!base) throw new SwitchyardError('config', `endpoint ${candidate.endpoint.name} has no baseUrl and provider ${provider.id} has no default`, { code: 'SWITCHYARD_ERR_CONFIG' });
   const headers: Record<string, string> = { ...candidate.endpoint.headers, ...built.headers };
   if (traceparent) headers.traceparent = traceparent;
-  return env.transport.request({ url: joinUrl(base, built.path), method: built.method, headers, body: built.body, signal: attempt.signal });
+  const { abort } = attempt;
+  if (!abort) return env.transport.request({ url: joinUrl(base, built.path), method: built.method, headers, body: built.body, signal: attempt.signal });
+  // The signal is made only if the transport reads it (the built-in one listens on `abort`).
+  return env.transport.request({
+    url: joinUrl(base, built.path),
+    method: built.method,
+    headers,
+    body: built.body,
+    abort,
+    get signal() {
+      return abort.signal;
+    },
+  });
 }
 
 async function readHttpResponse(res: TransportResponse): Promise<ProviderHttpResponse> {

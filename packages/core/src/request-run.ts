@@ -3,6 +3,7 @@
  * → degrade → recordRequest. A cancelled request skips retry and degrade. One attempt is the
  * attempt runner's; a stream past its commit point is the committed stream's.
  */
+import { onAbortOf } from './abort-link.js';
 import { sleep, type Clock } from './clock.js';
 import { isSilentEndpoint, RequestTimer } from './request-timer.js';
 import { AttemptRunner, type AnswerResult, type AttemptScope, type AttemptSettlement, type LiveAttempt } from './attempt-runner.js';
@@ -20,6 +21,8 @@ export type RequestMode = 'chat' | 'stream' | 'embeddings';
 
 /** How the attempts of a request ended, when they did not fail it. */
 type RunResult = Exclude<AttemptSettlement, { type: 'failed' }> | { type: 'degraded-answer'; response: ChatResponse };
+
+const noop = () => undefined;
 
 let requestCounter = 0;
 function newRequestId(): string {
@@ -58,10 +61,9 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     this.attempts = new AttemptRunner(this);
     const caller = options.signal;
     // A caller that says why (a gateway shutting down) is quoted; anything else is a plain cancellation.
-    const onCallerAbort = () => this.abortRequest(isSwitchyardError(caller?.reason) && caller.reason.kind === 'cancelled' ? caller.reason : new SwitchyardError('cancelled', 'request was cancelled by the caller', { cause: caller?.reason }));
-    if (caller?.aborted) onCallerAbort();
-    else caller?.addEventListener('abort', onCallerAbort, { once: true });
-    this.removeCallerAbort = () => caller?.removeEventListener('abort', onCallerAbort);
+    this.removeCallerAbort = caller
+      ? onAbortOf(caller, () => this.abortRequest(isSwitchyardError(caller.reason) && caller.reason.kind === 'cancelled' ? caller.reason : new SwitchyardError('cancelled', 'request was cancelled by the caller', { cause: caller.reason })))
+      : noop;
     const stream = this.mode === 'stream';
     const attempts: RequestContext['attempts'] = [];
     const state: RequestState = {};

@@ -32,7 +32,8 @@ export class RequestTimer {
   private phase: AttemptPhase = 'none';
   private phaseDeadline = Number.POSITIVE_INFINITY;
   private phaseLimitMs = 0;
-  private attemptController: AbortController | undefined;
+  /** What the phase limit aborts: the running attempt. */
+  private attemptAbort: { abort(reason: unknown): void } | undefined;
   private requestDeadlineActive = true;
 
   constructor(
@@ -44,8 +45,8 @@ export class RequestTimer {
   }
 
   /** Starts (or moves) the limit of the running attempt. */
-  setPhase(phase: AttemptPhase, limitMs: number, controller?: AbortController): void {
-    if (controller) this.attemptController = controller;
+  setPhase(phase: AttemptPhase, limitMs: number, attempt?: { abort(reason: unknown): void }): void {
+    if (attempt) this.attemptAbort = attempt;
     this.phase = phase;
     this.phaseLimitMs = limitMs;
     this.phaseDeadline = phase === 'none' ? Number.POSITIVE_INFINITY : this.clock.now() + limitMs;
@@ -65,7 +66,7 @@ export class RequestTimer {
   clearAttempt(): void {
     this.phase = 'none';
     this.phaseDeadline = Number.POSITIVE_INFINITY;
-    this.attemptController = undefined;
+    this.attemptAbort = undefined;
   }
 
   remainingMs(): number {
@@ -108,10 +109,10 @@ export class RequestTimer {
     }
     if (this.phase !== 'none' && now >= this.phaseDeadline) {
       const phase = this.phase;
-      const controller = this.attemptController;
+      const attempt = this.attemptAbort;
       const kind = PHASE_KIND[phase];
       this.clearAttempt();
-      controller?.abort(new SwitchyardError(kind, `no ${phase === 'headers' ? 'response headers' : phase === 'first-token' ? 'first token' : phase === 'idle' ? 'data' : 'answer'} within ${this.phaseLimitMs} ms`));
+      attempt?.abort(new SwitchyardError(kind, `no ${phase === 'headers' ? 'response headers' : phase === 'first-token' ? 'first token' : phase === 'idle' ? 'data' : 'answer'} within ${this.phaseLimitMs} ms`));
     }
     this.arm();
   }

@@ -2,7 +2,7 @@
 import { SwitchyardError, isSwitchyardError } from './errors.js';
 
 /** Maps socket-level failures to the taxonomy; an abort carries the pipeline's own reason. */
-export function transportError(error: unknown, signal: AbortSignal): SwitchyardError {
+export function transportError(error: unknown, signal: { readonly aborted: boolean; readonly reason?: unknown }): SwitchyardError {
   if (signal.aborted) {
     const reason = signal.reason;
     if (isSwitchyardError(reason)) return reason;

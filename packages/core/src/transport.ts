@@ -76,7 +76,7 @@ export function createUndiciTransport(options: UndiciTransportOptions = {}): Tra
         exchange = new UndiciExchange(req);
         getDispatcher().dispatch({ origin, path, method: req.method, headers: req.headers, body: req.body, headersTimeout: BACKSTOP_MS, bodyTimeout: BACKSTOP_MS }, exchange);
       } catch (error) {
-        return Promise.reject(transportError(error, req.signal));
+        return Promise.reject(transportError(error, req.abort ?? req.signal));
       }
       return exchange.headersReceived;
     },

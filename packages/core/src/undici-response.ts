@@ -7,6 +7,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { TransportRequest, TransportResponse } from './contract.js';
+import { onAbortOf, type AbortLink } from './abort-link.js';
 import { transportError } from './transport-error.js';
 
 /** Buffered body bytes above which undici is asked to pause the socket until the reader catches up. */
@@ -42,24 +43,27 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
   /** text() reads the whole body: no pausing, the chunks are joined at the end. */
   private wholeBody = false;
   private releaseTimer: ReturnType<typeof setTimeout> | undefined;
-  private readonly onAbort = () => this.abortWith(this.req.signal.reason);
+  /** Where the abort comes from: the core's AbortLink when it set one (no AbortSignal is made), else the signal. */
+  private readonly source: AbortSignal | AbortLink;
+  private readonly unlink: () => void;
   readonly headersReceived: Promise<TransportResponse>;
   private resolveHeaders!: (response: TransportResponse) => void;
   private rejectHeaders!: (error: unknown) => void;
 
-  constructor(private readonly req: TransportRequest) {
+  constructor(req: TransportRequest) {
     this.headersReceived = new Promise((resolve, reject) => {
       this.resolveHeaders = resolve;
       this.rejectHeaders = reject;
     });
-    req.signal.addEventListener('abort', this.onAbort);
+    this.source = req.abort ?? req.signal;
+    this.unlink = onAbortOf(this.source, () => this.abortWith(this.source.reason));
   }
 
   /* ---------------------------------------------------------------- undici's side */
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
-    if (this.req.signal.aborted) controller.abort(this.req.signal.reason);
+    if (this.source.aborted) controller.abort(this.source.reason);
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[] | undefined>): void {
@@ -90,7 +94,7 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
     this.phase = 'failed';
     this.error = error;
     this.finish();
-    if (waiting) this.rejectHeaders(transportError(error, this.req.signal));
+    if (waiting) this.rejectHeaders(transportError(error, this.source));
   }
 
   /* ---------------------------------------------------------------- the reader's side */
@@ -140,7 +144,7 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
   }
 
   private failure(): unknown {
-    return transportError(this.error, this.req.signal);
+    return transportError(this.error, this.source);
   }
 
   /** Drops the connection without reading the rest of the body. */
@@ -177,7 +181,7 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
   }
 
   private finish(): void {
-    this.req.signal.removeEventListener('abort', this.onAbort);
+    this.unlink();
     if (this.releaseTimer) clearTimeout(this.releaseTimer);
     this.notify();
   }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { runWithVirtualTime, VirtualClock, type StreamPart } from '../src/index.js';
+import { AbortLink, runWithVirtualTime, SwitchyardError, VirtualClock, type StreamPart } from '../src/index.js';
 import { sseBody, textChunks, type Handler } from './support/loopback.js';
 import { hello, pipelineOver, type Fixture } from './support/fixture-pipeline.js';
 
@@ -205,6 +205,26 @@ describe('cancellation', () => {
     controller.abort();
     const err = await promise.catch((e) => e);
     expect(err.kind).toBe('cancelled');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(upstreamClosed).toBe(true);
+  });
+
+  it('an AbortLink caller cancels like a signal, with the reason it gives', async () => {
+    let upstreamClosed = false;
+    fx = await pipelineOver([
+      (req, res) => {
+        res.writeHead(200, sseHead);
+        res.flushHeaders();
+        req.socket.on('close', () => (upstreamClosed = true));
+      },
+    ]);
+    const link = new AbortLink();
+    const reason = new SwitchyardError('cancelled', 'the gateway is shutting down', { code: 'SWITCHYARD_ERR_SHUTTING_DOWN', status: 503 });
+    const promise = fx.pipeline.stream(hello, { signal: link });
+    await new Promise((r) => setTimeout(r, 50));
+    link.abort(reason);
+    const err = await promise.catch((e) => e);
+    expect(err).toBe(reason);
     await new Promise((r) => setTimeout(r, 50));
     expect(upstreamClosed).toBe(true);
   });

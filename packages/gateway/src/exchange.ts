@@ -8,8 +8,7 @@ export interface Exchange {
   req: IncomingMessage;
   res: ServerResponse;
   pipeline: Pipeline;
-  /** Aborts when the client disconnects before its answer is complete. */
-  signal: AbortSignal;
+  /** Its `signal` aborts when the client disconnects before its answer is complete. */
   call: CallOptions;
   clock: Clock;
   logger: Logger;

@@ -4,7 +4,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { checkRequestLimits, SwitchyardError, systemClock, type Clock, type FromConfigOptions, type LoadedConfig, type Pipeline, type StateStore } from '@switchyard/core';
+import { AbortLink, checkRequestLimits, SwitchyardError, systemClock, type Clock, type FromConfigOptions, type LoadedConfig, type Pipeline, type StateStore } from '@switchyard/core';
 import { chatCompletions } from './chat-completions.js';
 import { embeddings } from './embeddings.js';
 import type { Exchange } from './exchange.js';
@@ -116,7 +116,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   let draining = false;
   let closing: Promise<void> | undefined;
   let onIdle: (() => void) | undefined;
-  const active = new Set<AbortController>();
+  const active = new Set<AbortLink>();
 
   const observe = (p: Pipeline) => {
     // Without a logger there are no lines to build: only /status listens.
@@ -207,22 +207,21 @@ export function createGateway(options: GatewayOptions): Gateway {
     const begunAt = clock.now();
     if (options.logger) accessLog.begin(requestId);
     const lease: Lease = slot!.acquire();
-    const controller = new AbortController();
-    active.add(controller);
+    const abort = new AbortLink();
+    active.add(abort);
     let clientGone = false;
     // A client that goes away aborts the upstream attempt (the pipeline forwards the signal).
     res.on('close', () => {
       if (res.writableFinished) return;
       clientGone = true;
-      controller.abort(new SwitchyardError('cancelled', 'the client disconnected'));
+      abort.abort(new SwitchyardError('cancelled', 'the client disconnected'));
     });
     try {
       const exchange: Exchange = {
         req,
         res,
         pipeline: lease.pipeline,
-        signal: controller.signal,
-        call: { signal: controller.signal, requestId, traceparent: traceparentOf(req), deadlineMs: server.requestTimeoutMs, idempotencyKey: idempotencyKeyOf(req) },
+        call: { signal: abort, requestId, traceparent: traceparentOf(req), deadlineMs: server.requestTimeoutMs, idempotencyKey: idempotencyKeyOf(req) },
         clock,
         logger,
         heartbeatMs: server.heartbeatMs,
@@ -233,7 +232,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       replyWithError(res, error, errorOptions);
     } finally {
       inFlight--;
-      active.delete(controller);
+      active.delete(abort);
       lease.release();
       // A stream the client left is not a 200: it is counted and logged as 499 / cancelled.
       const cancelled = clientGone || (res.destroyed && !res.writableFinished);
@@ -348,7 +347,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         await waitForIdle(server.shutdownGraceMs);
         if (inFlight > 0) {
           logger.warn({ event: 'shutdown', inFlight }, 'shutdown grace period over; aborting requests in flight');
-          for (const controller of active) controller.abort(new SwitchyardError('cancelled', 'the gateway is shutting down; retry on another instance', { code: SHUTTING_DOWN_CODE, status: 503 }));
+          for (const abort of active) abort.abort(new SwitchyardError('cancelled', 'the gateway is shutting down; retry on another instance', { code: SHUTTING_DOWN_CODE, status: 503 }));
           await waitForIdle(1_000);
         }
         httpServer.closeAllConnections();
