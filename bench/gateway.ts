@@ -13,6 +13,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
+import { buildBenchEntry } from './build-contenders.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const MAX_REQUESTS = Number(process.env.BENCH_MAX_REQUESTS ?? 50_000);
@@ -31,9 +32,13 @@ const bodies: Record<Mode, string> = {
   stream: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'Say something short.' }], stream: true }),
 };
 
+/** The contenders run built (see build-contenders.ts) unless BENCH_TSX=1. */
+const BUILT = process.env.BENCH_TSX !== '1';
+
 async function start(file: string, args: string[] = []): Promise<{ child: ChildProcess; info: Record<string, string> }> {
   const profile = process.env.BENCH_PROFILE && file.includes('servers') ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = fork(file.startsWith('/') ? file : fileURLToPath(new URL(file, import.meta.url)), args, { execArgv: ['--conditions=@switchyard/source', '--import', 'tsx', ...profile], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const loader = file.endsWith('.mjs') ? [] : ['--conditions=@switchyard/source', '--import', 'tsx'];
+  const child = fork(file.startsWith('/') ? file : fileURLToPath(new URL(file, import.meta.url)), args, { execArgv: [...loader, ...profile], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   const lines = createInterface({ input: child.stdout! });
   const [line] = (await once(lines, 'line')) as [string];
   return { child, info: JSON.parse(line) };
@@ -145,16 +150,18 @@ function printTable(rows: string[][], leftColumns: number): void {
   console.log();
 }
 
-const upstream = await start('./gateway-upstream.ts');
+const servers = BUILT ? await buildBenchEntry('./gateway-servers.ts', 'gateway-servers') : './gateway-servers.ts';
+const baselineServers = BASELINE && (BUILT ? await buildBenchEntry(`${BASELINE}/bench/gateway-servers.ts`, 'baseline-servers') : `${BASELINE}/bench/gateway-servers.ts`);
+const upstream = await start(BUILT ? await buildBenchEntry('./gateway-upstream.ts', 'gateway-upstream') : './gateway-upstream.ts');
 const upstreamArgs = [upstream.info.primary, upstream.info.secondary, upstream.info.dead];
 const contenders = {
-  thin: await start('./gateway-servers.ts', ['thin', ...upstreamArgs]),
-  core: await start('./gateway-servers.ts', ['core', ...upstreamArgs]),
-  plugins: await start('./gateway-servers.ts', ['plugins', ...upstreamArgs]),
-  ...(BASELINE
+  thin: await start(servers, ['thin', ...upstreamArgs]),
+  core: await start(servers, ['core', ...upstreamArgs]),
+  plugins: await start(servers, ['plugins', ...upstreamArgs]),
+  ...(baselineServers
     ? {
-        'core-baseline': await start(`${BASELINE}/bench/gateway-servers.ts`, ['core', ...upstreamArgs]),
-        'plugins-baseline': await start(`${BASELINE}/bench/gateway-servers.ts`, ['plugins', ...upstreamArgs]),
+        'core-baseline': await start(baselineServers, ['core', ...upstreamArgs]),
+        'plugins-baseline': await start(baselineServers, ['plugins', ...upstreamArgs]),
       }
     : {}),
 } as Record<string, { child: ChildProcess; info: Record<string, string> }>;
@@ -179,7 +186,7 @@ const targets: Record<'healthy' | 'dead', [Target, string, number][]> = {
 };
 const label: Record<Target, string> = { direct: 'upstream direct', thin: 'thin node:http proxy', core: 'gateway, core only', plugins: 'gateway, 4 policy plugins', 'core-baseline': 'baseline gateway, core only', 'plugins-baseline': 'baseline gateway, 4 policy plugins' };
 
-console.log(`switchyard gateway bench: ${SECONDS} s (≤ ${MAX_REQUESTS} requests) per cell, median of ${ROUNDS} round(s), concurrency ${CONCURRENCIES.join('/')}, node ${process.version}\n`);
+console.log(`switchyard gateway bench: ${SECONDS} s (≤ ${MAX_REQUESTS} requests) per cell, median of ${ROUNDS} round(s), concurrency ${CONCURRENCIES.join('/')}, node ${process.version}, contenders ${BUILT ? 'built (esbuild, plain node)' : 'from source (tsx)'}\n`);
 const results = new Map<string, Result[]>();
 const key = (mode: Mode, scenario: string, c: number, target: Target) => `${mode}|${scenario}|${c}|${target}`;
 for (let round = 0; round < ROUNDS; round++) {

@@ -45,17 +45,31 @@ function refuse(message: string, path: string): SwitchyardError {
   return new SwitchyardError('invalid-request', message, { code: REQUEST_LIMIT_CODE, path, status: 400, retryable: false });
 }
 
-/** Throws a coded `invalid-request` error when `body` exceeds a limit; cost is linear in its size. */
+/** The merged limits of each overrides object (the gateway passes the same one on every request). */
+const merged = new WeakMap<Partial<RequestLimits>, Readonly<RequestLimits>>();
+
+function limitsWith(overrides: Partial<RequestLimits> | undefined): Readonly<RequestLimits> {
+  if (!overrides) return DEFAULT_REQUEST_LIMITS;
+  let limits = merged.get(overrides);
+  if (!limits) merged.set(overrides, (limits = { ...DEFAULT_REQUEST_LIMITS, ...overrides }));
+  return limits;
+}
+
+/** Throws a coded `invalid-request` error when `body` exceeds a limit; cost is linear in its size. An overrides object is read once (keep it unchanged). */
 export function checkRequestLimits(body: unknown, overrides?: Partial<RequestLimits>): void {
   if (typeof body !== 'object' || body === null || checked.has(body)) return;
-  const limits = overrides ? { ...DEFAULT_REQUEST_LIMITS, ...overrides } : DEFAULT_REQUEST_LIMITS;
+  const limits = limitsWith(overrides);
   const top = body as Record<string, unknown>;
   if (Array.isArray(top.messages) && top.messages.length > limits.maxMessages) throw refuse(`messages has ${top.messages.length} entries; the limit is ${limits.maxMessages}`, 'messages');
   if (Array.isArray(top.tools) && top.tools.length > limits.maxTools) throw refuse(`tools has ${top.tools.length} entries; the limit is ${limits.maxTools}`, 'tools');
   // Depth first with an explicit stack: a hostile body cannot overflow the call stack here.
   const stack: { value: object; depth: number; field: string }[] = [];
-  for (const [field, value] of Object.entries(top)) if (typeof value === 'object' && value !== null) stack.push({ value, depth: 1, field });
-  if (Object.keys(top).length > limits.maxObjectKeys) throw refuse(`the body has more than ${limits.maxObjectKeys} fields`, '(body)');
+  let fields = 0;
+  for (const field in top) {
+    if (++fields > limits.maxObjectKeys) throw refuse(`the body has more than ${limits.maxObjectKeys} fields`, '(body)');
+    const value = top[field];
+    if (typeof value === 'object' && value !== null) stack.push({ value, depth: 1, field });
+  }
   while (stack.length > 0) {
     const { value, depth, field } = stack.pop()!;
     if (depth > limits.maxDepth) throw refuse(`${field} is nested deeper than ${limits.maxDepth} levels`, field);

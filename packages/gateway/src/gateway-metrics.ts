@@ -9,15 +9,35 @@ import { Counter, Gauge, Registry } from 'prom-client';
 /** Routes outside this set are counted as `other`: the label set stays bounded whatever clients send. */
 const KNOWN_ROUTES = new Set(['/v1/chat/completions', '/v1/embeddings', '/v1/models', '/metrics', '/status', '/status.html', 'auth']);
 
+/** The route label of a path. */
+function routeLabel(route: string): string {
+  if (route.startsWith('/v1/models/')) return '/v1/models/:id';
+  return KNOWN_ROUTES.has(route) ? route : 'other';
+}
+
 export class GatewayMetrics {
   readonly registry: Registry;
-  private readonly requests: Counter<'route' | 'status'>;
+  /**
+   * Requests answered, by route and status, added up here and handed to prom-client when
+   * /metrics is scraped: per request one Map update, not prom-client's label hashing.
+   */
+  private readonly answered = new Map<string, { route: string; status: number; count: number }>();
   private readonly shed: Counter;
   private readonly reloads: Counter<'result'>;
 
   constructor(inFlight: () => number, registry: Registry = new Registry()) {
     this.registry = registry;
-    this.requests = new Counter({ name: 'switchyard_gateway_requests_total', help: 'HTTP requests answered, by route and status (499: the client went away first).', labelNames: ['route', 'status'], registers: [registry] });
+    const answered = this.answered;
+    new Counter({
+      name: 'switchyard_gateway_requests_total',
+      help: 'HTTP requests answered, by route and status (499: the client went away first).',
+      labelNames: ['route', 'status'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const a of answered.values()) this.inc({ route: a.route, status: String(a.status) }, a.count);
+      },
+    });
     this.shed = new Counter({ name: 'switchyard_gateway_shed_total', help: 'Requests refused because maxInFlight was reached.', registers: [registry] });
     this.reloads = new Counter({ name: 'switchyard_gateway_reloads_total', help: 'Pipeline reloads, by result.', labelNames: ['result'], registers: [registry] });
     new Gauge({
@@ -31,7 +51,12 @@ export class GatewayMetrics {
   }
 
   request(route: string, status: number): void {
-    this.requests.inc({ route: KNOWN_ROUTES.has(route) || route.startsWith('/v1/models/') ? (route.startsWith('/v1/models/') ? '/v1/models/:id' : route) : 'other', status: String(status) });
+    // Keyed by the label, never the raw path: the map stays as bounded as the label set.
+    const label = routeLabel(route);
+    const key = `${label} ${status}`;
+    const found = this.answered.get(key);
+    if (found) found.count++;
+    else this.answered.set(key, { route: label, status, count: 1 });
   }
 
   shedOne(): void {

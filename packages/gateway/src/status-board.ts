@@ -33,7 +33,8 @@ interface DeploymentTrack {
   requests: number;
   lastError?: { kind: string; code: string; status?: number; message: string; at: string };
   buckets: Bucket[];
-  spendDay: string;
+  /** UTC day number (ms / 86 400 000) the spend is for. */
+  spendDay: number;
   spendTodayUsd: number;
 }
 
@@ -70,7 +71,8 @@ export interface StatusReport {
   now: string;
 }
 
-const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+/** The UTC day of a time, as a number: compared on every attempt, so no date string. */
+const day = (ms: number) => Math.floor(ms / 86_400_000);
 
 function percentile(sorted: number[], p: number): number | null {
   if (sorted.length === 0) return null;
@@ -127,7 +129,7 @@ export class StatusBoard {
           b.errors++;
           t.lastError = { kind: e.error.kind, code: e.error.code, status: e.error.status, message: this.mask(e.error.message).slice(0, 300), at: new Date(now).toISOString() };
         }
-        if (e.usage) {
+        if (e.usage && e.candidate.deployment.price) {
           const today = day(now);
           if (t.spendDay !== today) Object.assign(t, { spendDay: today, spendTodayUsd: 0 });
           t.spendTodayUsd += usageCostUsd(tokenCounts(e.usage), e.candidate.deployment.price);
