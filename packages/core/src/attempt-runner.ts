@@ -34,7 +34,7 @@ export interface LiveAttempt {
   ttftMs: number | undefined;
   headers: Record<string, string> | undefined;
   /** The vendor's response headers arrived (a later failure may still be billed). */
-  headersReceived: boolean;
+  headersArrived: boolean;
   /** A plugin-run attempt the core took over (a hedge winner): the core records it, not the plugin's reader. */
   ownedByCore: boolean;
   /** Stops its timer phase and its signal links; safe to call more than once. */
@@ -112,7 +112,7 @@ export class AttemptRunner {
       phase,
       stream: live.stream,
       initiator: live.initiator,
-      headersReceived: live.headersReceived,
+      headersReceived: live.headersArrived,
       outputChars,
     };
   }
@@ -141,7 +141,6 @@ export class AttemptRunner {
 
   private start(candidate: Candidate, opts: StartOptions): LiveAttempt {
     const { ctx, timer: requestTimer } = this.scope;
-    const clock = ctx.clock;
     const number = ++this.lastNumber;
     const abort = new AbortLink();
     const aborted = this.scope.abortReason();
@@ -150,62 +149,22 @@ export class AttemptRunner {
     const extra = opts.signal;
     const unlink = extra ? onAbortOf(extra, () => abort.abort(extra.reason)) : undefined;
     // The request's single timer serves the core's attempt; concurrent plugin attempts (hedges) get their own.
-    const useShared = !this.sharedTimerBusy;
-    if (useShared) this.sharedTimerBusy = true;
-    const timer = useShared ? requestTimer : new RequestTimer(clock, Number.POSITIVE_INFINITY, () => undefined);
-    const timeouts = attemptTimeouts(candidate.timeouts, (ctx.request as ChatRequest).switchyard?.timeouts);
-    const stream = ctx.stream;
-    const startedAt = clock.now();
-    let released = false;
-    const live: LiveAttempt = {
-      number,
-      candidate,
-      abort,
-      startedAt,
-      stream,
-      initiator: opts.initiator,
-      ttftMs: undefined,
-      headers: undefined,
-      headersReceived: false,
-      ownedByCore: false,
-      release: () => {
-        if (released) return;
-        released = true;
-        this.active.delete(abort);
-        unlink?.();
-        if (useShared) {
-          requestTimer.clearAttempt();
-          this.sharedTimerBusy = false;
-        } else timer.dispose();
-      },
-      attempt: {
-        number,
-        candidate,
-        request: opts.request ?? ctx.request,
-        stream,
-        get signal() {
-          return abort.signal;
-        },
-        abort,
-        startedAt,
-        initiator: opts.initiator,
-        headersReceived: () => {
-          live.headersReceived = true;
-          if (stream) timer.setPhase('first-token', Math.max(0, timeouts.firstTokenMs - (clock.now() - startedAt)), abort);
-          else if (timeouts.firstByteMs !== undefined) timer.setPhase('attempt', Math.max(0, timeouts.attemptMs - (clock.now() - startedAt)), abort);
-        },
-        chunkReceived: () => timer.touch(),
-        committed: () => {
-          live.ttftMs = clock.now() - startedAt;
-          timer.setPhase('idle', timeouts.idleMs, abort);
-        },
-      },
-    };
-    if (stream) timer.setPhase('headers', Math.min(timeouts.headersMs, timeouts.firstTokenMs), abort);
-    else timer.setPhase(timeouts.firstByteMs !== undefined && timeouts.firstByteMs < timeouts.attemptMs ? 'headers' : 'attempt', Math.min(timeouts.firstByteMs ?? Number.POSITIVE_INFINITY, timeouts.attemptMs), abort);
+    const sharesTimer = !this.sharedTimerBusy;
+    if (sharesTimer) this.sharedTimerBusy = true;
+    const timer = sharesTimer ? requestTimer : new RequestTimer(ctx.clock, Number.POSITIVE_INFINITY, () => undefined);
+    const live = new RunningAttempt(this, number, candidate, abort, ctx, opts, timer, sharesTimer, unlink);
     const events = ctx.pipeline.events;
     if (events.listenerCount('attempt:start')) events.emit('attempt:start', { requestId: ctx.id, attempt: number, candidate });
     return live;
+  }
+
+  /** Called by a released attempt: its link leaves the abort set and the shared timer is free again. */
+  released(abort: AbortLink, sharedTimer: boolean): void {
+    this.active.delete(abort);
+    if (sharedTimer) {
+      this.scope.timer.clearAttempt();
+      this.sharedTimerBusy = false;
+    }
   }
 
   private async settle(live: LiveAttempt): Promise<AttemptSettlement> {
@@ -274,5 +233,79 @@ export class AttemptRunner {
         await this.recordAfterCommit(live, error, acc);
       }
     }
+  }
+}
+
+/**
+ * One started attempt: its live state (the core's), and the `Attempt` the provider's call tap
+ * gets (itself, so the timer callbacks are methods, not closures made per attempt).
+ */
+class RunningAttempt implements LiveAttempt, Attempt {
+  ttftMs: number | undefined = undefined;
+  headers: Record<string, string> | undefined = undefined;
+  headersArrived = false;
+  ownedByCore = false;
+  readonly startedAt: number;
+  readonly stream: boolean;
+  readonly initiator: string;
+  readonly request: ChatRequest | EmbeddingRequest;
+  traceparent?: string;
+  private readonly timeouts: ReturnType<typeof attemptTimeouts>;
+  private readonly clock: RequestContext['clock'];
+  private isReleased = false;
+
+  constructor(
+    private readonly runner: AttemptRunner,
+    readonly number: number,
+    readonly candidate: Candidate,
+    readonly abort: AbortLink,
+    ctx: RequestContext,
+    opts: StartOptions,
+    private readonly timer: RequestTimer,
+    private readonly sharesTimer: boolean,
+    private readonly unlink: (() => void) | undefined,
+  ) {
+    this.clock = ctx.clock;
+    this.stream = ctx.stream;
+    this.initiator = opts.initiator;
+    this.request = opts.request ?? ctx.request;
+    this.startedAt = this.clock.now();
+    const timeouts = (this.timeouts = attemptTimeouts(candidate.timeouts, (ctx.request as ChatRequest).switchyard?.timeouts));
+    if (this.stream) timer.setPhase('headers', Math.min(timeouts.headersMs, timeouts.firstTokenMs), abort);
+    else timer.setPhase(timeouts.firstByteMs !== undefined && timeouts.firstByteMs < timeouts.attemptMs ? 'headers' : 'attempt', Math.min(timeouts.firstByteMs ?? Number.POSITIVE_INFINITY, timeouts.attemptMs), abort);
+  }
+
+  /** The `Attempt` handed to the call tap. */
+  get attempt(): Attempt {
+    return this;
+  }
+
+  /** Made on first read: the core's own links use `abort`. */
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  headersReceived(): void {
+    this.headersArrived = true;
+    const elapsed = this.clock.now() - this.startedAt;
+    if (this.stream) this.timer.setPhase('first-token', Math.max(0, this.timeouts.firstTokenMs - elapsed), this.abort);
+    else if (this.timeouts.firstByteMs !== undefined) this.timer.setPhase('attempt', Math.max(0, this.timeouts.attemptMs - elapsed), this.abort);
+  }
+
+  release(): void {
+    if (this.isReleased) return;
+    this.isReleased = true;
+    this.unlink?.();
+    this.runner.released(this.abort, this.sharesTimer);
+    if (!this.sharesTimer) this.timer.dispose();
+  }
+
+  chunkReceived(): void {
+    this.timer.touch();
+  }
+
+  committed(): void {
+    this.ttftMs = this.clock.now() - this.startedAt;
+    this.timer.setPhase('idle', this.timeouts.idleMs, this.abort);
   }
 }

@@ -15,7 +15,7 @@ import type { StreamPart } from './types.js';
 export interface CommittedStreamOwner {
   readonly ctx: RequestContext;
   readonly attempts: AttemptRunner;
-  recordRequest(partial: Pick<RequestOutcome, 'ok' | 'response' | 'error'>): Promise<void>;
+  recordRequest(partial: Pick<RequestOutcome, 'ok' | 'response' | 'error'>): Promise<void> | undefined;
   /** Releases the request's timer and the caller's abort listener. */
   dispose(): void;
 }

@@ -8,7 +8,7 @@ import { sleep, type Clock } from './clock.js';
 import { isSilentEndpoint, RequestTimer } from './request-timer.js';
 import { AttemptRunner, type AnswerResult, type AttemptScope, type AttemptSettlement, type LiveAttempt } from './attempt-runner.js';
 import { CommittedStream, type CommittedStreamOwner } from './committed-stream.js';
-import type { AttemptOutcome, CallOptions, Pipeline, PipelineHooks, RequestContext, RequestOutcome, RequestState, StreamAttemptResult } from './contract.js';
+import type { AttemptOutcome, AttemptResult, CallOptions, Pipeline, PipelineHooks, RequestContext, RequestOutcome, RequestState, RunAttemptOptions, StreamAttemptResult } from './contract.js';
 import type { AttemptFailure } from './events.js';
 import { isSwitchyardError, outcomeOf, SwitchyardError, toSwitchyardError } from './errors.js';
 import { responseToParts } from './aggregate.js';
@@ -40,13 +40,14 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
   private controller: AbortController | undefined;
   private readonly hooks: PipelineHooks;
   private readonly clock: Clock;
-  private early: ChatResponse | undefined;
+  /** An answer a plugin gave in classify or route (`ctx.respond`, a cache hit). */
+  early: ChatResponse | undefined;
   private disposed = false;
   private degradedLevel: string | undefined;
   private readonly removeCallerAbort: () => void;
 
   constructor(
-    private readonly pipeline: Pipeline,
+    readonly pipeline: Pipeline,
     private readonly mode: RequestMode,
     request: ChatRequest,
     private readonly configured: readonly Candidate[],
@@ -64,38 +65,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     this.removeCallerAbort = caller
       ? onAbortOf(caller, () => this.abortRequest(isSwitchyardError(caller.reason) && caller.reason.kind === 'cancelled' ? caller.reason : new SwitchyardError('cancelled', 'request was cancelled by the caller', { cause: caller.reason })))
       : noop;
-    const stream = this.mode === 'stream';
-    const attempts: RequestContext['attempts'] = [];
-    const state: RequestState = {};
-    // eslint-disable-next-line @typescript-eslint/no-this-alias
-    const run = this;
-    this.ctx = {
-      id: options.requestId ?? newRequestId(),
-      kind: mode === 'embeddings' ? 'embeddings' : 'chat',
-      request,
-      model: request.model,
-      stream,
-      startedAt,
-      deadlineAt,
-      get signal() {
-        return run.requestSignal();
-      },
-      clock: this.clock,
-      random: pipeline.random,
-      pipeline,
-      traceparent: options.traceparent,
-      classification: defaultClassification(request, stream),
-      candidates: [],
-      remaining: [],
-      attempts,
-      state,
-      respond(response) {
-        run.early = response;
-      },
-      runAttempt: (candidate, opts) => this.attempts.runForPlugin(candidate, opts),
-      timeLeft: () => this.timer.remainingMs(),
-      errors: () => attempts.filter((a) => a.error).map((a) => a.error!),
-    };
+    this.ctx = new RunContext(this, options.requestId ?? newRequestId(), mode, request, startedAt, deadlineAt, options.traceparent);
   }
 
   async execute(): Promise<ChatResponse | ChatStream | EmbeddingResponse> {
@@ -177,7 +147,8 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
 
   /** Records a whole answer; a stream request gets it as a stream (a cache hit, a degrade-stage answer). */
   private async finishResponse(response: ChatResponse): Promise<ChatResponse | ChatStream> {
-    await this.recordRequest({ ok: true, response });
+    const recorded = this.recordRequest({ ok: true, response });
+    if (recorded) await recorded;
     if (this.mode !== 'stream') return response;
     return new ChatStream(toIterator(responseToParts(response)), streamInfo(response));
   }
@@ -193,7 +164,11 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     return committed.toChatStream(info);
   }
 
-  async recordRequest(partial: Pick<RequestOutcome, 'ok' | 'response' | 'error'>): Promise<void> {
+  /** The request's outcome to the `recordRequest` taps and `request:end` listeners; nothing is built when there are none. */
+  recordRequest(partial: Pick<RequestOutcome, 'ok' | 'response' | 'error'>): Promise<void> | undefined {
+    const tapped = this.hooks.recordRequest.taps.length > 0;
+    const events = this.pipeline.events;
+    if (!tapped && !events.listenerCount('request:end')) return undefined;
     const outcome: RequestOutcome = {
       ...partial,
       model: this.ctx.model,
@@ -202,7 +177,14 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
       latencyMs: this.clock.now() - this.ctx.startedAt,
       degraded: this.degradedLevel,
     };
-    if (this.hooks.recordRequest.taps.length) await this.hooks.recordRequest.promise(outcome, this.ctx);
+    if (!tapped) {
+      this.emitRequestEnd(outcome);
+      return undefined;
+    }
+    return this.hooks.recordRequest.promise(outcome, this.ctx).then(() => this.emitRequestEnd(outcome));
+  }
+
+  private emitRequestEnd(outcome: RequestOutcome): void {
     const events = this.pipeline.events;
     if (events.listenerCount('request:end')) events.emit('request:end', { ...outcome, requestId: this.ctx.id, tier: this.ctx.classification.tier });
   }
@@ -312,6 +294,64 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
       failure = this.failureError();
       if (this.abortedWith !== undefined) throw failure;
     }
+  }
+}
+
+/** The `ctx` plugins see: one object with its methods on the prototype (no closures per request). */
+class RunContext implements RequestContext {
+  readonly #run: RequestRun;
+  readonly kind: 'chat' | 'embeddings';
+  readonly model: string;
+  readonly stream: boolean;
+  readonly clock: Clock;
+  readonly random: RequestContext['random'];
+  readonly pipeline: Pipeline;
+  classification: RequestContext['classification'];
+  candidates: Candidate[] = [];
+  remaining: Candidate[] = [];
+  current?: Candidate;
+  readonly attempts: AttemptOutcome[] = [];
+  readonly state: RequestState = {};
+
+  constructor(
+    run: RequestRun,
+    readonly id: string,
+    mode: RequestMode,
+    readonly request: ChatRequest,
+    readonly startedAt: number,
+    readonly deadlineAt: number,
+    readonly traceparent: string | undefined,
+  ) {
+    this.#run = run;
+    this.pipeline = run.pipeline;
+    this.clock = run.pipeline.clock;
+    this.random = run.pipeline.random;
+    this.kind = mode === 'embeddings' ? 'embeddings' : 'chat';
+    this.model = request.model;
+    this.stream = mode === 'stream';
+    this.classification = defaultClassification(request, this.stream);
+  }
+
+  get signal(): AbortSignal {
+    return this.#run.requestSignal();
+  }
+
+  respond(response: ChatResponse): void {
+    this.#run.early = response;
+  }
+
+  runAttempt(candidate: Candidate, options?: RunAttemptOptions): Promise<AttemptResult> {
+    return this.#run.attempts.runForPlugin(candidate, options);
+  }
+
+  timeLeft(): number {
+    return this.#run.timer.remainingMs();
+  }
+
+  errors(): SwitchyardError[] {
+    const errors: SwitchyardError[] = [];
+    for (const a of this.attempts) if (a.error) errors.push(a.error);
+    return errors;
   }
 }
 
