@@ -125,15 +125,16 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     this.removeCallerAbort();
   }
 
-  private info(candidate: Candidate | undefined) {
-    return {
+  private info(candidate: Candidate | undefined): NonNullable<ChatResponse['switchyard']> {
+    const info: NonNullable<ChatResponse['switchyard']> = {
       endpoint: candidate?.endpoint.name ?? 'none',
       deployment: candidate?.deploymentId ?? 'none',
       provider: candidate?.provider ?? 'none',
       attempts: this.ctx.attempts.length,
       latencyMs: this.clock.now() - this.ctx.startedAt,
-      ...(this.degradedLevel ? { degraded: this.degradedLevel } : {}),
     };
+    if (this.degradedLevel) info.degraded = this.degradedLevel;
+    return info;
   }
 
   private finishEarly(response: ChatResponse): Promise<ChatResponse | ChatStream> {
@@ -141,8 +142,10 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
   }
 
   private finishAnswer(result: AnswerResult, candidate: Candidate): Promise<ChatResponse | EmbeddingResponse | ChatStream> {
-    const response = { ...result.response, switchyard: { ...this.info(candidate), ...(result.response as ChatResponse).switchyard } };
-    return this.finishResponse(response as ChatResponse);
+    const answer = result.response as ChatResponse;
+    const info = this.info(candidate);
+    const response = { ...answer, switchyard: answer.switchyard ? { ...info, ...answer.switchyard } : info };
+    return this.finishResponse(response);
   }
 
   /** Records a whole answer; a stream request gets it as a stream (a cache hit, a degrade-stage answer). */
@@ -169,8 +172,11 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     const tapped = this.hooks.recordRequest.taps.length > 0;
     const events = this.pipeline.events;
     if (!tapped && !events.listenerCount('request:end')) return undefined;
+    // Built field by field: a spread of the two partial shapes made this a polymorphic copy.
     const outcome: RequestOutcome = {
-      ...partial,
+      ok: partial.ok,
+      response: partial.response,
+      error: partial.error,
       model: this.ctx.model,
       stream: this.ctx.stream,
       attempts: this.ctx.attempts,

@@ -8,6 +8,18 @@ import { weightedOrder } from './weighted-pick.js';
 
 /** Candidates grouped by priority (lowest number first), keeping the given order inside a tier. */
 export function tiersOf(candidates: readonly Candidate[]): Candidate[][] {
+  // The usual input is in priority order already (the configured order): one pass, no sort.
+  const tiers: Candidate[][] = [];
+  let last: Candidate[] | undefined;
+  for (const c of candidates) {
+    if (last && last[0].priority === c.priority) last.push(c);
+    else if (!last || last[0].priority < c.priority) tiers.push((last = [c]));
+    else return sortedTiers(candidates);
+  }
+  return tiers;
+}
+
+function sortedTiers(candidates: readonly Candidate[]): Candidate[][] {
   const byPriority = new Map<number, Candidate[]>();
   for (const c of candidates) {
     const tier = byPriority.get(c.priority);
@@ -17,8 +29,15 @@ export function tiersOf(candidates: readonly Candidate[]): Candidate[][] {
   return [...byPriority.entries()].sort((a, b) => a[0] - b[0]).map(([, tier]) => tier);
 }
 
+const weightOf = (c: Candidate) => c.weight;
+
 export function priorityWeighted(candidates: readonly Candidate[], random: RandomSource): Candidate[] {
-  return tiersOf(candidates).flatMap((tier) => weightedOrder(tier, (c) => c.weight, random));
+  const out: Candidate[] = [];
+  for (const tier of tiersOf(candidates)) {
+    if (tier.length === 1) out.push(tier[0]);
+    else for (const c of weightedOrder(tier, weightOf, random)) out.push(c);
+  }
+  return out;
 }
 
 export async function roundRobin(candidates: readonly Candidate[], store: StateStore, model: string): Promise<Candidate[]> {
