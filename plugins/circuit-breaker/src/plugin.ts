@@ -68,8 +68,10 @@ export const circuitBreaker = definePlugin<BreakerPluginOptions, BreakerPluginOp
 
     /** Keeps the candidates this request may send to; takes the probe lease of half-open ones. */
     async function admitted(candidates: Candidate[], ctx: RequestContext): Promise<Candidate[]> {
-      const state = requestState(ctx);
       const verdicts = await Promise.all(candidates.map((c) => breakers.admit(c.id, ctx.id)));
+      // The healthy path: every breaker closed, nothing to copy or record.
+      if (verdicts.every((v) => v === 'closed')) return candidates;
+      const state = requestState(ctx);
       return candidates.filter((c, i) => {
         if (verdicts[i] === 'probe' && !state.probes.includes(c.id)) state.probes.push(c.id);
         if (!verdicts[i]) state.skipped.push(c.id);

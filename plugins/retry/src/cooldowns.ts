@@ -28,6 +28,15 @@ export function scopesOf(candidate: Candidate): string[] {
   return scopes;
 }
 
+/** Candidates are made once per pipeline: their store keys are too. */
+const keysByCandidate = new WeakMap<Candidate, string[]>();
+
+function storeKeysOf(candidate: Candidate): string[] {
+  let keys = keysByCandidate.get(candidate);
+  if (!keys) keysByCandidate.set(candidate, (keys = scopesOf(candidate).map((scope) => PREFIX + scope)));
+  return keys;
+}
+
 export class Cooldowns {
   constructor(
     private readonly store: StateStore,
@@ -54,11 +63,12 @@ export class Cooldowns {
     await this.store.delete(PREFIX + scope);
   }
 
-  /** The latest cooldown that applies to the candidate, if any. */
+  /** The latest cooldown that applies to the candidate, if any (asked on every request, for every candidate). */
   async of(candidate: Candidate): Promise<Cooldown | undefined> {
-    const entries = await Promise.all(scopesOf(candidate).map((s) => this.get(s)));
+    const entries = await Promise.all(storeKeysOf(candidate).map((key) => this.store.get<Cooldown>(key)));
+    const now = this.clock.now();
     let latest: Cooldown | undefined;
-    for (const e of entries) if (e && (!latest || e.until > latest.until)) latest = e;
+    for (const e of entries) if (e && typeof e.until === 'number' && e.until > now && (!latest || e.until > latest.until)) latest = e;
     return latest;
   }
 

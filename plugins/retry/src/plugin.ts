@@ -67,6 +67,8 @@ export const retry = definePlugin<RetryOptions, RetryOptionsInput>({
 async function skipCooling(policy: RetryPolicy, options: RetryOptions, candidates: Candidate[], ctx: RequestContext): Promise<Candidate[]> {
   if (candidates.length === 0) return candidates;
   const cooling = await Promise.all(candidates.map((c) => policy.cooldowns.of(c)));
+  // The healthy path: nothing cools, nothing to copy or record.
+  if (!cooling.some(Boolean)) return candidates;
   const free = candidates.filter((_, i) => !cooling[i]);
   if (free.length > 0) {
     recordSkipped(ctx, candidates, cooling);
