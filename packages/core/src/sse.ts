@@ -43,7 +43,14 @@ export class SseParser {
     this.buffer += input;
     let start = 0;
     const buf = this.buffer;
-    for (let i = 0; i < buf.length; i++) {
+    if (buf.indexOf('\r') === -1) {
+      // LF-only text (what vendors send): the native search finds the line ends.
+      for (let nl = buf.indexOf('\n'); nl !== -1; nl = buf.indexOf('\n', start)) {
+        const line = buf.slice(start, nl);
+        start = nl + 1;
+        this.processLine(line, events);
+      }
+    } else for (let i = 0; i < buf.length; i++) {
       const c = buf.charCodeAt(i);
       if (c !== 10 && c !== 13) continue;
       const line = buf.slice(start, i);
@@ -111,7 +118,7 @@ export class SseParser {
   private dispatch(events: SseEvent[]): void {
     if (!this.sawField) return;
     if (this.dataLines.length > 0) {
-      const event: SseEvent = { data: this.dataLines.join('\n') };
+      const event: SseEvent = { data: this.dataLines.length === 1 ? this.dataLines[0] : this.dataLines.join('\n') };
       if (this.eventName) event.event = this.eventName;
       if (this.lastId !== undefined) event.id = this.lastId;
       events.push(event);

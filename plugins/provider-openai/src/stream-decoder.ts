@@ -34,7 +34,7 @@ export class ChatStreamDecoder implements StreamDecoder {
     if (!body) return [];
     const parts: StreamPart[] = [];
     this.readMetadata(body, parts);
-    const choice = Array.isArray(body.choices) ? body.choices.find((c) => (c?.index ?? 0) === 0) : undefined;
+    const choice = Array.isArray(body.choices) ? firstChoice(body.choices) : undefined;
     if (choice) this.readChoice(choice, body, parts);
     else if (body.usage) this.pushUsage(body, parts);
     // OpenRouter puts the error on a chunk that also has choices and usage: the usage is kept above.
@@ -143,4 +143,10 @@ export class ChatStreamDecoder implements StreamDecoder {
     const usage = normalizeUsage(body.usage);
     if (usage) parts.push({ type: 'usage', usage });
   }
+}
+
+/** The choice with index 0 (vendors that leave `index` out mean 0). */
+function firstChoice(choices: (WireChoice | null | undefined)[]): WireChoice | undefined {
+  for (const c of choices) if ((c?.index ?? 0) === 0) return c ?? undefined;
+  return undefined;
 }
