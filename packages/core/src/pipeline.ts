@@ -27,6 +27,8 @@ import { validateEndpointsAndModels } from './config-schema.js';
 import type { Candidate, ChatRequest, ChatResponse, ChatResult, EmbeddingResponse, EmbeddingResult, EndpointConfig, ModelsConfig } from './types.js';
 import type { Dispatcher } from 'undici';
 
+const noop = () => undefined;
+
 export type { CallOptions, Pipeline } from './contract.js';
 export { isPipeline, PIPELINE_MARKER } from './pipeline-marker.js';
 export { defaultClassification, defaultRetryDecision } from './request-defaults.js';
@@ -88,17 +90,35 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   for (const [stage, hook] of [['recordAttempt', hooks.recordAttempt], ['recordRequest', hooks.recordRequest]] as const) {
     hook.intercept({
       register: (tap) => {
-        const fn = tap.fn as (...args: unknown[]) => Promise<void>;
+        const fn = tap.fn as (...args: unknown[]) => unknown;
+        const contain = (error: unknown): void => {
+          events.emit('plugin-error', { plugin: tap.name, stage, error });
+          const refusal = failClosedError(tap, stage, error);
+          if (refusal) throw refusal;
+        };
+        // A synchronous tap (in-memory bookkeeping) stays synchronous: no promise per request.
+        if (tap.type === 'sync') {
+          return {
+            ...tap,
+            fn: (...args: unknown[]) => {
+              try {
+                fn(...args);
+              } catch (error) {
+                contain(error);
+              }
+            },
+          };
+        }
         return {
           ...tap,
-          fn: async (...args: unknown[]) => {
+          fn: (...args: unknown[]) => {
+            let result: unknown;
             try {
-              await fn(...args);
+              result = fn(...args);
             } catch (error) {
-              events.emit('plugin-error', { plugin: tap.name, stage, error });
-              const refusal = failClosedError(tap, stage, error);
-              if (refusal) throw refusal;
+              return Promise.resolve().then(() => contain(error));
             }
+            return Promise.resolve(result).then(noop, contain);
           },
         };
       },

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { definePlugin, STAGE, SwitchyardError, type AttemptOutcome, type Candidate } from '../src/index.js';
+import { definePlugin, failClosed, FAILED_CLOSED_CODE, STAGE, SwitchyardError, type AttemptOutcome, type Candidate } from '../src/index.js';
 import { completion } from './support/loopback.js';
 import { hello, pipelineOver, type Fixture } from './support/fixture-pipeline.js';
 import type { Handler } from './support/loopback.js';
@@ -108,6 +108,30 @@ describe('stage contracts', () => {
     const r = await fx.pipeline.chat(hello);
     expect(r.choices[0].message.content).toBe('fine');
     expect(errors.sort()).toEqual(['recordAttempt:boom', 'recordRequest:bang']);
+  });
+
+  it('a fail-closed record tap refuses the request, synchronous or not; a contained one never does', async () => {
+    for (const sync of [true, false]) {
+      const plugin = definePlugin({
+        name: 'charger',
+        apply(p) {
+          const charge = () => {
+            throw new Error('ledger down');
+          };
+          if (sync) p.hooks.recordAttempt.tap(failClosed({ name: 'charge' }), charge);
+          else p.hooks.recordAttempt.tapPromise(failClosed({ name: 'charge' }), async () => charge());
+        },
+      });
+      fx = await pipelineOver([ok('fine')], { plugins: [plugin()] });
+      const reported: string[] = [];
+      fx.pipeline.events.on('plugin-error', (e) => reported.push(`${e.plugin}:${e.stage}`));
+      const err = await fx.pipeline.chat(hello).catch((e) => e);
+      expect(err.code, `sync=${sync}`).toBe(FAILED_CLOSED_CODE);
+      expect(err.message).toContain('ledger down');
+      expect(reported).toEqual(['charge:recordAttempt']);
+      await fx.close();
+      fx = undefined;
+    }
   });
 
   it('ctx.respond() settles the request early with no upstream attempt', async () => {

@@ -86,8 +86,8 @@ export const circuitBreaker = definePlugin<BreakerPluginOptions, BreakerPluginOp
       if (outcome.ok) await breakers.recordSuccess(id, (record, now) => recordSuccess(record, now, options));
       else if (counts(outcome)) await breakers.update(id, (record, now, random) => recordFailure(record, now, options, random));
       // Whatever the probe's answer, its lease is done: a 429 or a cancelled probe leaves the breaker half-open.
-      const state = requestState(ctx);
-      if (state.probes.includes(id)) {
+      const state = ctx.state.circuitBreaker;
+      if (state?.probes.includes(id)) {
         state.probes = state.probes.filter((p) => p !== id);
         await breakers.releaseProbe(id, ctx.id);
       }

@@ -23,7 +23,8 @@ export const health = definePlugin<HealthOptions, HealthOptionsInput>({
     shared.start();
     const prober = new Prober(pipeline, options.probes, (result) => book.recordProbe(result));
 
-    pipeline.hooks.recordAttempt.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (outcome) => {
+    // Synchronous taps: the work is in memory, so no promise per request.
+    pipeline.hooks.recordAttempt.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (outcome) => {
       const latencyMs = outcome.stream && outcome.ttftMs !== undefined ? outcome.ttftMs : outcome.latencyMs;
       const id = outcome.candidate.deploymentId;
       switch (outcome.outcome) {
@@ -40,7 +41,7 @@ export const health = definePlugin<HealthOptions, HealthOptionsInput>({
       }
     });
 
-    pipeline.hooks.route.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, async (candidates, _classification, ctx) =>
+    pipeline.hooks.route.tap({ name: PLUGIN_NAME, stage: STAGE.FILTER }, (candidates, _classification, ctx) =>
       orderByHealth(candidates, book, pipeline.random, pipeline.clock.now(), options.unhealthy, ctx),
     );
 

@@ -22,7 +22,8 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
     const { clock, random, store } = pipeline;
     const latency = new PeakEwmaTracker({ decayMs: options.latencyDecayMs, defaultRttMs: options.defaultRttMs, failurePenaltyMs: options.failurePenaltyMs });
 
-    pipeline.hooks.classify.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (classification, ctx) => {
+    // Synchronous taps where the work is in memory: no promise per request.
+    pipeline.hooks.classify.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (classification, ctx) => {
       if (ctx.kind !== 'chat') return classification;
       const needs = requiredCapabilities(ctx.request as ChatRequest);
       if (needs.length === 0) return classification;
@@ -48,13 +49,15 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
     });
 
     pipeline.events.on('attempt:start', ({ requestId, candidate }) => latency.started(candidate.deploymentId, requestId, clock.now()));
-    pipeline.hooks.recordRequest.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (_outcome, ctx) => latency.ended(ctx.id));
+    pipeline.hooks.recordRequest.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (_outcome, ctx) => latency.ended(ctx.id));
 
-    pipeline.hooks.recordAttempt.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (outcome, ctx) => {
-      latency.record(outcome, ctx.id, clock.now());
-      const key = options.sticky && outcome.ok ? conversationKey(ctx) : undefined;
-      if (key) await store.set(key, outcome.candidate.deploymentId, options.stickyTtlMs);
-    });
+    if (options.sticky) {
+      pipeline.hooks.recordAttempt.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (outcome, ctx) => {
+        latency.record(outcome, ctx.id, clock.now());
+        const key = outcome.ok ? conversationKey(ctx) : undefined;
+        if (key) await store.set(key, outcome.candidate.deploymentId, options.stickyTtlMs);
+      });
+    } else pipeline.hooks.recordAttempt.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (outcome, ctx) => latency.record(outcome, ctx.id, clock.now()));
 
     // Before retry policies (STAGE.DEFAULT), which would otherwise fail a request failure outright.
     if (options.contextReroute) {
