@@ -38,7 +38,9 @@ const BUILT = process.env.BENCH_TSX !== '1';
 async function start(file: string, args: string[] = []): Promise<{ child: ChildProcess; info: Record<string, string> }> {
   const profile = process.env.BENCH_PROFILE && file.includes('servers') ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const loader = file.endsWith('.mjs') ? [] : ['--conditions=@switchyard/source', '--import', 'tsx'];
-  const child = fork(file.startsWith('/') ? file : fileURLToPath(new URL(file, import.meta.url)), args, { execArgv: [...loader, ...profile], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  // BENCH_NODE_ARGS: V8 / Node flags for the contenders (e.g. --max-semi-space-size=4 to trade young-generation size for RSS).
+  const tuning = file.includes('servers') ? (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean) : [];
+  const child = fork(file.startsWith('/') ? file : fileURLToPath(new URL(file, import.meta.url)), args, { execArgv: [...loader, ...tuning, ...profile], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   const lines = createInterface({ input: child.stdout! });
   const [line] = (await once(lines, 'line')) as [string];
   return { child, info: JSON.parse(line) };
@@ -186,7 +188,7 @@ const targets: Record<'healthy' | 'dead', [Target, string, number][]> = {
 };
 const label: Record<Target, string> = { direct: 'upstream direct', thin: 'thin node:http proxy', core: 'gateway, core only', plugins: 'gateway, 4 policy plugins', 'core-baseline': 'baseline gateway, core only', 'plugins-baseline': 'baseline gateway, 4 policy plugins' };
 
-console.log(`switchyard gateway bench: ${SECONDS} s (≤ ${MAX_REQUESTS} requests) per cell, median of ${ROUNDS} round(s), concurrency ${CONCURRENCIES.join('/')}, node ${process.version}, contenders ${BUILT ? 'built (esbuild, plain node)' : 'from source (tsx)'}\n`);
+console.log(`switchyard gateway bench: ${SECONDS} s (≤ ${MAX_REQUESTS} requests) per cell, median of ${ROUNDS} round(s), concurrency ${CONCURRENCIES.join('/')}, node ${process.version}, contenders ${BUILT ? 'built (esbuild, plain node)' : 'from source (tsx)'}${process.env.BENCH_NODE_ARGS ? ` with ${process.env.BENCH_NODE_ARGS}` : ''}\n`);
 const results = new Map<string, Result[]>();
 const key = (mode: Mode, scenario: string, c: number, target: Target) => `${mode}|${scenario}|${c}|${target}`;
 for (let round = 0; round < ROUNDS; round++) {

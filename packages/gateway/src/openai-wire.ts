@@ -61,9 +61,9 @@ export class ChunkEncoder {
         }
         return '';
       case 'text-delta':
-        return this.chunk({ content: part.text }, null);
+        return this.chunkOf(`"content":${JSON.stringify(part.text)}`, null);
       case 'reasoning-delta':
-        return this.chunk({ reasoning_content: part.text }, null);
+        return this.chunkOf(`"reasoning_content":${JSON.stringify(part.text)}`, null);
       case 'tool-call-delta': {
         const first = !this.toolCallsSeen.has(part.index);
         this.toolCallsSeen.add(part.index);
@@ -100,11 +100,17 @@ export class ChunkEncoder {
   }
 
   private chunk(delta: Record<string, unknown>, finishReason: string | null): string {
+    const fields = JSON.stringify(delta).slice(1, -1);
+    return this.chunkOf(fields, finishReason);
+  }
+
+  /** One chunk from the delta's fields as JSON text (`"content":"…"`, or '' for `{}`): text deltas skip building an object. */
+  private chunkOf(fields: string, finishReason: string | null): string {
     if (!this.roleSent) {
       this.roleSent = true;
-      delta = { role: 'assistant', ...delta };
+      fields = fields ? `"role":"assistant",${fields}` : '"role":"assistant"';
     }
-    return `data: ${this.head()}"choices":[{"index":0,"delta":${JSON.stringify(delta)},"logprobs":null,"finish_reason":${finishReason === null ? 'null' : `"${finishReason}"`}}]}\n\n`;
+    return `data: ${this.head()}"choices":[{"index":0,"delta":{${fields}},"logprobs":null,"finish_reason":${finishReason === null ? 'null' : `"${finishReason}"`}}]}\n\n`;
   }
 }
 
