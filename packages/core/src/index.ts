@@ -37,6 +37,7 @@ export { createWarmConnector, type WarmConnector } from './warm-connector.js';
 export { runIdempotent, IDEMPOTENCY_CONFLICT, IDEMPOTENCY_TTL_MS, type IdempotentRun } from './idempotency.js';
 export { continueStream, continuationCandidates, prefillRequest, DEFAULT_MAX_CONTINUATIONS } from './continuation.js';
 export * from './usage-cost.js';
+export { keepWireBody, OPENAI_CHAT_COMPLETION, wireBodyOf, type WireBody } from './wire-body.js';
 export * from './request-summary.js';
 export * from './request-failure.js';
 export * from './request-limits.js';

@@ -4,6 +4,7 @@
  * attempt runner's; a stream past its commit point is the committed stream's.
  */
 import { onAbortOf } from './abort-link.js';
+import { carryWireBody } from './wire-body.js';
 import { sleep, type Clock } from './clock.js';
 import { isSilentEndpoint, RequestTimer } from './request-timer.js';
 import { AttemptRunner, type AnswerResult, type AttemptScope, type AttemptSettlement, type LiveAttempt } from './attempt-runner.js';
@@ -145,6 +146,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     const answer = result.response as ChatResponse;
     const info = this.info(candidate);
     const response = { ...answer, switchyard: answer.switchyard ? { ...info, ...answer.switchyard } : info };
+    carryWireBody(answer, response);
     return this.finishResponse(response);
   }
 

@@ -3,9 +3,9 @@
  * follow the commit-point contract: nothing but SSE comment heartbeats before the pipeline
  * commits; after it, a failure is an SSE error event and the stream never ends with `[DONE]`.
  */
-import { SwitchyardError, type ChatRequest, type ChatStream } from '@switchyard/core';
+import { OPENAI_CHAT_COMPLETION, SwitchyardError, wireBodyOf, type ChatRequest, type ChatStream } from '@switchyard/core';
 import type { Exchange } from './exchange.js';
-import { drained, infoHeaders, sendJson, StreamWriter } from './http-reply.js';
+import { drained, infoHeaders, sendJson, sendJsonText, StreamWriter } from './http-reply.js';
 import { replyForError, replyWithError } from './openai-errors.js';
 import { chatCompletionBody, ChunkEncoder, sseErrorEvent } from './openai-wire.js';
 
@@ -19,7 +19,10 @@ export async function chatCompletions(x: Exchange, body: unknown): Promise<void>
   if (stream === true) return streamCompletion(x, body as ChatRequest);
   try {
     const response = await x.pipeline.chat(body as ChatRequest, x.call);
-    sendJson(x.res, 200, chatCompletionBody(response), infoHeaders(response.switchyard));
+    // The same-format fast path: an OpenAI-shaped vendor answer goes out as the vendor wrote it.
+    const wire = wireBodyOf(response, OPENAI_CHAT_COMPLETION);
+    if (wire !== undefined) sendJsonText(x.res, 200, wire, infoHeaders(response.switchyard));
+    else sendJson(x.res, 200, chatCompletionBody(response), infoHeaders(response.switchyard));
   } catch (error) {
     replyWithError(x.res, error, x.errorOptions);
   }

@@ -4,7 +4,11 @@ import type { ErrorReply } from './openai-errors.js';
 
 /** One write: the head and the body go out corked together (a string body joins the head). */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | number> = {}): void {
-  const text = JSON.stringify(body);
+  sendJsonText(res, status, JSON.stringify(body), headers);
+}
+
+/** A body that is JSON text already (a vendor's answer on the same-format fast path). */
+export function sendJsonText(res: ServerResponse, status: number, text: string, headers: Record<string, string | number> = {}): void {
   headers['content-type'] = 'application/json';
   headers['content-length'] = Buffer.byteLength(text);
   res.writeHead(status, headers);

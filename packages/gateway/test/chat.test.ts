@@ -46,6 +46,66 @@ describe('non-streaming chat through the OpenAI SDK', () => {
     expect(seen.traceparent).toBe(traceparent);
   });
 
+  it('forwards an OpenAI-shaped vendor answer as the vendor wrote it (fields Switchyard does not model survive)', async () => {
+    const text = `{"id":"chatcmpl-9","object":"chat.completion","created":1733000000,"model":"gpt-x","service_tier":"default",
+  "choices":[{"index":0,"message":{"role":"assistant","content":"hi","annotations":[]},"logprobs":{"content":[{"token":"hi","logprob":-0.1}]},"finish_reason":"stop"}],
+  "usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4,"prompt_tokens_details":{"cached_tokens":0}}}`;
+    const primary = await vendor((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(text);
+    });
+    const { origin, client } = await startGateway(pipelineFor({ vendors: { primary } }));
+    const res = await raw(origin, '/v1/chat/completions', { body: chatBody() });
+    expect(res.status).toBe(200);
+    expect(res.text).toBe(text);
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(res.headers.get('x-switchyard-endpoint')).toBe('primary');
+    const data = await client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], logprobs: true });
+    expect(data.choices[0].logprobs?.content?.[0].token).toBe('hi');
+    expect((data as unknown as { service_tier: string }).service_tier).toBe('default');
+  });
+
+  it('re-encodes a vendor answer outside the OpenAI vocabulary (finish reason, tool call without id, usage without total)', async () => {
+    const bodies = [
+      { id: 'c1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'x' }, finish_reason: 'eos' }] },
+      { id: 'c2', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ type: 'function', function: { name: 'f', arguments: '{}' } }] }, finish_reason: 'tool_calls' }] },
+      { id: 'c3', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'x' }, finish_reason: 'stop' }], usage: { prompt_tokens: 2, completion_tokens: 1 } },
+    ];
+    let next = 0;
+    const primary = await vendor((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(bodies[next++]));
+    });
+    const { origin } = await startGateway(pipelineFor({ vendors: { primary } }));
+    const first = await raw(origin, '/v1/chat/completions', { body: chatBody() });
+    expect(first.json.choices[0].finish_reason).toBe('stop');
+    const second = await raw(origin, '/v1/chat/completions', { body: chatBody() });
+    expect(second.json.choices[0].message.tool_calls[0].id).toMatch(/^call_/);
+    const third = await raw(origin, '/v1/chat/completions', { body: chatBody() });
+    expect(third.json.usage.total_tokens).toBe(3);
+    for (const r of [first, second, third]) expect(r.json.choices[0]).toHaveProperty('logprobs', null);
+  });
+
+  it('an answer a plugin changed is encoded from the change, never forwarded from the vendor', async () => {
+    const primary = await vendor(answers(['from the vendor']));
+    const rewrite = definePlugin({
+      name: 'rewrite',
+      apply(p) {
+        p.hooks.call.for('openai').tapPromise({ name: 'rewrite', stage: STAGE.FIRST }, async (attempt, ctx) => {
+          if (attempt.initiator === 'rewrite') return undefined; // its own attempt goes to the codec tap
+          const result = await ctx.runAttempt(attempt.candidate, { initiator: 'rewrite' });
+          if (result.type !== 'response') return result;
+          const choice = result.response.choices[0];
+          return { ...result, response: { ...result.response, choices: [{ ...choice, message: { ...choice.message, content: 'rewritten' } }] } };
+        });
+      },
+    });
+    const { origin } = await startGateway(pipelineFor({ vendors: { primary }, extra: { plugins: [rewrite()] } }));
+    const res = await raw(origin, '/v1/chat/completions', { body: chatBody() });
+    expect(res.status).toBe(200);
+    expect(res.json.choices[0].message.content).toBe('rewritten');
+  });
+
   it('replaces a malformed request id and drops a malformed traceparent', async () => {
     const primary = await vendor(answers(['ok']));
     const { origin } = await startGateway(pipelineFor({ vendors: { primary } }));

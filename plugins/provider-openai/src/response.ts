@@ -1,9 +1,9 @@
 /** A non-streaming Chat Completions body → the unified ChatResponse. */
-import { SwitchyardError, type Candidate, type ChatChoice, type ChatResponse, type ProviderHttpResponse, type ToolCall } from '@switchyard/core';
+import { keepWireBody, OPENAI_CHAT_COMPLETION, SwitchyardError, type Candidate, type ChatChoice, type ChatResponse, type ProviderHttpResponse, type ToolCall } from '@switchyard/core';
 import { classifyStreamError } from './classify-error.js';
 import { INSUFFICIENT_RESOURCE, mapFinishReason } from './finish-reason.js';
 import { normalizeUsage } from './usage.js';
-import { asWireBody, vendorExtras, type WireChoice, type WireMessage, type WireToolCall } from './wire-types.js';
+import { asWireBody, vendorExtras, type WireBody, type WireChoice, type WireMessage, type WireToolCall } from './wire-types.js';
 
 /** Choice fields the unified shape carries; the rest (content_filter_results, logprobs, stop_reason…) is metadata. */
 const CHOICE_FIELDS = new Set(['index', 'message', 'delta', 'finish_reason']);
@@ -83,7 +83,36 @@ export function parseChatResponse(res: ProviderHttpResponse, providerId: string,
   const usageExtras = usageMetadata(body.usage);
   if (usageExtras) extras.usage = usageExtras;
   if (Object.keys(extras).length > 0) response.providerMetadata = { [providerId]: extras };
+  if (forwardable(body)) keepWireBody(response, { format: OPENAI_CHAT_COMPLETION, text: res.text });
   return response;
+}
+
+const OPENAI_FINISH_REASONS = new Set(['stop', 'length', 'tool_calls', 'content_filter', 'function_call']);
+
+const isCount = (n: unknown) => typeof n === 'number' && Number.isInteger(n) && n >= 0;
+
+/**
+ * The vendor's body is already what an OpenAI client expects, so it can be sent on as it came:
+ * every field the encoder would fill or normalise is there and standard (ids, finish reasons,
+ * tool call ids, usage totals, an assistant message). Anything else is re-encoded.
+ */
+function forwardable(body: WireBody): boolean {
+  if (body.object !== 'chat.completion' || typeof body.id !== 'string' || body.id.length === 0) return false;
+  if (typeof body.model !== 'string' || body.model.length === 0 || typeof body.created !== 'number') return false;
+  const usage = body.usage as { prompt_tokens?: unknown; completion_tokens?: unknown; total_tokens?: unknown } | null | undefined;
+  if (usage !== undefined && (usage === null || !isCount(usage.prompt_tokens) || !isCount(usage.completion_tokens) || !isCount(usage.total_tokens))) return false;
+  const choices = body.choices!;
+  if (choices.length === 0) return false;
+  for (let i = 0; i < choices.length; i++) {
+    const choice = choices[i];
+    if (!choice || choice.index !== i) return false;
+    if (choice.finish_reason !== null && !OPENAI_FINISH_REASONS.has(choice.finish_reason as string)) return false;
+    const message = choice.message;
+    if (!message || message.role !== 'assistant' || message.reasoning !== undefined) return false;
+    if (message.content !== null && typeof message.content !== 'string') return false;
+    if (message.tool_calls !== undefined && (!Array.isArray(message.tool_calls) || message.tool_calls.some((call) => !call?.id || call.type !== 'function'))) return false;
+  }
+  return true;
 }
 
 /** DeepSeek's cache hit/miss split and other vendor usage counters the unified shape drops. */
