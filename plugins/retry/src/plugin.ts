@@ -47,11 +47,12 @@ export const retry = definePlugin<RetryOptions, RetryOptionsInput>({
 
     pipeline.hooks.route.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, (candidates, _classification, ctx) => skipCooling(policy, options, candidates, ctx));
 
-    pipeline.hooks.recordAttempt.tapPromise({ name: PLUGIN_NAME }, async (outcome, ctx) => {
-      const state = retryState(ctx);
+    // Synchronous: the budget counts requests in memory and writes a bucket's count once.
+    pipeline.hooks.recordAttempt.tap({ name: PLUGIN_NAME }, (outcome, ctx) => {
+      const state = ctx.state.retry;
       // A retry was paid for when it was granted; every other attempt is a request that earns budget.
-      if (state.retrying === outcome.candidate.id) state.retrying = undefined;
-      else await policy.budget.recordRequest(outcome.candidate.deploymentId);
+      if (state && state.retrying === outcome.candidate.id) state.retrying = undefined;
+      else policy.budget.recordRequest(outcome.candidate.deploymentId);
     });
 
     pipeline.hooks.retry.tapPromise({ name: PLUGIN_NAME }, (outcome, ctx) => policy.decide(outcome, ctx));

@@ -52,4 +52,27 @@ describe('RetryBudget', () => {
     for (let i = 0; i < 5; i++) await budget.recordRequest('a/x');
     expect(await budget.tryWithdraw('a/x')).toBe(true);
   });
+
+  it('counts requests in memory: one store write per bucket, and the next bucket makes them visible to other instances', async () => {
+    const clock = new VirtualClock(0);
+    const store = new MemoryStateStore(clock);
+    let writes = 0;
+    const increment = store.increment.bind(store);
+    store.increment = (key, by, ttl) => {
+      writes++;
+      return increment(key, by, ttl);
+    };
+    const options = { ratio: 0.2, minRetries: 3, windowMs: 10_000, buckets: 10 };
+    const here = new RetryBudget(store, clock, options);
+    const there = new RetryBudget(store, clock, options);
+    for (let i = 0; i < 100; i++) here.recordRequest('a/x');
+    expect(writes).toBe(0);
+    await clock.advance(1_000);
+    here.recordRequest('a/x');
+    await Promise.resolve();
+    expect(writes).toBe(1);
+    expect((await there.snapshot('a/x')).requests).toBe(100);
+    // The instance that counted sees its own unwritten requests at once.
+    expect((await here.snapshot('a/x')).requests).toBe(101);
+  });
 });

@@ -28,22 +28,51 @@ const PREFIX = 'switchyard:retry-budget:';
 
 export class RetryBudget {
   private readonly bucketMs: number;
+  /**
+   * Requests counted in-process for the current bucket, per deployment, and added to the
+   * store's counter in one write when the bucket ends (or before a withdrawal reads it): the
+   * healthy path does no store write per request. Until then other instances on a shared store
+   * see fewer requests, so they allow fewer retries, never more.
+   */
+  private readonly unwritten = new Map<string, { bucket: number; count: number }>();
 
   constructor(
     private readonly store: StateStore,
     private readonly clock: Clock,
     private readonly options: RetryBudgetOptions = DEFAULT_RETRY_BUDGET,
+    /** Where a failed background write of a bucket's count is reported. */
+    private readonly onWriteError: (error: unknown) => void = () => undefined,
   ) {
     this.bucketMs = Math.max(1, options.windowMs / options.buckets);
   }
 
-  /** Counts a first attempt (not a retry) on the deployment. */
-  async recordRequest(deploymentId: string): Promise<void> {
-    await this.bump(deploymentId, 'req', 1);
+  /** Counts a first attempt (not a retry) on the deployment; synchronous, a bucket's count is written once. */
+  recordRequest(deploymentId: string): void {
+    const bucket = this.bucketIndex(this.clock.now());
+    const pending = this.unwritten.get(deploymentId);
+    if (pending && pending.bucket === bucket) {
+      pending.count++;
+      return;
+    }
+    this.unwritten.set(deploymentId, { bucket, count: 1 });
+    if (pending) this.write(deploymentId, pending).catch(this.onWriteError);
+  }
+
+  /** Writes the requests counted in-process for the deployment (before its budget is read). */
+  private async flush(deploymentId: string): Promise<void> {
+    const pending = this.unwritten.get(deploymentId);
+    if (!pending) return;
+    this.unwritten.delete(deploymentId);
+    await this.write(deploymentId, pending);
+  }
+
+  private async write(deploymentId: string, pending: { bucket: number; count: number }): Promise<void> {
+    await this.store.increment(this.key(deploymentId, 'req', pending.bucket), pending.count, this.options.windowMs + this.bucketMs);
   }
 
   /** Spends one retry if the window allows it; false means: do not retry, move on. */
   async tryWithdraw(deploymentId: string): Promise<boolean> {
+    await this.flush(deploymentId);
     // Count first, check after, undo if over: concurrent withdrawals cannot overshoot together.
     await this.bump(deploymentId, 'retry', 1);
     const { retries, allowed } = await this.snapshot(deploymentId);
@@ -53,6 +82,7 @@ export class RetryBudget {
   }
 
   async snapshot(deploymentId: string): Promise<RetryBudgetSnapshot> {
+    await this.flush(deploymentId);
     const [requests, retries] = await Promise.all([this.sum(deploymentId, 'req'), this.sum(deploymentId, 'retry')]);
     return { requests, retries, allowed: Math.floor(this.options.minRetries + this.options.ratio * requests) };
   }

@@ -51,7 +51,7 @@ export class RetryPolicy {
     private readonly options: RetryOptions,
   ) {
     this.cooldowns = new Cooldowns(pipeline.store, pipeline.clock);
-    this.budget = new RetryBudget(pipeline.store, pipeline.clock, options.budget);
+    this.budget = new RetryBudget(pipeline.store, pipeline.clock, options.budget, (error) => pipeline.events.emit('plugin-error', { plugin: '@switchyard/plugin-retry', stage: 'retry-budget', error }));
   }
 
   async decide(outcome: AttemptOutcome, ctx: RequestContext): Promise<RetryDecision | undefined> {
