@@ -8,6 +8,8 @@ import { systemClock } from './clock.js';
 
 export interface StateStore {
   get<T = unknown>(key: string): Promise<T | undefined>;
+  /** Optional: several keys in one read (Redis: one MGET), in order; `readMany()` falls back to `get`. */
+  getMany?<T = unknown>(keys: readonly string[]): Promise<(T | undefined)[]>;
   set<T = unknown>(key: string, value: T, ttlMs?: number): Promise<void>;
   delete(key: string): Promise<void>;
   /** Adds `by` to a numeric counter (created at 0) and returns the new value. */
@@ -79,6 +81,10 @@ export class MemoryStateStore implements StateStore {
     return this.live(key)?.value as T | undefined;
   }
 
+  async getMany<T>(keys: readonly string[]): Promise<(T | undefined)[]> {
+    return keys.map((key) => this.live(key)?.value as T | undefined);
+  }
+
   async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
     this.entries.set(key, { value, expiresAt: this.expiry(ttlMs) });
     this.written();
@@ -144,4 +150,9 @@ export class MemoryStateStore implements StateStore {
     for (const key of [...this.entries.keys()]) this.live(key);
     return this.entries.size;
   }
+}
+
+/** Several keys in one read when the store can (one round trip to Redis), else one `get` each. */
+export function readMany<T>(store: StateStore, keys: readonly string[]): Promise<(T | undefined)[]> {
+  return store.getMany ? store.getMany<T>(keys) : Promise.all(keys.map((key) => store.get<T>(key)));
 }

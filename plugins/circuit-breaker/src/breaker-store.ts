@@ -5,7 +5,7 @@
  * compareAndSet the write only lands if no other instance wrote since the read, else the step is
  * run again on the fresh record, so instances never lose each other's counts either.
  */
-import type { Clock, RandomSource, StateStore, SwitchyardEventBus } from '@switchyard/core';
+import { readMany, type Clock, type RandomSource, type StateStore, type SwitchyardEventBus } from '@switchyard/core';
 import { closedRecord, phaseAt, startProbe, windowStats, withSuccesses, type BreakerOptions, type BreakerPhase, type BreakerRecord, type Step } from './state-machine.js';
 
 export interface BreakerState {
@@ -141,9 +141,24 @@ export class BreakerStore {
    * takes the probe lease (it expires after probeLeaseMs if the probe never reports back).
    */
   async admit(id: string, holder: string): Promise<'closed' | 'probe' | false> {
-    const phase = await this.phase(id);
-    if (phase === 'closed') return 'closed';
-    if (phase === 'open') return false;
+    return (await this.admitEach([id], holder))[0];
+  }
+
+  /** Admission for several breakers: their records in one store read; only half-open ones go on to the lease. */
+  async admitEach(ids: readonly string[], holder: string): Promise<('closed' | 'probe' | false)[]> {
+    const records = await readMany<BreakerRecord>(this.store, ids.map((id) => PREFIX + id));
+    const now = this.clock.now();
+    let halfOpen = false;
+    const verdicts = ids.map((_, i): 'closed' | 'probe' | false | 'half-open' => {
+      const phase = phaseAt(records[i] ?? closedRecord(), now);
+      if (phase === 'half-open') halfOpen = true;
+      return phase === 'closed' ? 'closed' : phase === 'open' ? false : 'half-open';
+    });
+    if (!halfOpen) return verdicts as ('closed' | false)[];
+    return Promise.all(verdicts.map((v, i) => (v === 'half-open' ? this.takeProbe(ids[i], holder) : v)));
+  }
+
+  private async takeProbe(id: string, holder: string): Promise<'probe' | false> {
     if (!(await this.store.acquireLease(this.leaseKey(id), holder, this.options.probeLeaseMs))) return false;
     await this.update(id, (record, now) => startProbe(record, now));
     return 'probe';

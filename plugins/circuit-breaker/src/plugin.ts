@@ -68,7 +68,7 @@ export const circuitBreaker = definePlugin<BreakerPluginOptions, BreakerPluginOp
 
     /** Keeps the candidates this request may send to; takes the probe lease of half-open ones. */
     async function admitted(candidates: Candidate[], ctx: RequestContext): Promise<Candidate[]> {
-      const verdicts = await Promise.all(candidates.map((c) => breakers.admit(c.id, ctx.id)));
+      const verdicts = await breakers.admitEach(candidates.map((c) => c.id), ctx.id);
       // The healthy path: every breaker closed, nothing to copy or record.
       if (verdicts.every((v) => v === 'closed')) return candidates;
       const state = requestState(ctx);

@@ -3,7 +3,7 @@
  * misconfigured deployments), stored with a TTL in the StateStore so every request, and every
  * gateway instance on a shared store, skips a cooling candidate until the time is up.
  */
-import type { Candidate, Clock, StateStore } from '@switchyard/core';
+import { readMany, type Candidate, type Clock, type StateStore } from '@switchyard/core';
 
 export interface Cooldown {
   until: number;
@@ -63,13 +63,28 @@ export class Cooldowns {
     await this.store.delete(PREFIX + scope);
   }
 
-  /** The latest cooldown that applies to the candidate, if any (asked on every request, for every candidate). */
+  /** The latest cooldown that applies to the candidate, if any. */
   async of(candidate: Candidate): Promise<Cooldown | undefined> {
-    const entries = await Promise.all(storeKeysOf(candidate).map((key) => this.store.get<Cooldown>(key)));
+    return (await this.ofEach([candidate]))[0];
+  }
+
+  /** The latest cooldown of each candidate, in one store read for all of them (asked on every request). */
+  async ofEach(candidates: readonly Candidate[]): Promise<(Cooldown | undefined)[]> {
+    const keys: string[] = [];
+    for (const c of candidates) keys.push(...storeKeysOf(c));
+    const entries = await readMany<Cooldown>(this.store, keys);
     const now = this.clock.now();
-    let latest: Cooldown | undefined;
-    for (const e of entries) if (e && typeof e.until === 'number' && e.until > now && (!latest || e.until > latest.until)) latest = e;
-    return latest;
+    const out: (Cooldown | undefined)[] = [];
+    let at = 0;
+    for (const c of candidates) {
+      let latest: Cooldown | undefined;
+      for (const end = at + storeKeysOf(c).length; at < end; at++) {
+        const e = entries[at];
+        if (e && typeof e.until === 'number' && e.until > now && (!latest || e.until > latest.until)) latest = e;
+      }
+      out.push(latest);
+    }
+    return out;
   }
 
   private async live(key: string, now: number): Promise<Cooldown | undefined> {

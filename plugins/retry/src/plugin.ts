@@ -67,7 +67,7 @@ export const retry = definePlugin<RetryOptions, RetryOptionsInput>({
  */
 async function skipCooling(policy: RetryPolicy, options: RetryOptions, candidates: Candidate[], ctx: RequestContext): Promise<Candidate[]> {
   if (candidates.length === 0) return candidates;
-  const cooling = await Promise.all(candidates.map((c) => policy.cooldowns.of(c)));
+  const cooling = await policy.cooldowns.ofEach(candidates);
   // The healthy path: nothing cools, nothing to copy or record.
   if (!cooling.some(Boolean)) return candidates;
   const free = candidates.filter((_, i) => !cooling[i]);
@@ -88,7 +88,7 @@ async function skipCooling(policy: RetryPolicy, options: RetryOptions, candidate
   }
   retryState(ctx).waitedMs = wait;
   // Cooldowns may have been extended meanwhile: check again, and wait no more than once.
-  const after = await Promise.all(candidates.map((c) => policy.cooldowns.of(c)));
+  const after = await policy.cooldowns.ofEach(candidates);
   recordSkipped(ctx, candidates, after);
   return candidates.filter((_, i) => !after[i]);
 }

@@ -149,7 +149,7 @@ export class RetryPolicy {
   /** Failover tap. No ping-pong: a failover never lands on a candidate that is cooling down right now. */
   async dropCooling(remaining: Candidate[], ctx: RequestContext): Promise<Candidate[]> {
     if (remaining.length === 0) return remaining;
-    const cooling = await Promise.all(remaining.map((c) => this.cooldowns.of(c)));
+    const cooling = await this.cooldowns.ofEach(remaining);
     const state = retryState(ctx);
     for (let i = remaining.length - 1; i >= 0; i--) {
       const cooldown = cooling[i];

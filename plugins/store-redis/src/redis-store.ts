@@ -97,6 +97,15 @@ export class RedisStateStore implements StateStore {
     return this.run('get', async () => decode<T>(await this.client.get(this.prefix + key)), (local) => local.get<T>(key));
   }
 
+  async getMany<T = unknown>(keys: readonly string[]): Promise<(T | undefined)[]> {
+    if (keys.length === 0) return [];
+    return this.run(
+      'getMany',
+      async () => (await this.client.mget(keys.map((key) => this.prefix + key))).map((raw) => decode<T>(raw)),
+      (local) => local.getMany<T>(keys),
+    );
+  }
+
   async set<T = unknown>(key: string, value: T, ttlMs?: number): Promise<void> {
     const expiry = expiryOf(ttlMs, 'set');
     const raw = JSON.stringify(value);

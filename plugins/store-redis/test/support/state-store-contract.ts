@@ -31,6 +31,15 @@ export function stateStoreContract(name: string, setup: () => Promise<ContractSu
         expect(await s.store.get('missing')).toBeUndefined();
       });
 
+      it('reads several keys at once, in order, missing and expired ones as undefined', async () => {
+        await s.store.set('one', { n: 1 });
+        await s.store.set('two', 'zwei');
+        await s.store.set('short', 1, s.ttlMs);
+        await s.elapse(s.ttlMs + 50);
+        expect(await s.peer.getMany!(['two', 'missing', 'one', 'short'])).toEqual(['zwei', undefined, { n: 1 }, undefined]);
+        expect(await s.peer.getMany!([])).toEqual([]);
+      });
+
       it('round-trips JSON values and shares them with the peer', async () => {
         const record = { state: 'open', consecutiveFailures: 3, buckets: [{ start: 0, successes: 1, failures: 2 }], openUntil: 1_700_000_005_000, forced: false, note: null };
         await s.store.set('breaker', record);
