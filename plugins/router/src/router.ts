@@ -30,23 +30,39 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
       return { ...classification, capabilities: new Set([...classification.capabilities, ...needs]) };
     });
 
-    pipeline.hooks.route.tapPromise({ name: PLUGIN_NAME, stage: STAGE.ORDER }, async (candidates, classification, ctx) => {
+    /** Orders the candidates; a promise only when the strategy (round-robin) or stickiness reads the store. */
+    const route = (candidates: Candidate[], classification: Classification, ctx: RequestContext): Candidate[] | Promise<Candidate[]> => {
       const eligible = ctx.kind === 'chat' ? matching(candidates, classification, ctx, options) : candidates;
       const demoted = demotedIds(ctx);
-      const preferred = eligible.filter((c) => !demoted.has(c.id));
-      const lastResort = eligible.filter((c) => demoted.has(c.id));
+      const preferred = demoted.size === 0 ? eligible : eligible.filter((c) => !demoted.has(c.id));
+      const lastResort = demoted.size === 0 ? [] : eligible.filter((c) => demoted.has(c.id));
       const chosen = order(strategyFor(classification, options), preferred, classification, ctx);
-      let ordered = Array.isArray(chosen) ? chosen : await chosen;
-      // Counted as in flight at once, before any await, so concurrent decisions see each other.
-      const first = ordered[0];
-      if (first) latency.started(first.deploymentId, ctx.id, clock.now());
-      if (options.sticky) ordered = await preferSticky(ordered, ctx);
-      if (first && ordered[0] !== first) {
-        latency.finished(first.deploymentId, ctx.id);
-        latency.started(ordered[0].deploymentId, ctx.id, clock.now());
+      if (!Array.isArray(chosen) || options.sticky) return settleLater(chosen, lastResort, ctx);
+      countFirst(chosen, ctx);
+      return withLastResort(chosen, lastResort);
+    };
+
+    async function settleLater(chosen: Candidate[] | Promise<Candidate[]>, lastResort: Candidate[], ctx: RequestContext): Promise<Candidate[]> {
+      const ordered = Array.isArray(chosen) ? chosen : await chosen;
+      countFirst(ordered, ctx);
+      if (!options.sticky) return withLastResort(ordered, lastResort);
+      const sticky = await preferSticky(ordered, ctx);
+      if (ordered[0] && sticky[0] !== ordered[0]) {
+        latency.finished(ordered[0].deploymentId, ctx.id);
+        latency.started(sticky[0].deploymentId, ctx.id, clock.now());
       }
-      return [...ordered, ...lastResort];
-    });
+      return withLastResort(sticky, lastResort);
+    }
+
+    /** The first choice counts as in flight at once, before any await, so concurrent decisions see each other. */
+    function countFirst(ordered: Candidate[], ctx: RequestContext): void {
+      if (ordered[0]) latency.started(ordered[0].deploymentId, ctx.id, clock.now());
+    }
+
+    // Synchronous unless a strategy reads the store: no promise per request for the usual ones.
+    const readsStore = options.sticky || options.strategy === 'round-robin' || Object.values(options.tiers).some((t) => t.strategy === 'round-robin');
+    if (readsStore) pipeline.hooks.route.tapPromise({ name: PLUGIN_NAME, stage: STAGE.ORDER }, async (candidates, classification, ctx) => route(candidates, classification, ctx));
+    else pipeline.hooks.route.tap({ name: PLUGIN_NAME, stage: STAGE.ORDER }, (candidates, classification, ctx) => route(candidates, classification, ctx) as Candidate[]);
 
     pipeline.events.on('attempt:start', ({ requestId, candidate }) => latency.started(candidate.deploymentId, requestId, clock.now()));
     pipeline.hooks.recordRequest.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (_outcome, ctx) => latency.ended(ctx.id));
@@ -106,6 +122,10 @@ function matching(candidates: Candidate[], classification: Classification, ctx: 
   const tokens = options.checkContextWindow ? requiredContextTokens(ctx.request as ChatRequest, classification) : undefined;
   assertServable(ctx.model, ctx.pipeline.candidatesFor(ctx.model), needs, tokens);
   return candidates.filter((c) => hasCapabilities(c, needs) && (tokens === undefined || fitsContext(c, tokens)));
+}
+
+function withLastResort(ordered: Candidate[], lastResort: Candidate[]): Candidate[] {
+  return lastResort.length === 0 ? ordered : [...ordered, ...lastResort];
 }
 
 function clamp01(value: number): number {
