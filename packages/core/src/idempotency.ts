@@ -71,7 +71,14 @@ export async function runIdempotent(run: IdempotentRun): Promise<ChatResponse | 
       if (stored.fingerprint !== fingerprint) throw new SwitchyardError('invalid-request', 'this idempotency key was used for a different request', { status: 422, path: 'idempotencyKey', code: 'SWITCHYARD_ERR_IDEMPOTENCY_MISMATCH' });
       return replay(stored, o.mode);
     }
-    if (await o.store.acquireLease(leaseKey, o.holder, o.deadlineMs)) return runFirst(o, answerKey, leaseKey, fingerprint);
+    if (await o.store.acquireLease(leaseKey, o.holder, o.deadlineMs)) {
+      // The first request may have stored its answer and released the lease between our read and
+      // our lease: read again, or a duplicate would call upstream a second time.
+      const late = await o.store.get<StoredAnswer>(answerKey);
+      if (!late) return runFirst(o, answerKey, leaseKey, fingerprint);
+      await o.store.releaseLease(leaseKey, o.holder).catch(() => undefined);
+      continue;
+    }
     if (o.mode === 'stream') {
       throw new SwitchyardError('invalid-request', 'a request with this idempotency key is in progress; retry once it has finished to get its answer', { status: 409, code: IDEMPOTENCY_CONFLICT, retryAfterMs: 1_000, path: 'idempotencyKey' });
     }

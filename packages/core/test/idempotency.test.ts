@@ -1,6 +1,6 @@
 /** Idempotency keys in the library: one upstream call for concurrent duplicates, stored answers after. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPipeline, type ChatStream } from '../src/index.js';
+import { createPipeline, MemoryStateStore, runIdempotent, systemClock, type ChatStream } from '../src/index.js';
 import { testProvider } from './support/test-provider.js';
 import { completion, sseBody, startLoopback, textChunks, type Loopback } from './support/loopback.js';
 
@@ -89,5 +89,27 @@ describe('idempotencyKey', () => {
     expect((await pipeline.chat(ask(), { idempotencyKey: 'x' })).choices[0].message.content).toBe('fine');
     await expect(pipeline.chat(ask('something else'), { idempotencyKey: 'x' })).rejects.toMatchObject({ status: 422, code: 'SWITCHYARD_ERR_IDEMPOTENCY_MISMATCH' });
     await expect(pipeline.chat(ask(), { idempotencyKey: 'k'.repeat(300) })).rejects.toMatchObject({ kind: 'invalid-request', status: 400 });
+  });
+
+  it('a duplicate that takes the lease just after the first request finished gets the stored answer, not a second run', async () => {
+    const store = new MemoryStateStore();
+    const request = ask();
+    const answer = { id: 'c', object: 'chat.completion' as const, created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant' as const, content: 'stored' }, finish_reason: 'stop' as const }] };
+    // The first request holds the lease; it finishes (answer stored, lease released) right
+    // between the duplicate's read of the answer and its attempt to take the lease.
+    let firstDone = false;
+    const acquire = store.acquireLease.bind(store);
+    store.acquireLease = async (key, holder, ttlMs) => {
+      if (!firstDone && holder === 'duplicate') {
+        firstDone = true;
+        const first = runIdempotent({ store, clock: systemClock, key: 'k', holder: 'first', mode: 'chat', request, deadlineMs: 5_000, run: async () => answer });
+        await first;
+      }
+      return acquire(key, holder, ttlMs);
+    };
+    let ranAgain = false;
+    const duplicate = await runIdempotent({ store, clock: systemClock, key: 'k', holder: 'duplicate', mode: 'chat', request, deadlineMs: 5_000, run: async () => ((ranAgain = true), { ...answer, choices: [] }) });
+    expect(ranAgain).toBe(false);
+    expect((duplicate as typeof answer).choices[0].message.content).toBe('stored');
   });
 });
