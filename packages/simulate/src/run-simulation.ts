@@ -123,17 +123,16 @@ export async function runSimulation(input: Scenario | unknown, options: RunSimul
     const request: ChatRequest = { model, messages: [{ role: 'user', content: PROMPT }], max_tokens: 64 };
     inFlight++;
     let result: RequestResult;
+    // What every result says, success or failure, taken when the request settles.
+    const settled = () => ({ arrivedAtMs: t, anyUp, latencyMs: clock.now() - arrivedAt, attempts: attemptsOf.get(requestId) ?? 0 });
     try {
       const response: ChatResponse = stream ? await (await pipeline.stream(request, { requestId })).collect() : await pipeline.chat(request, { requestId });
       const info = response.switchyard;
       const expected = info?.endpoint ? endpointByName.get(info.endpoint) : undefined;
       const content = response.choices[0]?.message.content;
       result = {
-        arrivedAtMs: t,
-        anyUp,
+        ...settled(),
         ok: true,
-        latencyMs: clock.now() - arrivedAt,
-        attempts: attemptsOf.get(requestId) ?? 0,
         endpoint: info?.endpoint,
         degraded: info?.degraded,
         // Only answers from a scenario endpoint have a known text; degraded ones are judged by their level.
@@ -141,11 +140,8 @@ export async function runSimulation(input: Scenario | unknown, options: RunSimul
       };
     } catch (error) {
       result = {
-        arrivedAtMs: t,
-        anyUp,
+        ...settled(),
         ok: false,
-        latencyMs: clock.now() - arrivedAt,
-        attempts: attemptsOf.get(requestId) ?? 0,
         errorKind: isSwitchyardError(error) ? error.kind : 'unexpected',
         errorMessage: error instanceof Error ? error.message : String(error),
       };
