@@ -5,16 +5,10 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import type { Loopback } from '../../core/test/support/loopback.js';
-import { startServer, type RunningServer } from '../src/index.js';
-import { capture, closeVendors, configFile, removeTempDirs, vendorSaying } from './support.js';
+import { startServer } from '../src/index.js';
+import { capture, cleanUp, configFile, keepServer, vendorSaying } from './support.js';
 
-const started: RunningServer[] = [];
-
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((s) => s.stop()));
-  await closeVendors();
-  await removeTempDirs();
-});
+afterEach(cleanUp);
 
 const env = { GW_KEY: 'gw-reload-test', VENDOR_KEY: 'sk-reload-vendor-0123456789' };
 
@@ -38,7 +32,7 @@ async function earlyInAMinute(): Promise<void> {
 async function serve(file: string, extra: { watch?: boolean; signals?: EventEmitter } = {}) {
   const out = capture(env);
   const server = await startServer({ file, io: out.io, overrides: { port: 0 }, debounceMs: 20, ...extra });
-  started.push(server);
+  keepServer(server);
   const client = new OpenAI({ baseURL: server.address.url, apiKey: env.GW_KEY, maxRetries: 0 });
   const ask = async (content: string) => (await client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content }] })).choices[0].message.content;
   return { server, out, ask };

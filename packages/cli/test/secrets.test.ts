@@ -9,23 +9,17 @@ import OpenAI from 'openai';
 import { parseConfig } from '@switchyard/core';
 import { completion, startLoopback, type Loopback } from '../../core/test/support/loopback.js';
 import { parseEnvFile } from '../src/env-file.js';
-import { startServer, type RunningServer } from '../src/index.js';
-import { capture, configFile, removeTempDirs } from './support.js';
+import { startServer } from '../src/index.js';
+import { capture, cleanUp, configFile, keepServer, keepVendors } from './support.js';
 
-const started: RunningServer[] = [];
-const vendors: Loopback[] = [];
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((s) => s.stop()));
-  await Promise.all(vendors.splice(0).map((v) => v.close()));
-  await removeTempDirs();
-});
+afterEach(cleanUp);
 
 async function keyRecorder(): Promise<Loopback> {
   const v = await startLoopback((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(completion('ok')));
   });
-  vendors.push(v);
+  keepVendors(v);
   return v;
 }
 
@@ -36,7 +30,7 @@ async function serve(file: string, env: Record<string, string>, envFile?: string
   const out = capture(env);
   const signals = new EventEmitter();
   const server = await startServer({ file, envFile, io: out.io, overrides: { port: 0 }, watch: false, signals });
-  started.push(server);
+  keepServer(server);
   const client = new OpenAI({ baseURL: server.address.url, apiKey: 'unused', maxRetries: 0 });
   return { out, signals, server, ask: () => client.chat.completions.create(ask) };
 }

@@ -3,16 +3,10 @@ import { writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import type { Loopback } from '../../core/test/support/loopback.js';
-import { main, startServer, type RunningServer } from '../src/index.js';
-import { capture, closeVendors, configFile, removeTempDirs, vendorSaying } from './support.js';
+import { main, startServer } from '../src/index.js';
+import { capture, cleanUp, configFile, keepServer, vendorSaying } from './support.js';
 
-const started: RunningServer[] = [];
-
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((s) => s.stop()));
-  await closeVendors();
-  await removeTempDirs();
-});
+afterEach(cleanUp);
 
 const config = (vendor: Loopback) => `
 server: { host: 127.0.0.1, port: 8787, apiKeys: ["\${GW_KEY}"] }
@@ -27,7 +21,7 @@ const ask = { model: 'chat', messages: [{ role: 'user' as const, content: 'hi' }
 async function serve(file: string, extra: { watch?: boolean; signals?: EventEmitter } = {}) {
   const out = capture(env);
   const server = await startServer({ file, io: out.io, overrides: { port: 0 }, debounceMs: 20, ...extra });
-  started.push(server);
+  keepServer(server);
   const client = new OpenAI({ baseURL: server.address.url, apiKey: env.GW_KEY, maxRetries: 0 });
   const answer = async () => (await client.chat.completions.create(ask)).choices[0].message.content;
   return { server, out, answer };

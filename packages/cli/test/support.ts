@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { CliIO } from '../src/index.js';
+import type { CliIO, RunningServer } from '../src/index.js';
 import { completion, startLoopback, type Loopback } from '../../core/test/support/loopback.js';
 
 export interface Captured {
@@ -53,4 +53,24 @@ export async function vendorSaying(text: string): Promise<Loopback> {
 
 export async function closeVendors(): Promise<void> {
   await Promise.all(vendors.splice(0).map((v) => v.close()));
+}
+
+/** Vendors a test started itself, closed by closeVendors() / cleanUp(). */
+export function keepVendors(...started: Loopback[]): void {
+  vendors.push(...started);
+}
+
+const servers: RunningServer[] = [];
+
+/** A started gateway, stopped by cleanUp(). */
+export function keepServer(server: RunningServer): RunningServer {
+  servers.push(server);
+  return server;
+}
+
+/** After each test: gateways stopped, vendors closed, temp dirs removed. */
+export async function cleanUp(): Promise<void> {
+  await Promise.all(servers.splice(0).map((s) => s.stop()));
+  await closeVendors();
+  await removeTempDirs();
 }

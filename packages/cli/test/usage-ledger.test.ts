@@ -8,17 +8,10 @@ import type http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { completion, sseBody, startLoopback, textChunks, type Loopback } from '../../core/test/support/loopback.js';
-import { main, startServer, type RunningServer } from '../src/index.js';
-import { capture, configFile, removeTempDirs } from './support.js';
+import { main, startServer } from '../src/index.js';
+import { capture, cleanUp, configFile, keepServer, keepVendors } from './support.js';
 
-const started: RunningServer[] = [];
-const vendors: Loopback[] = [];
-
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((s) => s.stop()));
-  await Promise.all(vendors.splice(0).map((v) => v.close()));
-  await removeTempDirs();
-});
+afterEach(cleanUp);
 
 const env = { GW_KEY: 'gw-ledger-test' };
 /** Every prompt is 40 characters: an estimate of 10 input tokens. */
@@ -74,7 +67,7 @@ describe('usage ledger', () => {
   it('bills vendor usage, estimates attempts that reached the vendor, and the route and the CLI agree', { timeout: 60_000 }, async () => {
     const primary = await startLoopback(primaryVendor());
     const backup = await startLoopback(backupVendor);
-    vendors.push(primary, backup);
+    keepVendors(primary, backup);
     const file = await configFile('placeholder');
     const log = path.join(path.dirname(file), 'logs', 'usage.jsonl');
     const { writeFile } = await import('node:fs/promises');
@@ -98,7 +91,7 @@ plugins:
     );
     const out = capture(env);
     const server = await startServer({ file, io: out.io, overrides: { port: 0 }, watch: false });
-    started.push(server);
+    keepServer(server);
     const client = new OpenAI({ baseURL: server.address.url, apiKey: env.GW_KEY, maxRetries: 0 });
     const origin = server.address.url.replace(/\/v1$/, '');
     const ask = (word: string, extra: Record<string, unknown> = {}) => ({ model: 'chat', messages: [{ role: 'user' as const, content: prompt(word) }], ...extra });
