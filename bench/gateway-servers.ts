@@ -5,8 +5,11 @@
  *   or a connection error)
  * - core: @switchyard/gateway with the core's default failover only
  * - plugins: @switchyard/gateway with router + health + circuit breaker + retry
+ * - logged: the same, logging as `switchyard serve` does (its pino logger: an access line per
+ *   request, masked, written synchronously to /dev/null as stdout is to a file)
  * Prints one JSON line with the two URLs, then serves until killed.
  */
+import { openSync, writeSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
@@ -43,7 +46,13 @@ async function thinProxy(first: string, second: string): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
 }
 
-async function gateway(first: string, second: string, withPlugins: boolean): Promise<string> {
+async function serveLogger() {
+  const { createServeLogger } = await import('@switchyard/cli');
+  const devNull = openSync('/dev/null', 'w');
+  return createServeLogger({ out: { write: (line: string) => writeSync(devNull, line) > 0 }, secrets: () => [], level: 'info' });
+}
+
+async function gateway(first: string, second: string, withPlugins: boolean, logged: boolean): Promise<string> {
   const { createPipeline, createUndiciTransport } = await import('@switchyard/core');
   const { createGateway } = await import('@switchyard/gateway');
   const { providers } = await import('@switchyard/provider-openai');
@@ -67,11 +76,11 @@ async function gateway(first: string, second: string, withPlugins: boolean): Pro
     transport: createUndiciTransport({ dispatcher: agent }),
     plugins,
   });
-  const gw = createGateway({ pipeline, server: { host: '127.0.0.1', port: 0, maxInFlight: 100_000 } });
+  const gw = createGateway({ pipeline, server: { host: '127.0.0.1', port: 0, maxInFlight: 100_000 }, logger: logged ? await serveLogger() : undefined });
   return (await gw.listen()).url;
 }
 
-const serve = (first: string) => (kind === 'thin' ? thinProxy(first, secondary) : gateway(first, secondary, kind === 'plugins'));
+const serve = (first: string) => (kind === 'thin' ? thinProxy(first, secondary) : gateway(first, secondary, kind === 'plugins' || kind === 'logged', kind === 'logged'));
 const healthy = await serve(primary);
 const dead = await serve(deadPrimary);
 process.stdout.write(JSON.stringify({ healthy, dead }) + '\n');

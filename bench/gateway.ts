@@ -26,7 +26,7 @@ const LONG_REQUESTS = Number(process.env.BENCH_LONG ?? 0);
 const BASELINE = process.env.BENCH_BASELINE;
 
 type Mode = 'chat' | 'stream';
-type Target = 'direct' | 'thin' | 'core' | 'plugins' | 'core-baseline' | 'plugins-baseline';
+type Target = 'direct' | 'thin' | 'core' | 'plugins' | 'logged' | 'core-baseline' | 'plugins-baseline';
 const bodies: Record<Mode, string> = {
   chat: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'Say something short.' }] }),
   stream: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'Say something short.' }], stream: true }),
@@ -160,6 +160,7 @@ const contenders = {
   thin: await start(servers, ['thin', ...upstreamArgs]),
   core: await start(servers, ['core', ...upstreamArgs]),
   plugins: await start(servers, ['plugins', ...upstreamArgs]),
+  logged: await start(servers, ['logged', ...upstreamArgs]),
   ...(baselineServers
     ? {
         'core-baseline': await start(baselineServers, ['core', ...upstreamArgs]),
@@ -177,6 +178,7 @@ const targets: Record<'healthy' | 'dead', [Target, string, number][]> = {
     ['thin', contenders.thin.info.healthy, contenders.thin.child.pid!],
     ['core', contenders.core.info.healthy, contenders.core.child.pid!],
     ['plugins', contenders.plugins.info.healthy, contenders.plugins.child.pid!],
+    ['logged', contenders.logged.info.healthy, contenders.logged.child.pid!],
     ...baselineTargets('healthy'),
   ],
   dead: [
@@ -186,7 +188,7 @@ const targets: Record<'healthy' | 'dead', [Target, string, number][]> = {
     ...baselineTargets('dead'),
   ],
 };
-const label: Record<Target, string> = { direct: 'upstream direct', thin: 'thin node:http proxy', core: 'gateway, core only', plugins: 'gateway, 4 policy plugins', 'core-baseline': 'baseline gateway, core only', 'plugins-baseline': 'baseline gateway, 4 policy plugins' };
+const label: Record<Target, string> = { direct: 'upstream direct', thin: 'thin node:http proxy', core: 'gateway, core only', plugins: 'gateway, 4 policy plugins', logged: '4 plugins + serve access log', 'core-baseline': 'baseline gateway, core only', 'plugins-baseline': 'baseline gateway, 4 policy plugins' };
 
 console.log(`switchyard gateway bench: ${SECONDS} s (≤ ${MAX_REQUESTS} requests) per cell, median of ${ROUNDS} round(s), concurrency ${CONCURRENCIES.join('/')}, node ${process.version}, contenders ${BUILT ? 'built (esbuild, plain node)' : 'from source (tsx)'}${process.env.BENCH_NODE_ARGS ? ` with ${process.env.BENCH_NODE_ARGS}` : ''}\n`);
 const results = new Map<string, Result[]>();
@@ -235,6 +237,7 @@ const ratio = (mode: Mode, scenario: string, c: number, target: Target) => {
 if (CONCURRENCIES.includes(32) && MODES.includes('chat')) {
   summary.push(['req/s vs thin proxy, c=32, core only', f(ratio('chat', 'healthy', 32, 'core')), '≥ 0.80']);
   summary.push(['req/s vs thin proxy, c=32, 4 plugins', f(ratio('chat', 'healthy', 32, 'plugins')), '≥ 0.80']);
+  summary.push(['req/s vs thin proxy, c=32, 4 plugins + serve access log', f(ratio('chat', 'healthy', 32, 'logged')), '']);
   const healthy = get('chat', 'healthy', 32, 'plugins');
   const dead = get('chat', 'dead', 32, 'plugins');
   summary.push(['req/s dead primary / healthy, c=32, 4 plugins', f(healthy && dead ? dead.rps / healthy.rps : undefined), '≥ 0.90']);

@@ -5,6 +5,6 @@ export { probeEndpoint, listedModels, modelsSummary, type ProbeResult } from './
 export { runDemoCommand, type DemoModule, type DemoLoader } from './demo-command.js';
 export { cliImporter } from './importer.js';
 export { formatError } from './format-error.js';
-export { createServeLogger, resolveLogLevel, prettyLine, REDACT_PATHS, LOG_LEVELS, type LogLevel, type ServeLoggerOptions } from './serve-logger.js';
+export { createServeLogger, resolveLogLevel, prettyLine, LOG_LEVELS, type LogLevel, type ServeLoggerOptions } from './serve-logger.js';
 export { EXIT, processIO, type CliIO, type Output } from './io.js';
 export type { Command } from './command.js';

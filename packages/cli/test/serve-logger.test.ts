@@ -23,6 +23,18 @@ describe('serve logger', () => {
     expect(s.text).not.toContain('also-secret-value');
   });
 
+  it('masks errors, format arguments and child bindings too', () => {
+    const s = sink();
+    const logger = createServeLogger({ out: s.out, secrets: () => [SECRET] });
+    logger.error(new Error(`vendor said ${SECRET}`), 'failed: %s', `echo ${SECRET.slice(3, 15)}`);
+    logger.child({ component: `tenant ${SECRET}`, headers: { 'x-api-key': 'k' } }).info({ ok: true }, 'child line');
+    const [first, second] = s.text.trim().split('\n').map((l) => JSON.parse(l));
+    expect(first).toMatchObject({ level: 'error', msg: 'failed: echo [redacted]', type: 'Error', message: 'vendor said [redacted]' });
+    expect(first.stack).toContain('Error: vendor said [redacted]');
+    expect(second).toMatchObject({ msg: 'child line', component: 'tenant [redacted]', headers: { 'x-api-key': '[redacted]' }, ok: true });
+    expect(s.text).not.toContain(SECRET.slice(3, 11));
+  });
+
   it('honours the level and is human-readable on a terminal', () => {
     const s = sink(true);
     const logger = createServeLogger({ out: s.out, secrets: () => [], level: 'warn' });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { httpError, isContextLengthMessage, kindForStatus, parseDuration, parseProtoDuration, parseRetryAfter } from './http-errors.js';
-import { outcomeOf, redactSecrets, SwitchyardError } from './errors.js';
+import { outcomeOf, SwitchyardError } from './errors.js';
+import { redactSecrets } from './redact-secrets.js';
 
 describe('retry delay headers', () => {
   const now = Date.parse('2026-01-01T00:00:00Z');

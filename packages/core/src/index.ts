@@ -6,6 +6,7 @@
  */
 export * from './types.js';
 export * from './errors.js';
+export * from './redact-secrets.js';
 export * from './clock.js';
 export { AbortLink, type AbortSource } from './abort-link.js';
 export * from './sse.js';

@@ -10,7 +10,7 @@ import { SseParser, type SseEvent } from './sse.js';
 import { readBodyText, type Transport, type TransportResponse } from './transport.js';
 import { isContentPart, type Candidate, type ChatRequest, type EmbeddingRequest, type StreamPart } from './types.js';
 import type { SwitchyardEventBus } from './events.js';
-import { redactSecrets } from './errors.js';
+import { redactSecrets } from './redact-secrets.js';
 import { buildOrRefuse } from './request-failure.js';
 import { readErrorBodyText } from './error-body.js';
 

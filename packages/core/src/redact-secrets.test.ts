@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactSecrets } from './errors.js';
+import { redactSecrets } from './redact-secrets.js';
 
 const KEY = 'k3y-Abc/def+GHI_jkl-0987654321';
 
@@ -24,5 +24,17 @@ describe('redactSecrets', () => {
 
   it('keeps positions right around non-ASCII text', () => {
     expect(redactSecrets(`İstanbul ${KEY.slice(2, 14)} ünü`, [KEY])).toBe('İstanbul [redacted] ünü');
+  });
+
+  it('masks with every secret of a list, and follows a list changed in place or a new frozen one', () => {
+    const other = 'Zz9Yy8Xx7Ww6Vv5Uu4';
+    const list = [KEY];
+    expect(redactSecrets(`a ${other.slice(0, 10)} b`, list)).toBe(`a ${other.slice(0, 10)} b`);
+    list.push(other, 'abcd1');
+    expect(redactSecrets(`a ${other.slice(0, 10)} b ${KEY.slice(-9)} c abcd1`, list)).toBe('a [redacted] b [redacted] c [redacted]');
+    const frozen = Object.freeze([KEY]);
+    expect(redactSecrets(`x ${KEY.slice(3, 12)}`, frozen)).toBe('x [redacted]');
+    expect(redactSecrets(`x ${KEY.slice(3, 12)} ${other}`, Object.freeze([other]))).toBe(`x ${KEY.slice(3, 12)} [redacted]`);
+    expect(redactSecrets('no secrets configured sk-', [undefined, '', 'ab'])).toBe('no secrets configured sk-');
   });
 });

@@ -9,15 +9,35 @@ import type { Logger, LogFields } from './logger.js';
 /** Header values this long are treated as secrets (core masks any 8+ character piece of one). */
 const FRAGMENT = 8;
 const MAX_DEPTH = 6;
+const REDACTED = '[redacted]';
+
+/**
+ * Fields whose value is censored whatever it is (compared lower-cased), wherever they occur:
+ * credentials of a request's headers or of a config. A config endpoint's `headers` are
+ * censored whole (`endpoints[].headers`), since any custom header may carry a credential.
+ */
+export const SENSITIVE_FIELDS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'apikey', 'apikeys', 'api_key']);
+
+/** Every sensitive field name matches this: the exact test runs (lower-cased) only on those that do. */
+const MAYBE_SENSITIVE = /key|auth|headers/i;
+
+function isSensitive(lowerKey: string, parent: string | undefined): boolean {
+  return SENSITIVE_FIELDS.has(lowerKey) || (lowerKey === 'headers' && parent === 'endpoints');
+}
 
 /** Masks known secrets in text and in any value built of objects, arrays and strings. */
 export class SecretMasker {
-  private secrets: string[] = [];
+  private secrets: readonly string[] = [];
+  private lastSource: readonly (string | undefined)[] = [];
 
   constructor(private readonly source: () => readonly (string | undefined)[]) {}
 
+  /** Reads the secrets again; the sorted list is rebuilt only when they changed (a reload). */
   private refresh(): void {
-    this.secrets = [...new Set(this.source().filter((s): s is string => typeof s === 'string' && s.length >= 4))].sort((a, b) => b.length - a.length);
+    const current = this.source();
+    if (current.length === this.lastSource.length && current.every((s, i) => s === this.lastSource[i])) return;
+    this.lastSource = current;
+    this.secrets = Object.freeze([...new Set(current.filter((s): s is string => typeof s === 'string' && s.length >= 4))].sort((a, b) => b.length - a.length));
   }
 
   text(value: string): string {
@@ -36,14 +56,20 @@ export class SecretMasker {
     return redactSecrets(value, this.secrets);
   }
 
-  private maskValue(value: unknown, depth: number): unknown {
+  /** `parent`: the field the value sits in (an array passes its own on to its items). */
+  private maskValue(value: unknown, depth: number, parent?: string): unknown {
     if (typeof value === 'string') return this.maskText(value);
     if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return value;
     if (isSwitchyardError(value)) return this.maskValue(value.summary(), depth + 1);
-    if (value instanceof Error) return this.maskValue({ type: value.name, message: value.message, ...(value as unknown as Record<string, unknown>) }, depth + 1);
-    if (Array.isArray(value)) return value.map((v) => this.maskValue(v, depth + 1));
+    if (value instanceof Error) return this.maskValue({ type: value.name, message: value.message, stack: value.stack, ...(value as unknown as Record<string, unknown>) }, depth + 1);
+    if (Array.isArray(value)) return value.map((v) => this.maskValue(v, depth + 1, parent));
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = this.maskValue(v, depth + 1);
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const field = (value as Record<string, unknown>)[key];
+      if (field !== undefined && MAYBE_SENSITIVE.test(key) && isSensitive(key.toLowerCase(), parent)) out[key] = REDACTED;
+      else out[key] = typeof field === 'object' || typeof field === 'string' ? this.maskValue(field, depth + 1, key) : field;
+    }
     return out;
   }
 }

@@ -31,4 +31,32 @@ describe('SecretMasker', () => {
       { level: 'info', error: 'echo [redacted]', msg: undefined },
     ]);
   });
+
+  it('censors credential fields at any depth whatever their value, and a config endpoint\'s headers whole', () => {
+    const masker = new SecretMasker(() => []);
+    const masked = masker.value({
+      headers: { Authorization: 'Basic dXNlcjpwYXNz', 'X-Api-Key': 'short', 'content-type': 'application/json' },
+      request: { headers: { 'proxy-authorization': 'x', 'x-goog-api-key': 'y' } },
+      config: { endpoints: [{ name: 'a', apiKey: 'sk-abc', apiKeys: ['k1', 'k2'], headers: { 'X-Tenant': 'tenant-token' }, keyIds: ['main'] }] },
+      keyId: 'openai-main',
+      apiKey: undefined,
+      status: 401,
+    });
+    expect(masked).toEqual({
+      headers: { Authorization: '[redacted]', 'X-Api-Key': '[redacted]', 'content-type': 'application/json' },
+      request: { headers: { 'proxy-authorization': '[redacted]', 'x-goog-api-key': '[redacted]' } },
+      config: { endpoints: [{ name: 'a', apiKey: '[redacted]', apiKeys: '[redacted]', headers: '[redacted]', keyIds: ['main'] }] },
+      keyId: 'openai-main',
+      apiKey: undefined,
+      status: 401,
+    });
+  });
+
+  it('keeps an unexpected error\'s stack, masked', () => {
+    const masker = new SecretMasker(() => [KEY]);
+    const masked = masker.value({ error: new TypeError(`cannot read ${KEY}`) }) as { error: { type: string; message: string; stack: string } };
+    expect(masked.error.type).toBe('TypeError');
+    expect(masked.error.stack).toContain('TypeError: cannot read [redacted]');
+    expect(JSON.stringify(masked)).not.toContain(KEY.slice(0, 8));
+  });
 });
