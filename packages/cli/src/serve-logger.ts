@@ -8,7 +8,7 @@
  * the rest of an access line together.
  */
 import { pino, type Logger as PinoLogger } from 'pino';
-import { SecretMasker } from '@switchyard/gateway';
+import { LOGGER_MASKER, SecretMasker } from '@switchyard/gateway';
 import type { Output } from './io.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -69,5 +69,6 @@ export function createServeLogger(options: ServeLoggerOptions): PinoLogger {
   logger.child = function (this: PinoLogger, bindings, childOptions) {
     return child.call(this, masker.value(bindings) as typeof bindings, childOptions);
   } as typeof child;
-  return logger;
+  // The gateway adds its secrets to this masker rather than masking each line a second time.
+  return Object.assign(logger, { [LOGGER_MASKER]: masker });
 }

@@ -16,7 +16,7 @@ import { logPipelineEvents } from './event-log.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { silentLogger, type Logger } from './logger.js';
 import { openGatewayStore, type GatewayStore } from './gateway-store.js';
-import { maskingLogger, pipelineSecrets, SecretMasker } from './secret-masking.js';
+import { maskerOf, maskingLogger, pipelineSecrets, SecretMasker } from './secret-masking.js';
 import { StatusBoard, type StatusReport } from './status-board.js';
 import { basicAsBearer, sendStatus, STATUS_PATHS } from './status-route.js';
 import { modelEntry, modelList, modelsWithoutCandidates } from './models.js';
@@ -101,8 +101,12 @@ export function createGateway(options: GatewayOptions): Gateway {
   const startedAt = Math.floor(Date.now() / 1000);
   let apiKeys = server.apiKeys;
   let keyCheck: KeyCheck = createKeyCheck(apiKeys);
-  const masker = new SecretMasker(() => [...apiKeys, ...pipelineSecrets(slot?.pipeline), ...(options.secrets?.() ?? [])]);
-  const logger = options.logger ? maskingLogger(options.logger, masker) : silentLogger;
+  const ownSecrets = () => [...apiKeys, ...pipelineSecrets(slot?.pipeline), ...(options.secrets?.() ?? [])];
+  const masker = new SecretMasker(ownSecrets);
+  // A logger that masks every call itself learns this gateway's secrets; any other is wrapped.
+  const loggerMasker = options.logger && maskerOf(options.logger);
+  const forgetSecrets = loggerMasker ? loggerMasker.addSource(ownSecrets) : undefined;
+  const logger = options.logger ? (loggerMasker ? options.logger : maskingLogger(options.logger, masker)) : silentLogger;
   const metrics = new GatewayMetrics(() => inFlight, options.metricsRegistry);
   const accessLog = new AccessLog();
   const board = new StatusBoard(() => clock.now(), (text) => masker.text(text));
@@ -359,6 +363,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           logger.error({ event: 'store_snapshot_failed', error: (error as Error).message }, 'writing the store snapshot failed');
         }
         logger.info({ event: 'closed' }, 'gateway closed');
+        forgetSecrets?.();
       })();
       return closing;
     },

@@ -6,7 +6,7 @@ export { replyForError, errorReply, type ErrorReply, type ErrorReplyOptions, typ
 export { chatCompletionBody, ChunkEncoder, wireFinishReason } from './openai-wire.js';
 export { createKeyCheck, type KeyCheck } from './gateway-keys.js';
 export { GatewayMetrics } from './gateway-metrics.js';
-export { SecretMasker, SENSITIVE_FIELDS, maskingLogger, pipelineSecrets } from './secret-masking.js';
+export { SecretMasker, SENSITIVE_FIELDS, LOGGER_MASKER, maskerOf, maskingLogger, pipelineSecrets } from './secret-masking.js';
 export { CLIENT_CLOSED_STATUS, type AccessOutcome } from './access-log.js';
 export { silentLogger, type Logger, type LogFields } from './logger.js';
 export { StatusBoard, type StatusReport, type DeploymentStatus, type BreakerView, type KeyView } from './status-board.js';

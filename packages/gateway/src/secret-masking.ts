@@ -25,16 +25,30 @@ function isSensitive(lowerKey: string, parent: string | undefined): boolean {
   return SENSITIVE_FIELDS.has(lowerKey) || (lowerKey === 'headers' && parent === 'endpoints');
 }
 
+type SecretSource = () => readonly (string | undefined)[];
+
 /** Masks known secrets in text and in any value built of objects, arrays and strings. */
 export class SecretMasker {
   private secrets: readonly string[] = [];
   private lastSource: readonly (string | undefined)[] = [];
+  private readonly sources: SecretSource[];
 
-  constructor(private readonly source: () => readonly (string | undefined)[]) {}
+  constructor(source: SecretSource) {
+    this.sources = [source];
+  }
+
+  /** Masks these secrets too (a gateway logging through a logger that masks); returns the removal. */
+  addSource(source: SecretSource): () => void {
+    this.sources.push(source);
+    return () => {
+      const at = this.sources.indexOf(source);
+      if (at > 0) this.sources.splice(at, 1);
+    };
+  }
 
   /** Reads the secrets again; the sorted list is rebuilt only when they changed (a reload). */
   private refresh(): void {
-    const current = this.source();
+    const current = this.sources.length === 1 ? this.sources[0]() : this.sources.flatMap((source) => source());
     if (current.length === this.lastSource.length && current.every((s, i) => s === this.lastSource[i])) return;
     this.lastSource = current;
     this.secrets = Object.freeze([...new Set(current.filter((s): s is string => typeof s === 'string' && s.length >= 4))].sort((a, b) => b.length - a.length));
@@ -83,6 +97,19 @@ export function pipelineSecrets(pipeline: Pipeline | undefined): string[] {
     for (const value of Object.values(endpoint.headers ?? {})) if (value.length >= FRAGMENT) out.push(value);
   }
   return out;
+}
+
+/**
+ * Marks a logger that masks every call itself (the `switchyard serve` logger): its masker. A
+ * gateway given such a logger adds its own secrets to that masker instead of masking each line
+ * a second time.
+ */
+export const LOGGER_MASKER = Symbol.for('switchyard.logger-masker');
+
+/** The masker a logger masks every call with, if it says so (`LOGGER_MASKER`). */
+export function maskerOf(logger: Logger): SecretMasker | undefined {
+  const masker = (logger as { [LOGGER_MASKER]?: unknown })[LOGGER_MASKER];
+  return masker instanceof SecretMasker ? masker : undefined;
 }
 
 /** A logger whose fields and message are masked before the host logger sees them. */

@@ -19,7 +19,7 @@ const ask = { model: 'chat', messages: [{ role: 'user' as const, content: 'hi' }
 describe('observability acceptance', () => {
   it('primary failing: failed attempts, then breaker open, then access lines; no key anywhere', async () => {
     let out = '';
-    // The serve logger masks what it is told to; the gateway masks every configured key itself too.
+    // The serve logger masks what it is told to, and the gateway adds every configured key to its masker.
     const logger = createServeLogger({ out: { write: (s: string) => (out += s) }, secrets: () => [], level: 'info' });
     const registry = new Registry();
     const { client, origin } = await outageGateway({ logger, plugins: [metrics({ registry })] });

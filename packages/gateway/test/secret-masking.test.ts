@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SwitchyardError } from '@switchyard/core';
-import { maskingLogger, SecretMasker } from '../src/index.js';
+import { LOGGER_MASKER, maskerOf, maskingLogger, SecretMasker } from '../src/index.js';
 import { recordingLogger } from './support/log-recorder.js';
 
 const KEY = 'Zq4Wm9Xt2Lp7Rk3Vn8Bc';
@@ -58,5 +58,16 @@ describe('SecretMasker', () => {
     expect(masked.error.type).toBe('TypeError');
     expect(masked.error.stack).toContain('TypeError: cannot read [redacted]');
     expect(JSON.stringify(masked)).not.toContain(KEY.slice(0, 8));
+  });
+
+  it('masks the secrets of every source added, until the source is removed', () => {
+    const masker = new SecretMasker(() => [KEY]);
+    const other = 'Nn5Gg2Hh8Jj4Kk1Ll9Mm';
+    const remove = masker.addSource(() => [other]);
+    expect(masker.text(`${KEY} ${other}`)).toBe('[redacted] [redacted]');
+    remove();
+    expect(masker.text(`${KEY} ${other}`)).toBe(`[redacted] ${other}`);
+    expect(maskerOf({ ...recordingLogger(), [LOGGER_MASKER]: masker })).toBe(masker);
+    expect(maskerOf(recordingLogger())).toBeUndefined();
   });
 });
