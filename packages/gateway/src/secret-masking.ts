@@ -107,7 +107,7 @@ export function pipelineSecrets(pipeline: Pipeline | undefined): string[] {
 export const LOGGER_MASKER = Symbol.for('switchyard.logger-masker');
 
 /** The masker a logger masks every call with, if it says so (`LOGGER_MASKER`). */
-export function maskerOf(logger: Logger): SecretMasker | undefined {
+export function maskerOf(logger: object): SecretMasker | undefined {
   const masker = (logger as { [LOGGER_MASKER]?: unknown })[LOGGER_MASKER];
   return masker instanceof SecretMasker ? masker : undefined;
 }
