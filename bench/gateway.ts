@@ -24,9 +24,12 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const LONG_REQUESTS = Number(process.env.BENCH_LONG ?? 0);
 /** Another checkout (with its dependencies linked) whose gateway runs as extra contenders: before/after in one run. */
 const BASELINE = process.env.BENCH_BASELINE;
+/** The contender kinds the baseline runs (`logged` needs a baseline whose bench/gateway-servers.ts knows it). */
+const BASELINE_KINDS = (process.env.BENCH_BASELINE_KINDS ?? 'core,plugins').split(',') as GatewayKind[];
 
 type Mode = 'chat' | 'stream';
-type Target = 'direct' | 'thin' | 'core' | 'plugins' | 'logged' | 'core-baseline' | 'plugins-baseline';
+type GatewayKind = 'core' | 'plugins' | 'logged';
+type Target = 'direct' | 'thin' | GatewayKind | `${GatewayKind}-baseline`;
 const bodies: Record<Mode, string> = {
   chat: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'Say something short.' }] }),
   stream: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'Say something short.' }], stream: true }),
@@ -161,16 +164,11 @@ const contenders = {
   core: await start(servers, ['core', ...upstreamArgs]),
   plugins: await start(servers, ['plugins', ...upstreamArgs]),
   logged: await start(servers, ['logged', ...upstreamArgs]),
-  ...(baselineServers
-    ? {
-        'core-baseline': await start(baselineServers, ['core', ...upstreamArgs]),
-        'plugins-baseline': await start(baselineServers, ['plugins', ...upstreamArgs]),
-      }
-    : {}),
 } as Record<string, { child: ChildProcess; info: Record<string, string> }>;
+if (baselineServers) for (const kind of BASELINE_KINDS) contenders[`${kind}-baseline`] = await start(baselineServers, [kind, ...upstreamArgs]);
 const baselineTargets = (scenario: 'healthy' | 'dead'): [Target, string, number][] =>
   BASELINE
-    ? (['core-baseline', 'plugins-baseline'] as const).map((t) => [t, contenders[t].info[scenario], contenders[t].child.pid!])
+    ? BASELINE_KINDS.filter((kind) => scenario === 'healthy' || kind !== 'logged').map((kind): [Target, string, number] => [`${kind}-baseline`, contenders[`${kind}-baseline`].info[scenario], contenders[`${kind}-baseline`].child.pid!])
     : [];
 const targets: Record<'healthy' | 'dead', [Target, string, number][]> = {
   healthy: [
@@ -188,7 +186,16 @@ const targets: Record<'healthy' | 'dead', [Target, string, number][]> = {
     ...baselineTargets('dead'),
   ],
 };
-const label: Record<Target, string> = { direct: 'upstream direct', thin: 'thin node:http proxy', core: 'gateway, core only', plugins: 'gateway, 4 policy plugins', logged: '4 plugins + serve access log', 'core-baseline': 'baseline gateway, core only', 'plugins-baseline': 'baseline gateway, 4 policy plugins' };
+const label: Record<Target, string> = {
+  direct: 'upstream direct',
+  thin: 'thin node:http proxy',
+  core: 'gateway, core only',
+  plugins: 'gateway, 4 policy plugins',
+  logged: '4 plugins + serve access log',
+  'core-baseline': 'baseline gateway, core only',
+  'plugins-baseline': 'baseline gateway, 4 policy plugins',
+  'logged-baseline': 'baseline 4 plugins + serve access log',
+};
 
 console.log(`switchyard gateway bench: ${SECONDS} s (≤ ${MAX_REQUESTS} requests) per cell, median of ${ROUNDS} round(s), concurrency ${CONCURRENCIES.join('/')}, node ${process.version}, contenders ${BUILT ? 'built (esbuild, plain node)' : 'from source (tsx)'}${process.env.BENCH_NODE_ARGS ? ` with ${process.env.BENCH_NODE_ARGS}` : ''}\n`);
 const results = new Map<string, Result[]>();
@@ -248,7 +255,7 @@ if (CONCURRENCIES.includes(32) && MODES.includes('chat')) {
   summary.push(['req/s dead primary / healthy, c=32, 4 plugins', f(healthy && dead ? median(dead.map((r, i) => r.rps / healthy[i].rps)) : undefined), '≥ 0.90']);
   summary.push(['req/s vs thin proxy, dead primary, c=32, 4 plugins', f(ratio('chat', 'dead', 32, 'plugins')), '≥ 0.72']);
   if (BASELINE) {
-    for (const target of ['core', 'plugins'] as const) {
+    for (const target of BASELINE_KINDS) {
       const before = get('chat', 'healthy', 32, `${target}-baseline`);
       const after = get('chat', 'healthy', 32, target);
       summary.push([`baseline: req/s vs thin proxy, c=32, ${label[target]}`, f(ratio('chat', 'healthy', 32, `${target}-baseline`)), '']);
@@ -262,7 +269,7 @@ const overhead = (mode: Mode, c: number, target: Target, pick: (r: Result) => nu
   return direct && mine ? pick(mine) - pick(direct) : undefined;
 };
 if (CONCURRENCIES.includes(1)) {
-  for (const target of ['thin', 'core', 'plugins', ...(BASELINE ? (['core-baseline', 'plugins-baseline'] as const) : [])] as const) {
+  for (const target of ['thin', 'core', 'plugins', ...(BASELINE ? BASELINE_KINDS.filter((k) => k !== 'logged').map((k) => `${k}-baseline` as const) : [])] as const) {
     if (MODES.includes('chat')) summary.push([`p50 overhead over direct, c=1, non-streaming, ${label[target]} (ms)`, f(overhead('chat', 1, target, (r) => r.p50)), target === 'core' || target === 'plugins' ? '≤ 0.25' : '']);
     if (MODES.includes('stream')) {
       summary.push([`TTFB overhead p50, c=1, streaming, ${label[target]} (ms)`, f(overhead('stream', 1, target, (r) => r.ttfb50)), target === 'core' || target === 'plugins' ? '≤ 1.00' : '']);
