@@ -56,7 +56,7 @@ export function createServeLogger(options: ServeLoggerOptions): PinoLogger {
       formatters: { level: (label) => ({ level: label }) },
       hooks: {
         logMethod(args, method) {
-          const masked = args.map((arg) => (typeof arg === 'string' ? masker.text(arg) : masker.value(arg))) as Parameters<typeof method>;
+          const masked = args.map((arg) => masker.value(arg)) as Parameters<typeof method>;
           method.apply(this, masked);
         },
       },

@@ -3,7 +3,7 @@
  * that speaks the same wire format sends it on as it came instead of encoding the unified
  * response back (the same-format fast path): no second serialisation, and fields the unified
  * shape does not model reach the client too. A provider keeps the text only when it is already
- * what the encoder would write for that format (see provider-openai's `forwardableAs`).
+ * what the encoder would write for that format (see provider-openai's `forwardable`).
  *
  * Keyed by the response object: a plugin that changes an answer returns a new object (answers
  * are immutable by contract), which has no wire body, so a changed answer is always re-encoded.

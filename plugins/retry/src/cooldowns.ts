@@ -37,6 +37,11 @@ function storeKeysOf(candidate: Candidate): string[] {
   return keys;
 }
 
+/** A stored cooldown that has not ended (entries from other versions may lack `until`). */
+function isLive(entry: Cooldown | undefined, now: number): entry is Cooldown {
+  return entry !== undefined && entry !== null && typeof entry.until === 'number' && entry.until > now;
+}
+
 export class Cooldowns {
   constructor(
     private readonly store: StateStore,
@@ -80,7 +85,7 @@ export class Cooldowns {
       let latest: Cooldown | undefined;
       for (const end = at + storeKeysOf(c).length; at < end; at++) {
         const e = entries[at];
-        if (e && typeof e.until === 'number' && e.until > now && (!latest || e.until > latest.until)) latest = e;
+        if (isLive(e, now) && (!latest || e.until > latest.until)) latest = e;
       }
       out.push(latest);
     }
@@ -89,6 +94,6 @@ export class Cooldowns {
 
   private async live(key: string, now: number): Promise<Cooldown | undefined> {
     const entry = await this.store.get<Cooldown>(key);
-    return entry && typeof entry.until === 'number' && entry.until > now ? entry : undefined;
+    return isLive(entry, now) ? entry : undefined;
   }
 }
