@@ -5,8 +5,9 @@
  *   or a connection error)
  * - core: @switchyard/gateway with the core's default failover only
  * - plugins: @switchyard/gateway with router + health + circuit breaker + retry
- * - logged: the same, logging as `switchyard serve` does (its pino logger: an access line per
- *   request, masked, written synchronously to /dev/null as stdout is to a file)
+ * - logged: the same, set up as `switchyard serve` sets itself up: its pino logger (an access
+ *   line per request, masked, written synchronously to /dev/null as stdout is to a file) and its
+ *   heap growth limit (bench/gateway.ts starts it with the node flags the shipped launchers pass)
  * Prints one JSON line with the two URLs, then serves until killed.
  */
 import { openSync, writeSync } from 'node:fs';
@@ -47,7 +48,8 @@ async function thinProxy(first: string, second: string): Promise<string> {
 }
 
 async function serveLogger() {
-  const { createServeLogger } = await import('@switchyard/cli');
+  const { createServeLogger, limitHeapGrowth } = await import('@switchyard/cli');
+  limitHeapGrowth();
   const devNull = openSync('/dev/null', 'w');
   return createServeLogger({ out: { write: (line: string) => writeSync(devNull, line) > 0 }, secrets: () => [], level: 'info' });
 }

@@ -13,6 +13,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
+import { SERVE_NODE_OPTIONS } from '@switchyard/cli';
 import { buildBenchEntry } from './build-contenders.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
@@ -42,7 +43,8 @@ async function start(file: string, args: string[] = []): Promise<{ child: ChildP
   const profile = process.env.BENCH_PROFILE && file.includes('servers') ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const loader = file.endsWith('.mjs') ? [] : ['--conditions=@switchyard/source', '--import', 'tsx'];
   // BENCH_NODE_ARGS: V8 / Node flags for the contenders (e.g. --max-semi-space-size=4 to trade young-generation size for RSS).
-  const tuning = file.includes('servers') ? (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean) : [];
+  // The serve-like contender runs with the node flags the Docker image and the units pass.
+  const tuning = file.includes('servers') ? [...(args[0] === 'logged' ? SERVE_NODE_OPTIONS.split(' ') : []), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)] : [];
   const child = fork(file.startsWith('/') ? file : fileURLToPath(new URL(file, import.meta.url)), args, { execArgv: [...loader, ...tuning, ...profile], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   const lines = createInterface({ input: child.stdout! });
   const [line] = (await once(lines, 'line')) as [string];
@@ -191,10 +193,10 @@ const label: Record<Target, string> = {
   thin: 'thin node:http proxy',
   core: 'gateway, core only',
   plugins: 'gateway, 4 policy plugins',
-  logged: '4 plugins + serve access log',
+  logged: 'as switchyard serve (4 plugins)',
   'core-baseline': 'baseline gateway, core only',
   'plugins-baseline': 'baseline gateway, 4 policy plugins',
-  'logged-baseline': 'baseline 4 plugins + serve access log',
+  'logged-baseline': 'baseline as switchyard serve',
 };
 
 console.log(`switchyard gateway bench: ${SECONDS} s (≤ ${MAX_REQUESTS} requests) per cell, median of ${ROUNDS} round(s), concurrency ${CONCURRENCIES.join('/')}, node ${process.version}, contenders ${BUILT ? 'built (esbuild, plain node)' : 'from source (tsx)'}${process.env.BENCH_NODE_ARGS ? ` with ${process.env.BENCH_NODE_ARGS}` : ''}\n`);
@@ -248,11 +250,12 @@ const summary: string[][] = [['target', 'measured', 'goal']];
 if (CONCURRENCIES.includes(32) && MODES.includes('chat')) {
   summary.push(['req/s vs thin proxy, c=32, core only', f(vsThin('chat', 'healthy', 32, 'core')), '≥ 0.80']);
   summary.push(['req/s vs thin proxy, c=32, 4 plugins', f(vsThin('chat', 'healthy', 32, 'plugins')), '≥ 0.80']);
-  summary.push(['req/s vs thin proxy, c=32, 4 plugins + serve access log', f(vsThin('chat', 'healthy', 32, 'logged')), '']);
+  summary.push(['req/s vs thin proxy, c=32, as switchyard serve (4 plugins)', f(vsThin('chat', 'healthy', 32, 'logged')), '']);
   const healthy = results.get(key('chat', 'healthy', 32, 'plugins'));
   const dead = results.get(key('chat', 'dead', 32, 'plugins'));
   summary.push(['req/s dead primary / healthy, c=32, 4 plugins', f(healthy && dead ? median(dead.map((r, i) => r.rps / healthy[i].rps)) : undefined), '≥ 0.90']);
   summary.push(['req/s vs thin proxy, dead primary, c=32, 4 plugins', f(vsThin('chat', 'dead', 32, 'plugins')), '≥ 0.72']);
+  for (const target of ['thin', 'plugins', 'logged'] as const) summary.push([`peak RSS MB, c=32, non-streaming, ${label[target]}`, f(get('chat', 'healthy', 32, target)?.rss, 0), target === 'logged' ? '≤ 100' : '']);
   if (BASELINE) {
     for (const target of BASELINE_KINDS) {
       const before = get('chat', 'healthy', 32, `${target}-baseline`);
@@ -279,21 +282,23 @@ if (CONCURRENCIES.includes(1)) {
 printTable(summary, 1);
 
 if (LONG_REQUESTS > 0) {
-  const [, url, pid] = targets.healthy[3];
-  const samples: string[] = [];
-  let last = 0;
-  const r = await load(url, 'chat', 32, pid, {
-    seconds: 3600,
-    maxRequests: LONG_REQUESTS,
-    onSample: (done) => {
-      if (done - last >= LONG_REQUESTS / 10) {
-        last = done;
-        samples.push(`${done}: ${f(rssMb(pid), 0)} MB`);
-      }
-    },
-  });
-  console.log(`long run, gateway with 4 plugins, c=32, ${LONG_REQUESTS} requests: ${f(r.rps, 0)} req/s, peak RSS ${f(r.rss, 0)} MB, non-200 ${r.errors}`);
-  console.log(`RSS over the run: ${samples.join(', ')}\n`);
+  // The library's defaults (createGateway, 4 plugins) and serve's settings, one after the other.
+  for (const [target, url, pid] of targets.healthy.filter(([t]) => t === 'plugins' || t === 'logged')) {
+    const samples: string[] = [];
+    let last = 0;
+    const r = await load(url, 'chat', 32, pid, {
+      seconds: 3600,
+      maxRequests: LONG_REQUESTS,
+      onSample: (done) => {
+        if (done - last >= LONG_REQUESTS / 10) {
+          last = done;
+          samples.push(`${done}: ${f(rssMb(pid), 0)} MB`);
+        }
+      },
+    });
+    console.log(`long run, ${label[target]}, c=32, ${LONG_REQUESTS} requests: ${f(r.rps, 0)} req/s, peak RSS ${f(r.rss, 0)} MB, non-200 ${r.errors}`);
+    console.log(`RSS over the run: ${samples.join(', ')}\n`);
+  }
 }
 
 upstream.child.kill();

@@ -28,7 +28,7 @@ const SLOW_MS = 1_500;
 const LOAD_REQUESTS = 2_000;
 const REDIS_PORT = Number(process.env.SWITCHYARD_REDIS_PORT ?? 6390);
 /** Dev and test tooling that must never reach the bundle. */
-const FORBIDDEN = ['typescript', 'tsup', 'tsx', 'esbuild', 'vite', 'vitest', 'fast-check', 'publint', 'openai', '@changesets/cli', '@switchyard/testkit'];
+const FORBIDDEN = ['typescript', 'tsup', 'tsx', 'esbuild', 'vite', 'vitest', 'fast-check', 'publint', 'openai', '@changesets/cli', '@switchyard/testkit', '@switchyard/chaos', 'msw'];
 
 const results = [];
 function pass(name, detail = '') {

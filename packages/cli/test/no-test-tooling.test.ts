@@ -62,7 +62,7 @@ describe('no test tooling at CLI start-up', () => {
     expect(testTooling(modules)).toEqual([]);
   }, 30_000);
 
-  it('switchyard serve loads no msw module', async () => {
+  it('switchyard serve loads no msw module and no plugin its config does not use', async () => {
     const v: Loopback = await vendorSaying('hi');
     const file = await configFile(`
 server: { apiKeys: ["\${GW_KEY}"] }
@@ -72,6 +72,8 @@ models: { chat: [{ endpoint: up, model: m }] }
     const { modules } = await modulesLoadedBy(['serve', '--config', file, '--port', '0', '--no-watch'], (out) => /"event":"listening","url":"http:/.test(out));
     expect(modules.some((url) => url.includes('/plugins/provider-openai/'))).toBe(true);
     expect(testTooling(modules)).toEqual([]);
+    // Nor a policy plugin the config does not use (another command's import, loaded eagerly).
+    expect([...new Set(modules.map((url) => /\/plugins\/([^/]+)\//.exec(url)?.[1]).filter(Boolean))].sort()).toEqual(['provider-openai']);
   }, 30_000);
 });
 

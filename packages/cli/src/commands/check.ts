@@ -5,7 +5,6 @@
 import { EXIT } from '../io.js';
 import { withConfiguredPipeline } from '../load-config.js';
 import { CONFIG_HELP, configOption, type Command } from '../command.js';
-import { completeDeployments } from '../complete-deployments.js';
 import { modelsSummary, probeEndpoint } from '../probe-endpoints.js';
 import { renderTable } from '../table.js';
 import { redact } from '../secrets.js';
@@ -50,6 +49,8 @@ ${CONFIG_HELP}
         r.note ?? '',
       ]);
       io.out.write(redact(renderTable(['endpoint', 'provider', 'reachable', 'latency', 'auth', 'models', 'note'], rows), secrets));
+      // Loaded here: it brings @switchyard/plugin-health, which serve must not load unless configured.
+      const { completeDeployments } = await import('../complete-deployments.js');
       const completions = await completeDeployments(pipeline, { timeoutMs, maxTokens });
       const completionRows = completions.map((c) => [c.deployment, c.ok ? 'ok' : 'failed', c.latencyMs === undefined ? '-' : `${c.latencyMs} ms`, c.errorClass ?? '-', c.note ?? '']);
       io.out.write(`\n${redact(renderTable(['deployment', 'completion', 'latency', 'error class', 'note'], completionRows), secrets)}`);

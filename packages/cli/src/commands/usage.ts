@@ -1,6 +1,6 @@
 /** `switchyard usage`: the ledger's totals from the usage log files, as GET /switchyard/usage reports them. */
 import path from 'node:path';
-import { addRecord, answerFrom, dayOf, emptyDay, parseUsageQuery, readUsageLog, UsageQueryError, type DayDoc, type UsageAnswer } from '@switchyard/plugin-quota';
+import type { DayDoc, UsageAnswer } from '@switchyard/plugin-quota';
 import type { Command } from '../command.js';
 import { EXIT } from '../io.js';
 import { renderTable } from '../table.js';
@@ -28,6 +28,8 @@ Options:
       io.err.write('error: --log <file> is required (the ledger.log path from the config)\n');
       return EXIT.USAGE;
     }
+    // Loaded here, not at the top: every command's module loads with the CLI, serve included.
+    const { addRecord, answerFrom, dayOf, emptyDay, parseUsageQuery, readUsageLog, UsageQueryError } = await import('@switchyard/plugin-quota');
     let query;
     try {
       query = parseUsageQuery({ since: values.since as string | undefined, until: values.until as string | undefined, groupBy: values['group-by'] as string | undefined }, Date.now());
