@@ -7,7 +7,7 @@
  * - plugins: @switchyard/gateway with router + health + circuit breaker + retry
  * - logged: the same, set up as `switchyard serve` sets itself up: its pino logger (an access
  *   line per request, masked, written synchronously to /dev/null as stdout is to a file) and its
- *   heap growth limit (bench/gateway.ts starts it with the node flags the shipped launchers pass)
+ *   heap growth limit
  * Prints one JSON line with the two URLs, then serves until killed.
  */
 import { openSync, writeSync } from 'node:fs';

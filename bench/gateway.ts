@@ -13,7 +13,6 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { SERVE_NODE_OPTIONS } from '@switchyard/cli';
 import { buildBenchEntry } from './build-contenders.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
@@ -43,8 +42,7 @@ async function start(file: string, args: string[] = []): Promise<{ child: ChildP
   const profile = process.env.BENCH_PROFILE && file.includes('servers') ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const loader = file.endsWith('.mjs') ? [] : ['--conditions=@switchyard/source', '--import', 'tsx'];
   // BENCH_NODE_ARGS: V8 / Node flags for the contenders (e.g. --max-semi-space-size=4 to trade young-generation size for RSS).
-  // The serve-like contender runs with the node flags the Docker image and the units pass.
-  const tuning = file.includes('servers') ? [...(args[0] === 'logged' ? SERVE_NODE_OPTIONS.split(' ') : []), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)] : [];
+  const tuning = file.includes('servers') ? (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean) : [];
   const child = fork(file.startsWith('/') ? file : fileURLToPath(new URL(file, import.meta.url)), args, { execArgv: [...loader, ...tuning, ...profile], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   const lines = createInterface({ input: child.stdout! });
   const [line] = (await once(lines, 'line')) as [string];

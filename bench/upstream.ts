@@ -24,13 +24,17 @@ export interface Upstream {
   close(): Promise<void>;
 }
 
+/** BENCH_UPSTREAM_DELAY_MS: the mock vendor answers after this long (a vendor's think time; default 0). */
+const ANSWER_DELAY_MS = Number(process.env.BENCH_UPSTREAM_DELAY_MS ?? 0);
+
 export async function startUpstream(): Promise<Upstream> {
   let failEvery = 0;
   let count = 0;
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
-    req.on('end', () => {
+    req.on('end', () => (ANSWER_DELAY_MS > 0 ? setTimeout(answer, ANSWER_DELAY_MS) : answer()));
+    const answer = () => {
       count++;
       if (failEvery > 0 && count % failEvery === 0) {
         res.writeHead(503, { 'content-type': 'application/json' });
@@ -44,7 +48,7 @@ export async function startUpstream(): Promise<Upstream> {
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(completion) });
         res.end(completion);
       }
-    });
+    };
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

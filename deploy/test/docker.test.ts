@@ -2,7 +2,6 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { commandWords, parseCopy, parseDockerfile } from './dockerfile.js';
 import { dockerIgnore } from './dockerignore.js';
-import { SERVE_NODE_OPTIONS } from '../../packages/cli/src/serve-memory.js';
 import { CONFIG_PATH, PRODUCTION_CONFIG, ROOT, existsInRepo, productionConfig, readRepo } from './support.js';
 
 const dockerfile = parseDockerfile(readRepo('Dockerfile'));
@@ -52,10 +51,6 @@ describe('Dockerfile', () => {
     expect(user).toMatch(/^[1-9]\d*:[1-9]\d*$/);
     expect(only(runtime, 'RUN').some((r) => /apt-get install[^&]*\btini\b/.test(r.args) && r.args.includes(`--uid ${user.split(':')[0]}`))).toBe(true);
     expect(commandWords(only(runtime, 'ENTRYPOINT')[0].args)).toEqual(['/usr/bin/tini', '--', 'node', '/opt/switchyard/bin.js']);
-  });
-
-  it("runs node with serve's memory settings", () => {
-    expect(only(runtime, 'ENV').map((e) => e.args)).toContain(`NODE_OPTIONS=${SERVE_NODE_OPTIONS}`);
   });
 
   it('checks health with node running the copied health check script', () => {

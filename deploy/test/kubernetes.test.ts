@@ -8,7 +8,6 @@ import { describe, expect, it } from 'vitest';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
-import { SERVE_NODE_OPTIONS } from '../../packages/cli/src/serve-memory.js';
 import { parseDockerfile } from './dockerfile.js';
 import { unknownFields } from './kubernetes-fields.js';
 import { CONFIG_PATH, PRODUCTION_CONFIG, PRODUCTION_ENV, ROOT, drainSeconds, productionConfig, readRepo, readYaml, readYamlDocuments } from './support.js';
@@ -77,10 +76,6 @@ describe('Kubernetes manifests', () => {
     expect(Object.keys(secret.stringData).sort()).toEqual(Object.keys(PRODUCTION_ENV).sort());
     const env = { ...secret.stringData, ...Object.fromEntries(container.env.map((e: any) => [e.name, e.value])) };
     expect(() => productionConfig(env)).not.toThrow();
-  });
-
-  it("run node with serve's memory settings", () => {
-    expect(container.env).toContainEqual({ name: 'NODE_OPTIONS', value: SERVE_NODE_OPTIONS });
   });
 
   it('probe liveness on /health and readiness on /ready at the config port', () => {

@@ -3,7 +3,6 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SERVE_NODE_OPTIONS } from '../../packages/cli/src/serve-memory.js';
 import { CONFIG_PATH, drainSeconds, readRepo, tool } from './support.js';
 
 const UNIT = 'deploy/systemd/switchyard.service';
@@ -34,10 +33,6 @@ describe('systemd unit', () => {
     expect(one('ExecStart')).toBe(`/usr/bin/node /opt/switchyard/bin.js serve --config ${CONFIG_PATH} --no-watch`);
     expect(one('EnvironmentFile')).toBe('/etc/switchyard/secrets.env');
     expect(one('Restart')).toBe('on-failure');
-  });
-
-  it("runs node with serve's memory settings", () => {
-    expect(service.Environment).toContain(`NODE_OPTIONS=${SERVE_NODE_OPTIONS}`);
   });
 
   it('reloads with SIGHUP and stops with SIGTERM, waiting longer than the drain', () => {

@@ -6,6 +6,6 @@ export { runDemoCommand, type DemoModule, type DemoLoader } from './demo-command
 export { cliImporter } from './importer.js';
 export { formatError } from './format-error.js';
 export { createServeLogger, resolveLogLevel, prettyLine, LOG_LEVELS, type LogLevel, type ServeLoggerOptions } from './serve-logger.js';
-export { limitHeapGrowth, SERVE_HEAP_GROWING_PERCENT, SERVE_NODE_OPTIONS } from './serve-memory.js';
+export { limitHeapGrowth, SERVE_HEAP_GROWING_PERCENT } from './serve-memory.js';
 export { EXIT, processIO, type CliIO, type Output } from './io.js';
 export type { Command } from './command.js';

@@ -1,19 +1,21 @@
 /**
- * How `switchyard serve` keeps its memory small: how far V8's old generation may grow between
- * full collections (set here, at start-up), and the young generation's size (a node flag the
- * shipped launchers pass).
+ * How far `switchyard serve` lets V8's old generation grow between full collections.
  *
  * By default V8 lets the old generation grow to up to 4× what was live after the last full
- * collection. That suits batch jobs, whose live heap grows. A gateway's live heap stays about
- * 20 MiB. What reaches its old generation is short-lived request garbage, about 1.3 KB per
- * request, so under load V8 kept 50–80 MiB of dead objects between collections. Growing by 20 %
- * instead holds the old generation near 20–28 MiB. On the c = 32 benchmark this took peak RSS
- * from 153–174 MiB to 122–125 MiB. It costs no measurable CPU: about 14 full collections
- * instead of 3–4 per 60 000 requests, each over a 20 MiB heap.
+ * collection. That suits batch jobs, whose live heap grows. A gateway's live heap is its requests
+ * in flight plus about 20 MiB; most of what reaches its old generation is request garbage. Under
+ * load V8 therefore kept 30–80 MiB of dead objects between collections. Growing by 20 % instead
+ * costs more frequent full collections, each over a small heap. Measured (pnpm bench:gateway
+ * contenders, 2 cores, loopback):
+ *
+ * - c = 32, instant answers: peak RSS 153–174 → 122–125 MiB; CPU per request within noise.
+ * - c = 256, answers after 200 ms (a vendor's think time): 198–204 → 130 MiB; 3–10 % more CPU.
+ * - c = 128, instant answers, 4 000–5 000 req/s: 150–158 → 128 MiB; 10–30 % more CPU.
  *
  * V8 reads this flag each time it sets the next collection's limit, so setting it at start-up
- * takes effect without a restart. The young generation is another matter: its size is fixed
- * when V8 starts, so `--max-semi-space-size` only works on the node command line (SERVE_NODE_OPTIONS).
+ * takes effect without a restart. The young generation cannot be resized this way: its size is
+ * fixed when V8 starts. `--max-semi-space-size=4` on the node command line saves about another
+ * 20 MiB but cost 30–40 % more CPU at c = 256, so serve leaves it to the operator (docs/deploy.md).
  */
 import { setFlagsFromString } from 'node:v8';
 
@@ -31,11 +33,3 @@ export function limitHeapGrowth(execArgv: readonly string[] = process.execArgv, 
   return true;
 }
 
-/**
- * What the Docker image, the systemd unit and the Kubernetes Deployment put in NODE_OPTIONS.
- * V8 sizes each of the young generation's two semi-spaces up to 16 MiB by default. With 4 MiB
- * each, V8 scavenges four times as often, and a scavenge costs what is still alive (the requests
- * in flight), not the garbage. This gave 98 MiB instead of 120 MiB of RSS in steady load, for
- * 2–10 % more CPU per request. At 2 MiB, twice as many objects survived into the old generation.
- */
-export const SERVE_NODE_OPTIONS = '--max-semi-space-size=4';
