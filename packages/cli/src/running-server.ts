@@ -42,12 +42,19 @@ export interface RunningServer {
 
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const { io } = options;
-  const secrets = new Set<string>();
+  const secretSet = new Set<string>();
+  // One frozen list until a reload adds to it: the log masker then skips re-reading it per line.
+  let secretList: readonly string[] = Object.freeze([]);
+  const addSecrets = (values: Iterable<string>) => {
+    for (const value of values) secretSet.add(value);
+    if (secretSet.size !== secretList.length) secretList = Object.freeze([...secretSet]);
+  };
+  const secrets = () => secretList;
   const setup = await readConfig(options.file, await envWithFile(io.env, options.envFile, io.cwd), io.cwd);
-  setup.secrets.forEach((s) => secrets.add(s));
-  const logger = options.logger ?? createServeLogger({ out: io.out, secrets: () => [...secrets], level: resolveLogLevel(io.env, setup.config.server?.logLevel) });
+  addSecrets(setup.secrets);
+  const logger = options.logger ?? createServeLogger({ out: io.out, secrets, level: resolveLogLevel(io.env, setup.config.server?.logLevel) });
   const overrides = options.overrides ?? {};
-  const gateway = createGateway({ config: setup.config, server: overrides, logger, secrets: () => [...secrets], pipelineOptions: { importer: cliImporter(path.dirname(setup.file)) } });
+  const gateway = createGateway({ config: setup.config, server: overrides, logger, secrets, pipelineOptions: { importer: cliImporter(path.dirname(setup.file)) } });
   const address = await gateway.listen();
   const started = gateway.options;
 
@@ -57,7 +64,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const run = chain.then(async () => {
       try {
         const next = await readConfig(setup.file, await envWithFile(io.env, options.envFile, io.cwd), io.cwd);
-        next.secrets.forEach((s) => secrets.add(s));
+        addSecrets(next.secrets);
         const server = resolveServerOptions(next.config.server, overrides);
         // The gateway's store carries breakers, budgets, health, cache and usage over the reload.
         const pipeline = await buildPipeline(next, { store: gateway.store });

@@ -10,6 +10,7 @@
 import { pino, type Logger as PinoLogger } from 'pino';
 import { LOGGER_MASKER, SecretMasker } from '@switchyard/gateway';
 import type { Output } from './io.js';
+import { isoTimestamp } from './iso-timestamp.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -52,7 +53,7 @@ export function createServeLogger(options: ServeLoggerOptions): PinoLogger {
   const logger = pino(
     {
       level: options.level ?? 'info',
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTimestamp(),
       formatters: { level: (label) => ({ level: label }) },
       hooks: {
         logMethod(args, method) {

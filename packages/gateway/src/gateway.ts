@@ -16,7 +16,7 @@ import { logPipelineEvents } from './event-log.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { silentLogger, type Logger } from './logger.js';
 import { openGatewayStore, type GatewayStore } from './gateway-store.js';
-import { maskerOf, maskingLogger, pipelineSecrets, SecretMasker } from './secret-masking.js';
+import { gatewaySecrets, maskerOf, maskingLogger, SecretMasker } from './secret-masking.js';
 import { StatusBoard, type StatusReport } from './status-board.js';
 import { basicAsBearer, sendStatus, STATUS_PATHS } from './status-route.js';
 import { modelEntry, modelList, modelsWithoutCandidates } from './models.js';
@@ -101,7 +101,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const startedAt = Math.floor(Date.now() / 1000);
   let apiKeys = server.apiKeys;
   let keyCheck: KeyCheck = createKeyCheck(apiKeys);
-  const ownSecrets = () => [...apiKeys, ...pipelineSecrets(slot?.pipeline), ...(options.secrets?.() ?? [])];
+  const ownSecrets = gatewaySecrets(() => [apiKeys, slot?.pipeline, options.secrets?.()]);
   const masker = new SecretMasker(ownSecrets);
   // A logger that masks every call itself learns this gateway's secrets; any other is wrapped.
   const loggerMasker = options.logger && maskerOf(options.logger);

@@ -46,11 +46,28 @@ export class SecretMasker {
     };
   }
 
-  /** Reads the secrets again; the sorted list is rebuilt only when they changed (a reload). */
+  /** What each source returned last time. */
+  private lastReads: (readonly (string | undefined)[])[] = [];
+
+  /**
+   * Reads the secrets again; the sorted list is rebuilt only when they changed (a reload). A
+   * source that returns the same frozen array as last time has not changed, so that read costs
+   * nothing; any other read is compared element by element.
+   */
   private refresh(): void {
-    const current = this.sources.length === 1 ? this.sources[0]() : this.sources.flatMap((source) => source());
+    const { sources, lastReads } = this;
+    let unchanged = sources.length === lastReads.length;
+    for (let i = 0; i < sources.length; i++) {
+      const read = sources[i]();
+      if (read !== lastReads[i] || !Object.isFrozen(read)) unchanged = false;
+      lastReads[i] = read;
+    }
+    lastReads.length = sources.length;
+    if (unchanged) return;
+    const current = lastReads.length === 1 ? lastReads[0] : lastReads.flat();
     if (current.length === this.lastSource.length && current.every((s, i) => s === this.lastSource[i])) return;
-    this.lastSource = current;
+    // A copy unless frozen: a source may change the array it returned and return it again.
+    this.lastSource = Object.isFrozen(current) ? current : [...current];
     this.secrets = Object.freeze([...new Set(current.filter((s): s is string => typeof s === 'string' && s.length >= 4))].sort((a, b) => b.length - a.length));
   }
 
@@ -97,6 +114,22 @@ export function pipelineSecrets(pipeline: Pipeline | undefined): string[] {
     for (const value of Object.values(endpoint.headers ?? {})) if (value.length >= FRAGMENT) out.push(value);
   }
   return out;
+}
+
+/**
+ * A gateway's secrets (its keys, its pipeline's, the caller's) as one frozen list, rebuilt only
+ * when one of the three changed (a reload): a masker reads it on every log call and skips the
+ * work when it gets the same frozen list back.
+ */
+export function gatewaySecrets(parts: () => [apiKeys: readonly string[], pipeline: Pipeline | undefined, extra: readonly string[] | undefined]): () => readonly string[] {
+  let last: { apiKeys: readonly string[]; pipeline: Pipeline | undefined; extra: readonly string[] | undefined; list: readonly string[] } | undefined;
+  return () => {
+    const [apiKeys, pipeline, extra] = parts();
+    if (last?.apiKeys !== apiKeys || last.pipeline !== pipeline || last.extra !== extra || (extra !== undefined && !Object.isFrozen(extra))) {
+      last = { apiKeys, pipeline, extra, list: Object.freeze([...apiKeys, ...pipelineSecrets(pipeline), ...(extra ?? [])]) };
+    }
+    return last.list;
+  };
 }
 
 /**

@@ -32,6 +32,21 @@ describe('SecretMasker', () => {
     ]);
   });
 
+  it('reads a source again every call: a frozen list replaced on reload, and a list changed in place', () => {
+    const next = 'Nn5Gg2Hh8Jj4Kk1Ll9Mm';
+    let frozen: readonly string[] = Object.freeze([KEY]);
+    const fromFrozen = new SecretMasker(() => frozen);
+    expect(fromFrozen.text(`${KEY} ${next}`)).toBe(`[redacted] ${next}`);
+    frozen = Object.freeze([KEY, next]);
+    expect(fromFrozen.text(`${KEY} ${next}`)).toBe('[redacted] [redacted]');
+
+    const mutable = [KEY];
+    const fromMutable = new SecretMasker(() => mutable);
+    expect(fromMutable.text(`${KEY} ${next}`)).toBe(`[redacted] ${next}`);
+    mutable.push(next);
+    expect(fromMutable.text(`${KEY} ${next}`)).toBe('[redacted] [redacted]');
+  });
+
   it('censors credential fields at any depth whatever their value, and a config endpoint\'s headers whole', () => {
     const masker = new SecretMasker(() => []);
     const masked = masker.value({
