@@ -5,10 +5,13 @@
  * collection. That suits batch jobs, whose live heap grows. A gateway's live heap is its requests
  * in flight plus about 20 MiB; most of what reaches its old generation is request garbage. Under
  * load V8 therefore kept 30–80 MiB of dead objects between collections. Growing by 20 % instead
- * costs more frequent full collections, each over a small heap. Measured (pnpm bench:gateway
+ * costs more frequent full collections, each over a small heap: the higher the request rate, the
+ * more CPU. Measured (pnpm bench:gateway
  * contenders, 2 cores, loopback):
  *
- * - c = 32, instant answers: peak RSS 153–174 → 122–125 MiB; CPU per request within noise.
+ * - c = 32, instant answers, 5 000–6 000 req/s: 153–174 → 122–125 MiB; 10–25 % more CPU (11 full
+ *   collections per 35 000 requests instead of 2, about 60 ms of marking each, most of it on
+ *   V8's background threads).
  * - c = 256, answers after 200 ms (a vendor's think time): 198–204 → 130 MiB; 3–10 % more CPU.
  * - c = 128, instant answers, 4 000–5 000 req/s: 150–158 → 128 MiB; 10–30 % more CPU.
  *
