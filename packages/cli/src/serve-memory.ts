@@ -6,8 +6,7 @@
  * in flight plus about 20 MiB; most of what reaches its old generation is request garbage. Under
  * load V8 therefore kept 30–80 MiB of dead objects between collections. Growing by 20 % instead
  * costs more frequent full collections, each over a small heap: the higher the request rate, the
- * more CPU. Measured (pnpm bench:gateway
- * contenders, 2 cores, loopback):
+ * more CPU. Measured with the pnpm bench:gateway contenders (2 cores, loopback):
  *
  * - c = 32, instant answers, 5 000–6 000 req/s: 153–174 → 122–125 MiB; 10–25 % more CPU (11 full
  *   collections per 35 000 requests instead of 2, about 60 ms of marking each, most of it on
@@ -35,4 +34,3 @@ export function limitHeapGrowth(execArgv: readonly string[] = process.execArgv, 
   setFlagsFromString(`--heap-growing-percent=${SERVE_HEAP_GROWING_PERCENT}`);
   return true;
 }
-
