@@ -21,7 +21,8 @@ const PREPARED_CACHE_MAX = 256;
 const BASE = 31;
 /** BASE^(SECRET_FRAGMENT_LENGTH-1) in 32-bit arithmetic, to drop a character from the rolling hash. */
 const TOP = Array.from({ length: SECRET_FRAGMENT_LENGTH - 1 }).reduce<number>((p) => Math.imul(p, BASE), 1);
-const REDACTED = '[redacted]';
+/** What a masked secret (or a censored field) is replaced with. */
+export const REDACTED = '[redacted]';
 /** A first test for the well-known key shapes below, so text without any of them is not rewritten. */
 const KEY_SHAPE_HINT = /sk-|AIza|bearer/i;
 const NON_ASCII = /[^\x00-\x7f]/;

@@ -3,13 +3,10 @@
  * every configured key value, and any 8+ character piece of one, is masked wherever it occurs,
  * because vendors echo keys in their error text.
  */
-import { isSwitchyardError, redactSecrets, type Pipeline } from '@switchyard/core';
+import { isSwitchyardError, redactSecrets, REDACTED, SECRET_FRAGMENT_LENGTH, type Pipeline } from '@switchyard/core';
 import type { Logger, LogFields } from './logger.js';
 
-/** Header values this long are treated as secrets (core masks any 8+ character piece of one). */
-const FRAGMENT = 8;
 const MAX_DEPTH = 6;
-const REDACTED = '[redacted]';
 
 /**
  * Fields whose value is censored whatever it is (compared lower-cased), wherever they occur:
@@ -31,6 +28,8 @@ type SecretSource = () => readonly (string | undefined)[];
 export class SecretMasker {
   private secrets: readonly string[] = [];
   private lastSource: readonly (string | undefined)[] = [];
+  /** What each source returned last time. */
+  private lastReads: (readonly (string | undefined)[])[] = [];
   private readonly sources: SecretSource[];
 
   constructor(source: SecretSource) {
@@ -45,9 +44,6 @@ export class SecretMasker {
       if (at > 0) this.sources.splice(at, 1);
     };
   }
-
-  /** What each source returned last time. */
-  private lastReads: (readonly (string | undefined)[])[] = [];
 
   /**
    * Reads the secrets again; the sorted list is rebuilt only when they changed (a reload). A
@@ -111,7 +107,8 @@ export function pipelineSecrets(pipeline: Pipeline | undefined): string[] {
   for (const endpoint of pipeline?.endpoints ?? []) {
     if (endpoint.apiKey) out.push(endpoint.apiKey);
     for (const key of endpoint.apiKeys ?? []) out.push(key);
-    for (const value of Object.values(endpoint.headers ?? {})) if (value.length >= FRAGMENT) out.push(value);
+    // A header value as long as a key fragment is treated as a secret (core masks any such piece of it).
+    for (const value of Object.values(endpoint.headers ?? {})) if (value.length >= SECRET_FRAGMENT_LENGTH) out.push(value);
   }
   return out;
 }
