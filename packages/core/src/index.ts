@@ -45,3 +45,4 @@ export * from './request-limits.js';
 export * from './error-body.js';
 export * from './switchyard-hints.js';
 export * from './fail-closed.js';
+export { tapMaybeAsync } from './tap-maybe-async.js';

@@ -14,7 +14,7 @@ import { createPipelineHooks, STAGE } from './hooks.js';
 import { PIPELINE_MARKER } from './pipeline-marker.js';
 import { tapDefaultContinuation } from './continuation.js';
 import { runIdempotent } from './idempotency.js';
-import { failClosedError } from './fail-closed.js';
+import { containRecordTaps } from './fail-closed.js';
 import { checkPluginCompatibility, isPlugin, type Plugin } from './plugin.js';
 import { isProvider, type ProviderV1 } from './provider.js';
 import { callProvider, type CallEnv } from './provider-call.js';
@@ -27,7 +27,6 @@ import { validateEndpointsAndModels } from './config-schema.js';
 import type { Candidate, ChatRequest, ChatResponse, ChatResult, EmbeddingResponse, EmbeddingResult, EndpointConfig, ModelsConfig } from './types.js';
 import type { Dispatcher } from 'undici';
 
-const noop = () => undefined;
 
 export type { CallOptions, Pipeline } from './contract.js';
 export { isPipeline, PIPELINE_MARKER } from './pipeline-marker.js';
@@ -85,45 +84,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   let candidateCache: Map<string, Candidate[]> | undefined;
   let closing: Promise<void> | undefined;
 
-  // Observers never fail a request: every record tap is contained and reported; only a tap
-  // registered with failClosed() (a budget that must charge) turns its failure into a refusal.
-  for (const [stage, hook] of [['recordAttempt', hooks.recordAttempt], ['recordRequest', hooks.recordRequest]] as const) {
-    hook.intercept({
-      register: (tap) => {
-        const fn = tap.fn as (...args: unknown[]) => unknown;
-        const contain = (error: unknown): void => {
-          events.emit('plugin-error', { plugin: tap.name, stage, error });
-          const refusal = failClosedError(tap, stage, error);
-          if (refusal) throw refusal;
-        };
-        // A synchronous tap (in-memory bookkeeping) stays synchronous: no promise per request.
-        if (tap.type === 'sync') {
-          return {
-            ...tap,
-            fn: (...args: unknown[]) => {
-              try {
-                fn(...args);
-              } catch (error) {
-                contain(error);
-              }
-            },
-          };
-        }
-        return {
-          ...tap,
-          fn: (...args: unknown[]) => {
-            let result: unknown;
-            try {
-              result = fn(...args);
-            } catch (error) {
-              return Promise.resolve().then(() => contain(error));
-            }
-            return Promise.resolve(result).then(noop, contain);
-          },
-        };
-      },
-    });
-  }
+  containRecordTaps(hooks, events);
 
   const pipeline: Pipeline = {
     [PIPELINE_MARKER]: true,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from './clock.js';
-import { MemoryStateStore } from './state-store.js';
+import { MemoryStateStore, readManyNow, type StateStore } from './state-store.js';
 
 describe('MemoryStateStore.compareAndSet', () => {
   it('writes only while the key holds the expected value, compared as JSON', async () => {
@@ -43,5 +43,32 @@ describe('MemoryStateStore.compareAndSet', () => {
     };
     await Promise.all(Array.from({ length: 50 }, bump));
     expect(await store.get('counter')).toEqual({ n: 50 });
+  });
+});
+
+describe('readManyNow', () => {
+  it('answers at once from a MemoryStateStore, expired keys absent', async () => {
+    const clock = new VirtualClock(0);
+    const store = new MemoryStateStore(clock);
+    await store.set('a', 1);
+    await store.set('b', 2, 100);
+    await clock.advance(100);
+    expect(readManyNow(store, ['a', 'b', 'c'])).toEqual([1, undefined, undefined]);
+  });
+
+  it('falls back to a promise from a store without getManyNow', async () => {
+    const memory = new MemoryStateStore(new VirtualClock(0));
+    await memory.set('a', 'x');
+    const remote: StateStore = {
+      get: (key) => memory.get(key),
+      set: (key, value, ttl) => memory.set(key, value, ttl),
+      delete: (key) => memory.delete(key),
+      increment: (key, by, ttl) => memory.increment(key, by, ttl),
+      acquireLease: (key, holder, ttl) => memory.acquireLease(key, holder, ttl),
+      releaseLease: (key, holder) => memory.releaseLease(key, holder),
+    };
+    const read = readManyNow(remote, ['a', 'b']);
+    expect(Array.isArray(read)).toBe(false);
+    expect(await read).toEqual(['x', undefined]);
   });
 });

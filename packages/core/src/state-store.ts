@@ -10,6 +10,13 @@ export interface StateStore {
   get<T = unknown>(key: string): Promise<T | undefined>;
   /** Optional: several keys in one read (Redis: one MGET), in order; `readMany()` falls back to `get`. */
   getMany?<T = unknown>(keys: readonly string[]): Promise<(T | undefined)[]>;
+  /**
+   * Optional, for a store whose state lives in this process: `getMany` answered at once. A
+   * policy that only reads on the healthy path (a closed breaker, no cooldown) then adds no
+   * promise to a request; `readManyNow()` falls back to `getMany`. A subclass that changes
+   * how `get` or `getMany` read overrides this too.
+   */
+  getManyNow?<T = unknown>(keys: readonly string[]): (T | undefined)[];
   set<T = unknown>(key: string, value: T, ttlMs?: number): Promise<void>;
   delete(key: string): Promise<void>;
   /** Adds `by` to a numeric counter (created at 0) and returns the new value. */
@@ -82,6 +89,10 @@ export class MemoryStateStore implements StateStore {
   }
 
   async getMany<T>(keys: readonly string[]): Promise<(T | undefined)[]> {
+    return this.getManyNow<T>(keys);
+  }
+
+  getManyNow<T>(keys: readonly string[]): (T | undefined)[] {
     return keys.map((key) => this.live(key)?.value as T | undefined);
   }
 
@@ -155,4 +166,12 @@ export class MemoryStateStore implements StateStore {
 /** Several keys in one read when the store can (one round trip to Redis), else one `get` each. */
 export function readMany<T>(store: StateStore, keys: readonly string[]): Promise<(T | undefined)[]> {
   return store.getMany ? store.getMany<T>(keys) : Promise.all(keys.map((key) => store.get<T>(key)));
+}
+
+/**
+ * `readMany`, answered at once when the store holds its state in this process: an array now,
+ * else a promise of one (tell them apart with `Array.isArray`).
+ */
+export function readManyNow<T>(store: StateStore, keys: readonly string[]): (T | undefined)[] | Promise<(T | undefined)[]> {
+  return store.getManyNow ? store.getManyNow<T>(keys) : readMany<T>(store, keys);
 }

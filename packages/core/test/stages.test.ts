@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { definePlugin, failClosed, FAILED_CLOSED_CODE, STAGE, SwitchyardError, type AttemptOutcome, type Candidate } from '../src/index.js';
+import { definePlugin, failClosed, FAILED_CLOSED_CODE, STAGE, SwitchyardError, tapMaybeAsync, type AttemptOutcome, type Candidate } from '../src/index.js';
 import { completion } from './support/loopback.js';
 import { hello, pipelineOver, type Fixture } from './support/fixture-pipeline.js';
 import type { Handler } from './support/loopback.js';
@@ -131,6 +131,39 @@ describe('stage contracts', () => {
       expect(reported).toEqual(['charge:recordAttempt']);
       await fx.close();
       fx = undefined;
+    }
+  });
+
+  it('record taps answered at once or later (tapMaybeAsync) are contained, or refuse the request when fail-closed', async () => {
+    const failures = {
+      throws: () => {
+        throw new Error('ledger down');
+      },
+      rejects: () => Promise.reject(new Error('ledger down')),
+    };
+    for (const [how, charge] of Object.entries(failures)) {
+      for (const closed of [false, true]) {
+        let recorded = 0;
+        const plugin = definePlugin({
+          name: 'charger',
+          apply(p) {
+            tapMaybeAsync(p.hooks.recordAttempt, closed ? failClosed({ name: 'charge' }) : { name: 'charge' }, charge);
+            tapMaybeAsync(p.hooks.recordRequest, { name: 'count' }, () => {
+              recorded++;
+            });
+          },
+        });
+        fx = await pipelineOver([ok('fine')], { plugins: [plugin()] });
+        const reported: string[] = [];
+        fx.pipeline.events.on('plugin-error', (e) => reported.push(`${e.plugin}:${e.stage}:${(e.error as Error).message}`));
+        const answer = await fx.pipeline.chat(hello).catch((e: SwitchyardError) => e);
+        if (closed) expect((answer as SwitchyardError).code, how).toBe(FAILED_CLOSED_CODE);
+        else expect((answer as { choices: { message: { content: string } }[] }).choices[0].message.content, how).toBe('fine');
+        expect(reported, how).toEqual(['charge:recordAttempt:ledger down']);
+        expect(recorded, how).toBe(1);
+        await fx.close();
+        fx = undefined;
+      }
     }
   });
 

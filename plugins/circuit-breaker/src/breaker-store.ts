@@ -5,7 +5,7 @@
  * compareAndSet the write only lands if no other instance wrote since the read, else the step is
  * run again on the fresh record, so instances never lose each other's counts either.
  */
-import { readMany, type Clock, type RandomSource, type StateStore, type SwitchyardEventBus } from '@switchyard/core';
+import { readManyNow, type Clock, type RandomSource, type StateStore, type SwitchyardEventBus } from '@switchyard/core';
 import { closedRecord, phaseAt, startProbe, windowStats, withSuccesses, type BreakerOptions, type BreakerPhase, type BreakerRecord, type Step } from './state-machine.js';
 
 export interface BreakerState {
@@ -22,6 +22,11 @@ export interface BreakerState {
 }
 
 const PREFIX = 'switchyard:breaker:';
+
+/** A request's admission to one breaker: closed, the half-open probe, or refused. */
+export type Verdict = 'closed' | 'probe' | false;
+
+const noop = () => undefined;
 
 /**
  * Read-step-compare rounds before an update gives up comparing and writes anyway (the behaviour
@@ -68,28 +73,34 @@ export class BreakerStore {
     };
   }
 
-  /** A success: counted in-process when it changes no state (see `unwritten`), else a step. */
-  async recordSuccess(id: string, step: (record: BreakerRecord, now: number, random: RandomSource) => Step): Promise<void> {
-    if (!this.queues.has(id)) {
-      const record = await this.read(id);
-      const now = this.clock.now();
-      if (record.state === 'closed' && record.consecutiveFailures === 0 && !this.queues.has(id)) {
-        const bucketMs = this.options.windowMs / this.options.buckets;
-        const start = Math.floor(now / bucketMs) * bucketMs;
-        const pending = this.unwritten.get(id);
-        if (!pending) this.unwritten.set(id, { start, successes: 1 });
-        else if (pending.start === start) pending.successes++;
-        else {
-          // A new bucket: the finished one is written once (its count is shared state).
-          await this.update(id, (r) => ({ record: r }));
-          const fresh = this.unwritten.get(id);
-          if (fresh?.start === start) fresh.successes++;
-          else this.unwritten.set(id, { start, successes: 1 });
-        }
-        return;
-      }
+  /**
+   * A success: counted in-process when it changes no state (see `unwritten`), else a step.
+   * Answered at once (no promise) when the store is in this process and the count is all it takes.
+   */
+  recordSuccess(id: string, step: (record: BreakerRecord, now: number, random: RandomSource) => Step): void | Promise<void> {
+    if (this.queues.has(id)) return this.update(id, step).then(noop);
+    const records = readManyNow<BreakerRecord>(this.store, [PREFIX + id]);
+    if (Array.isArray(records)) return this.countSuccess(id, records[0], step);
+    return records.then(([record]) => this.countSuccess(id, record, step));
+  }
+
+  private countSuccess(id: string, stored: BreakerRecord | undefined, step: (record: BreakerRecord, now: number, random: RandomSource) => Step): void | Promise<void> {
+    const record = stored ?? closedRecord();
+    if (record.state !== 'closed' || record.consecutiveFailures !== 0 || this.queues.has(id)) return this.update(id, step).then(noop);
+    const now = this.clock.now();
+    const bucketMs = this.options.windowMs / this.options.buckets;
+    const start = Math.floor(now / bucketMs) * bucketMs;
+    const pending = this.unwritten.get(id);
+    if (!pending) this.unwritten.set(id, { start, successes: 1 });
+    else if (pending.start === start) pending.successes++;
+    else {
+      // A new bucket: the finished one is written once (its count is shared state).
+      return this.update(id, (r) => ({ record: r })).then(() => {
+        const fresh = this.unwritten.get(id);
+        if (fresh?.start === start) fresh.successes++;
+        else this.unwritten.set(id, { start, successes: 1 });
+      });
     }
-    await this.update(id, step);
   }
 
   private withUnwritten(id: string, record: BreakerRecord, now: number): BreakerRecord {
@@ -140,21 +151,30 @@ export class BreakerStore {
    * Admission for one request: closed → yes; open → no; half-open → only for the request that
    * takes the probe lease (it expires after probeLeaseMs if the probe never reports back).
    */
-  async admit(id: string, holder: string): Promise<'closed' | 'probe' | false> {
+  async admit(id: string, holder: string): Promise<Verdict> {
     return (await this.admitEach([id], holder))[0];
   }
 
-  /** Admission for several breakers: their records in one store read; only half-open ones go on to the lease. */
-  async admitEach(ids: readonly string[], holder: string): Promise<('closed' | 'probe' | false)[]> {
-    const records = await readMany<BreakerRecord>(this.store, ids.map((id) => PREFIX + id));
+  /**
+   * Admission for several breakers: their records in one store read; only half-open ones go on
+   * to the lease. Answered at once (no promise) when the store is in this process and no breaker
+   * is half-open.
+   */
+  admitEach(ids: readonly string[], holder: string): Verdict[] | Promise<Verdict[]> {
+    const records = readManyNow<BreakerRecord>(this.store, ids.map((id) => PREFIX + id));
+    if (Array.isArray(records)) return this.verdicts(ids, records, holder);
+    return records.then((read) => this.verdicts(ids, read, holder));
+  }
+
+  private verdicts(ids: readonly string[], records: (BreakerRecord | undefined)[], holder: string): Verdict[] | Promise<Verdict[]> {
     const now = this.clock.now();
     let halfOpen = false;
-    const verdicts = ids.map((_, i): 'closed' | 'probe' | false | 'half-open' => {
+    const verdicts = ids.map((_, i): Verdict | 'half-open' => {
       const phase = phaseAt(records[i] ?? closedRecord(), now);
       if (phase === 'half-open') halfOpen = true;
       return phase === 'closed' ? 'closed' : phase === 'open' ? false : 'half-open';
     });
-    if (!halfOpen) return verdicts as ('closed' | false)[];
+    if (!halfOpen) return verdicts as Verdict[];
     return Promise.all(verdicts.map((v, i) => (v === 'half-open' ? this.takeProbe(ids[i], holder) : v)));
   }
 

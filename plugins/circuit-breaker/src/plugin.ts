@@ -1,6 +1,6 @@
 /** @switchyard/plugin-circuit-breaker: per-deployment (and per-key) breakers in the StateStore. */
-import { defineService, definePlugin, provideService, relayEvents, requireService, STAGE, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
-import { BreakerStore, type BreakerState } from './breaker-store.js';
+import { defineService, definePlugin, provideService, relayEvents, requireService, STAGE, tapMaybeAsync, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
+import { BreakerStore, type BreakerState, type Verdict } from './breaker-store.js';
 import { breakerOptionsSchema, type BreakerPluginOptions, type BreakerPluginOptionsInput } from './options.js';
 import { forceClose, forceOpen, recordFailure, recordSuccess } from './state-machine.js';
 
@@ -66,9 +66,16 @@ export const circuitBreaker = definePlugin<BreakerPluginOptions, BreakerPluginOp
       },
     });
 
-    /** Keeps the candidates this request may send to; takes the probe lease of half-open ones. */
-    async function admitted(candidates: Candidate[], ctx: RequestContext): Promise<Candidate[]> {
-      const verdicts = await breakers.admitEach(candidates.map((c) => c.id), ctx.id);
+    /**
+     * Keeps the candidates this request may send to; takes the probe lease of half-open ones.
+     * Synchronous on the healthy path with an in-process store: no promise per request.
+     */
+    function admitted(candidates: Candidate[], ctx: RequestContext): Candidate[] | Promise<Candidate[]> {
+      const verdicts = breakers.admitEach(candidates.map((c) => c.id), ctx.id);
+      return Array.isArray(verdicts) ? keepAdmitted(candidates, verdicts, ctx) : verdicts.then((v) => keepAdmitted(candidates, v, ctx));
+    }
+
+    function keepAdmitted(candidates: Candidate[], verdicts: Verdict[], ctx: RequestContext): Candidate[] {
       // The healthy path: every breaker closed, nothing to copy or record.
       if (verdicts.every((v) => v === 'closed')) return candidates;
       const state = requestState(ctx);
@@ -79,18 +86,22 @@ export const circuitBreaker = definePlugin<BreakerPluginOptions, BreakerPluginOp
       });
     }
 
-    pipeline.hooks.route.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, (candidates, _classification, ctx) => admitted(candidates, ctx));
+    tapMaybeAsync(pipeline.hooks.route, { name: PLUGIN_NAME, stage: STAGE.FILTER }, (candidates, _classification, ctx) => admitted(candidates, ctx));
 
-    pipeline.hooks.recordAttempt.tapPromise({ name: PLUGIN_NAME }, async (outcome, ctx) => {
+    tapMaybeAsync(pipeline.hooks.recordAttempt, { name: PLUGIN_NAME }, (outcome, ctx) => {
       const id = outcome.candidate.id;
-      if (outcome.ok) await breakers.recordSuccess(id, (record, now) => recordSuccess(record, now, options));
-      else if (counts(outcome)) await breakers.update(id, (record, now, random) => recordFailure(record, now, options, random));
+      const recorded = outcome.ok
+        ? breakers.recordSuccess(id, (record, now) => recordSuccess(record, now, options))
+        : counts(outcome)
+          ? breakers.update(id, (record, now, random) => recordFailure(record, now, options, random)).then(() => undefined)
+          : undefined;
       // Whatever the probe's answer, its lease is done: a 429 or a cancelled probe leaves the breaker half-open.
       const state = ctx.state.circuitBreaker;
-      if (state?.probes.includes(id)) {
+      if (!state?.probes.includes(id)) return recorded;
+      return Promise.resolve(recorded).then(() => {
         state.probes = state.probes.filter((p) => p !== id);
-        await breakers.releaseProbe(id, ctx.id);
-      }
+        return breakers.releaseProbe(id, ctx.id);
+      });
     });
 
     // Before the retry policy: never retry on a candidate whose breaker is open.
@@ -101,14 +112,15 @@ export const circuitBreaker = definePlugin<BreakerPluginOptions, BreakerPluginOp
     });
 
     // Never fail over to a candidate whose breaker is open.
-    pipeline.hooks.failover.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, (remaining, _failed, ctx) => admitted(remaining, ctx));
+    tapMaybeAsync(pipeline.hooks.failover, { name: PLUGIN_NAME, stage: STAGE.FILTER }, (remaining, _failed, ctx) => admitted(remaining, ctx));
 
-    pipeline.hooks.recordRequest.tapPromise({ name: PLUGIN_NAME }, async (_outcome, ctx) => {
+    tapMaybeAsync(pipeline.hooks.recordRequest, { name: PLUGIN_NAME }, (_outcome, ctx) => {
       const state = ctx.state.circuitBreaker;
       if (!state || state.probes.length === 0) return;
       // Probes this request was granted but never sent: let another request probe now.
-      await Promise.all(state.probes.map((id) => breakers.releaseProbe(id, ctx.id)));
-      state.probes = [];
+      return Promise.all(state.probes.map((id) => breakers.releaseProbe(id, ctx.id))).then(() => {
+        state.probes = [];
+      });
     });
   },
 });

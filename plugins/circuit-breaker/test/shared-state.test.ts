@@ -152,3 +152,35 @@ describe('BreakerStore.update', () => {
     expect((await store.get<BreakerRecord>('switchyard:breaker:a/x'))?.consecutiveFailures).toBe(MAX_CAS_ROUNDS);
   });
 });
+
+describe('BreakerStore on the healthy path', () => {
+  const noEvents = { emit: () => true } as unknown as ConstructorParameters<typeof BreakerStore>[3];
+  const step = (record: BreakerRecord) => ({ record });
+
+  it('answers admission and counts a success at once on an in-process store, and later on a remote one', async () => {
+    const clock = new VirtualClock(0);
+    const local = new BreakerStore(new MemoryStateStore(clock), clock, () => 0, noEvents, OPTIONS);
+    expect(local.admitEach(['a/x', 'b/y'], 'r1')).toEqual(['closed', 'closed']);
+    expect(local.recordSuccess('a/x', step)).toBeUndefined();
+    expect((await local.state('a/x')).window.calls).toBe(1);
+
+    const remote = new BreakerStore(withoutCompareAndSet(new MemoryStateStore(clock)), clock, () => 0, noEvents, OPTIONS);
+    const admission = remote.admitEach(['a/x'], 'r1');
+    expect(admission).toBeInstanceOf(Promise);
+    expect(await admission).toEqual(['closed']);
+    const counted = remote.recordSuccess('a/x', step);
+    expect(counted).toBeInstanceOf(Promise);
+    await counted;
+    expect((await remote.state('a/x')).window.calls).toBe(1);
+  });
+
+  it('still takes the probe lease of a half-open breaker, once', async () => {
+    const clock = new VirtualClock(0);
+    const breakers = new BreakerStore(new MemoryStateStore(clock), clock, () => 0, noEvents, OPTIONS);
+    for (let i = 0; i < OPTIONS.consecutiveFailures; i++) await breakers.update('a/x', (record, now, random) => recordFailure(record, now, OPTIONS, random));
+    expect(breakers.admitEach(['a/x'], 'r1')).toEqual([false]);
+    await clock.advance(OPTIONS.baseOpenMs);
+    expect(await breakers.admitEach(['a/x', 'b/y'], 'r1')).toEqual(['probe', 'closed']);
+    expect(await breakers.admitEach(['a/x'], 'r2')).toEqual([false]);
+  });
+});

@@ -3,7 +3,7 @@
  * misconfigured deployments), stored with a TTL in the StateStore so every request, and every
  * gateway instance on a shared store, skips a cooling candidate until the time is up.
  */
-import { readMany, type Candidate, type Clock, type StateStore } from '@switchyard/core';
+import { readManyNow, type Candidate, type Clock, type StateStore } from '@switchyard/core';
 
 export interface Cooldown {
   until: number;
@@ -73,11 +73,19 @@ export class Cooldowns {
     return (await this.ofEach([candidate]))[0];
   }
 
-  /** The latest cooldown of each candidate, in one store read for all of them (asked on every request). */
-  async ofEach(candidates: readonly Candidate[]): Promise<(Cooldown | undefined)[]> {
+  /**
+   * The latest cooldown of each candidate, in one store read for all of them (asked on every
+   * request): at once (an array, no promise) when the store is in this process.
+   */
+  ofEach(candidates: readonly Candidate[]): (Cooldown | undefined)[] | Promise<(Cooldown | undefined)[]> {
     const keys: string[] = [];
     for (const c of candidates) keys.push(...storeKeysOf(c));
-    const entries = await readMany<Cooldown>(this.store, keys);
+    const entries = readManyNow<Cooldown>(this.store, keys);
+    if (Array.isArray(entries)) return this.latestOfEach(candidates, entries);
+    return entries.then((read) => this.latestOfEach(candidates, read));
+  }
+
+  private latestOfEach(candidates: readonly Candidate[], entries: (Cooldown | undefined)[]): (Cooldown | undefined)[] {
     const now = this.clock.now();
     const out: (Cooldown | undefined)[] = [];
     let at = 0;

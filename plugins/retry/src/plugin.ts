@@ -1,5 +1,5 @@
 /** @switchyard/plugin-retry: wires the retry policy into the pipeline's hooks. */
-import { defineService, definePlugin, provideService, requireService, retryAfterVerdict, SERVICE, sleep, STAGE, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
+import { defineService, definePlugin, provideService, requireService, retryAfterVerdict, SERVICE, sleep, STAGE, tapMaybeAsync, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
 import { retryOptionsSchema, type RetryOptions, type RetryOptionsInput } from './options.js';
 import { RetryPolicy, retryState } from './retry-policy.js';
 import type { Cooldown } from './cooldowns.js';
@@ -45,7 +45,7 @@ export const retry = definePlugin<RetryOptions, RetryOptionsInput>({
     // Hedges spend the same budget (plugin-hedge looks it up without importing this package).
     provideService(pipeline, SERVICE.retryBudget, { tryWithdraw: (id) => policy.budget.tryWithdraw(id) });
 
-    pipeline.hooks.route.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, (candidates, _classification, ctx) => skipCooling(policy, options, candidates, ctx));
+    tapMaybeAsync(pipeline.hooks.route, { name: PLUGIN_NAME, stage: STAGE.FILTER }, (candidates, _classification, ctx) => skipCooling(policy, options, candidates, ctx));
 
     // Synchronous: the budget counts requests in memory and writes a bucket's count once.
     pipeline.hooks.recordAttempt.tap({ name: PLUGIN_NAME }, (outcome, ctx) => {
@@ -65,9 +65,13 @@ export const retry = definePlugin<RetryOptions, RetryOptionsInput>({
  * for the soonest cooldown to end if that is short and fits the deadline; otherwise no
  * candidate is left and the core fails fast (after the degrade stage). Never hammers.
  */
-async function skipCooling(policy: RetryPolicy, options: RetryOptions, candidates: Candidate[], ctx: RequestContext): Promise<Candidate[]> {
+function skipCooling(policy: RetryPolicy, options: RetryOptions, candidates: Candidate[], ctx: RequestContext): Candidate[] | Promise<Candidate[]> {
   if (candidates.length === 0) return candidates;
-  const cooling = await policy.cooldowns.ofEach(candidates);
+  const cooling = policy.cooldowns.ofEach(candidates);
+  return Array.isArray(cooling) ? withoutCooling(policy, options, candidates, cooling, ctx) : cooling.then((c) => withoutCooling(policy, options, candidates, c, ctx));
+}
+
+function withoutCooling(policy: RetryPolicy, options: RetryOptions, candidates: Candidate[], cooling: (Cooldown | undefined)[], ctx: RequestContext): Candidate[] | Promise<Candidate[]> {
   // The healthy path: nothing cools, nothing to copy or record.
   if (!cooling.some(Boolean)) return candidates;
   const free = candidates.filter((_, i) => !cooling[i]);
@@ -81,6 +85,11 @@ async function skipCooling(policy: RetryPolicy, options: RetryOptions, candidate
     recordSkipped(ctx, candidates, cooling);
     return [];
   }
+  return waitOutCooldown(policy, candidates, wait, ctx);
+}
+
+/** Every candidate cools, but the soonest is back shortly: wait once, then check again. */
+async function waitOutCooldown(policy: RetryPolicy, candidates: Candidate[], wait: number, ctx: RequestContext): Promise<Candidate[]> {
   try {
     await sleep(ctx.clock, wait, ctx.signal);
   } catch {
