@@ -5,12 +5,14 @@
  */
 import { AbortLink, onAbortOf } from './abort-link.js';
 import { RequestTimer } from './request-timer.js';
-import type { Attempt, AttemptOutcome, AttemptResult, RequestContext, RunAttemptOptions, StreamAttemptResult } from './contract.js';
+import type { Attempt, AttemptOutcome, AttemptResult, PipelineHooks, RequestContext, RunAttemptOptions, StreamAttemptResult } from './contract.js';
 import { isSwitchyardError, outcomeOf, SwitchyardError, toSwitchyardError } from './errors.js';
 import { ResponseAccumulator } from './aggregate.js';
 import { attributeError } from './provider-call.js';
 import { attemptTimeouts } from './switchyard-hints.js';
 import type { Candidate, ChatRequest, EmbeddingRequest, StreamPart } from './types.js';
+
+type CallHook = NonNullable<ReturnType<PipelineHooks['call']['get']>>;
 
 /** What an attempt needs from the request it belongs to. */
 export interface AttemptScope {
@@ -175,7 +177,7 @@ export class AttemptRunner {
     try {
       const hook = ctx.pipeline.hooks.call.get(candidate.provider);
       if (!hook) throw new SwitchyardError('config', `no provider "${candidate.provider}" is registered`, { code: 'SWITCHYARD_ERR_CONFIG', retryable: false });
-      result = await hook.promise(live.attempt, ctx);
+      result = await callTaps(hook, live.attempt, ctx);
       if (!result) throw new SwitchyardError('plugin', `no call tap answered for provider "${candidate.provider}"`, { retryable: false });
     } catch (caught) {
       const recorded = isSwitchyardError(caught) ? this.recordedFailures?.get(caught) : undefined;
@@ -308,4 +310,15 @@ class RunningAttempt implements LiveAttempt, Attempt {
     this.ttftMs = this.clock.now() - this.startedAt;
     this.timer.setPhase('idle', this.timeouts.idleMs, this.abort);
   }
+}
+
+/**
+ * Runs a provider's `call` hook. Most have one tap, the provider's own codec, and no
+ * interceptor: that tap is called directly, since tapable's wrapper around a single tap only
+ * adds a promise and its closures to every attempt.
+ */
+function callTaps(hook: CallHook, attempt: Attempt, ctx: RequestContext): Promise<AttemptResult | undefined> {
+  const { taps } = hook;
+  if (taps.length === 1 && taps[0].type === 'promise' && hook.interceptors.length === 0) return (taps[0].fn as (attempt: Attempt, ctx: RequestContext) => Promise<AttemptResult | undefined>)(attempt, ctx);
+  return hook.promise(attempt, ctx);
 }
