@@ -27,7 +27,6 @@ import { validateEndpointsAndModels } from './config-schema.js';
 import type { Candidate, ChatRequest, ChatResponse, ChatResult, EmbeddingResponse, EmbeddingResult, EndpointConfig, ModelsConfig } from './types.js';
 import type { Dispatcher } from 'undici';
 
-
 export type { CallOptions, Pipeline } from './contract.js';
 export { isPipeline, PIPELINE_MARKER } from './pipeline-marker.js';
 export { defaultClassification, defaultRetryDecision } from './request-defaults.js';
