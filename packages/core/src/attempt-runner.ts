@@ -10,6 +10,7 @@ import { isSwitchyardError, outcomeOf, SwitchyardError, toSwitchyardError } from
 import { ResponseAccumulator } from './aggregate.js';
 import { attributeError } from './provider-call.js';
 import { attemptTimeouts } from './switchyard-hints.js';
+import { runHook } from './run-hook.js';
 import type { Candidate, ChatRequest, EmbeddingRequest, StreamPart } from './types.js';
 
 type CallHook = NonNullable<ReturnType<PipelineHooks['call']['get']>>;
@@ -123,7 +124,10 @@ export class AttemptRunner {
     const { ctx } = this.scope;
     ctx.attempts.push(outcome);
     const { hooks, events } = ctx.pipeline;
-    if (hooks.recordAttempt.taps.length) await hooks.recordAttempt.promise(outcome, ctx);
+    if (hooks.recordAttempt.taps.length) {
+      const recorded = runHook(hooks.recordAttempt, outcome, ctx);
+      if (recorded instanceof Promise) await recorded;
+    }
     if (events.listenerCount('attempt:end')) events.emit('attempt:end', { ...outcome, requestId: ctx.id });
   }
 

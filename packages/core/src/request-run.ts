@@ -16,6 +16,7 @@ import { responseToParts } from './aggregate.js';
 import { ChatStream, type StreamInfo } from './chat-stream.js';
 import { defaultClassification, defaultRetryDecision } from './request-defaults.js';
 import { retryAfterVerdict } from './retry-after-verdict.js';
+import { runHook } from './run-hook.js';
 import type { Candidate, ChatRequest, ChatResponse, EmbeddingResponse, StreamPart } from './types.js';
 
 export type RequestMode = 'chat' | 'stream' | 'embeddings';
@@ -76,9 +77,15 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     // Once a committed stream exists it owns the request: it disposes the run when it ends.
     let streamOwnsRun = false;
     try {
-      if (this.hooks.classify.taps.length) ctx.classification = await this.hooks.classify.promise(ctx.classification, ctx);
+      if (this.hooks.classify.taps.length) {
+        const classified = runHook(this.hooks.classify, ctx.classification, ctx);
+        ctx.classification = classified instanceof Promise ? await classified : classified;
+      }
       if (!this.early) {
-        ctx.candidates = this.hooks.route.taps.length ? await this.hooks.route.promise([...this.configured], ctx.classification, ctx) : [...this.configured];
+        if (this.hooks.route.taps.length) {
+          const routed = runHook(this.hooks.route, [...this.configured], ctx.classification, ctx);
+          ctx.candidates = routed instanceof Promise ? await routed : routed;
+        } else ctx.candidates = [...this.configured];
         ctx.remaining = [...ctx.candidates];
       }
       if (this.early) return this.finishEarly(this.early);
@@ -189,7 +196,10 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
       this.emitRequestEnd(outcome);
       return undefined;
     }
-    return this.hooks.recordRequest.promise(outcome, this.ctx).then(() => this.emitRequestEnd(outcome));
+    const recorded = runHook(this.hooks.recordRequest, outcome, this.ctx);
+    if (recorded instanceof Promise) return recorded.then(() => this.emitRequestEnd(outcome));
+    this.emitRequestEnd(outcome);
+    return undefined;
   }
 
   private emitRequestEnd(outcome: RequestOutcome): void {
