@@ -204,7 +204,9 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
 
   private emitRequestEnd(outcome: RequestOutcome): void {
     const events = this.pipeline.events;
-    if (events.listenerCount('request:end')) events.emit('request:end', { ...outcome, requestId: this.ctx.id, tier: this.ctx.classification.tier });
+    if (!events.listenerCount('request:end')) return;
+    const { ok, response, error, model, stream, attempts, latencyMs, degraded } = outcome; // a spread took a generic copy
+    events.emit('request:end', { ok, response, error, model, stream, attempts, latencyMs, degraded, requestId: this.ctx.id, tier: this.ctx.classification.tier });
   }
 
   /** The retry / failover loop, then the degrade stage. */

@@ -42,21 +42,32 @@ export class AccessLog {
     this.open.delete(requestId);
     this.ends.delete(requestId);
     const outcome = accessOutcome(end, http.status, http.cancelled);
-    const fields: LogFields = { event: 'access', requestId, route: http.route, outcome, status: http.cancelled ? CLIENT_CLOSED_STATUS : http.status, latencyMs: Math.round(http.latencyMs) };
-    if (!end) return fields;
-    const attempts = end.attempts;
-    const answered = end.ok ? [...attempts].reverse().find((a) => a.ok) : undefined;
-    const moves = attemptMoves(attempts);
-    const usage = end.response?.usage ?? answered?.usage;
-    const tokens = tokenCounts(usage);
+    const status = http.cancelled ? CLIENT_CLOSED_STATUS : http.status;
+    const latencyMs = Math.round(http.latencyMs);
+    if (!end) return { event: 'access', requestId, route: http.route, outcome, status, latencyMs };
+    const { attempts, response } = end;
+    let answered: RequestEnd['attempts'][number] | undefined;
     let costUsd = 0;
-    for (const a of attempts) costUsd += usageCostUsd(tokenCounts(a.usage), a.candidate.deployment.price);
-    Object.assign(fields, {
+    for (let i = attempts.length - 1; i >= 0; i--) {
+      const attempt = attempts[i];
+      if (end.ok && !answered && attempt.ok) answered = attempt;
+      costUsd += usageCostUsd(tokenCounts(attempt.usage), attempt.candidate.deployment.price);
+    }
+    const moves = attemptMoves(attempts);
+    const tokens = tokenCounts(response?.usage ?? answered?.usage);
+    // One literal with every field: building the line by assignments reshaped it on every request.
+    const fields: LogFields = {
+      event: 'access',
+      requestId,
+      route: http.route,
+      outcome,
+      status,
+      latencyMs,
       model: end.model,
       tier: end.tier,
       stream: end.stream,
-      endpoint: answered?.candidate.endpoint.name ?? end.response?.switchyard?.endpoint,
-      upstreamModel: end.response?.model ?? answered?.candidate.model,
+      endpoint: answered?.candidate.endpoint.name ?? response?.switchyard?.endpoint,
+      upstreamModel: response?.model ?? answered?.candidate.model,
       attempts: attempts.length,
       failovers: moves.failovers,
       retries: moves.retries,
@@ -66,8 +77,12 @@ export class AccessLog {
       outputTokens: tokens.outputTokens,
       cachedTokens: tokens.cachedTokens,
       costUsd: Number(costUsd.toFixed(8)),
-    });
-    if (end.error) Object.assign(fields, { errorKind: end.error.kind, errorCode: end.error.code, error: end.error.message });
+    };
+    if (end.error) {
+      fields.errorKind = end.error.kind;
+      fields.errorCode = end.error.code;
+      fields.error = end.error.message;
+    }
     return fields;
   }
 }

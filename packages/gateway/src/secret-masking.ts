@@ -7,6 +7,10 @@ import { isSwitchyardError, redactSecrets, REDACTED, SECRET_FRAGMENT_LENGTH, typ
 import type { Logger, LogFields } from './logger.js';
 
 const MAX_DEPTH = 6;
+/** Log lines repeat most of their strings and field names: what was checked is remembered, this many at most. */
+const REMEMBERED_MAX = 1024;
+/** Longer strings (messages, stacks) are masked every time: remembering them would hold them in memory. */
+const REMEMBERED_LENGTH_MAX = 256;
 
 /**
  * Fields whose value is censored whatever it is (compared lower-cased), wherever they occur:
@@ -31,6 +35,14 @@ export class SecretMasker {
   /** What each source returned last time. */
   private lastReads: (readonly (string | undefined)[])[] = [];
   private readonly sources: SecretSource[];
+  /**
+   * Strings the current secrets left unchanged (event names, routes, models, endpoints): an
+   * access line repeats most of its strings, and masking one is a scan per rule. Only strings
+   * with nothing to mask are kept, so this never holds a secret; a change of secrets empties it.
+   */
+  private readonly clean = new Set<string>();
+  /** Field names and whether they may be credential fields (`MAYBE_SENSITIVE`). */
+  private readonly fieldNames = new Map<string, boolean>();
 
   constructor(source: SecretSource) {
     this.sources = [source];
@@ -65,6 +77,7 @@ export class SecretMasker {
     // A copy unless frozen: a source may change the array it returned and return it again.
     this.lastSource = Object.isFrozen(current) ? current : [...current];
     this.secrets = Object.freeze([...new Set(current.filter((s): s is string => typeof s === 'string' && s.length >= 4))].sort((a, b) => b.length - a.length));
+    this.clean.clear();
   }
 
   text(value: string): string {
@@ -79,26 +92,74 @@ export class SecretMasker {
   }
 
   private maskText(value: string): string {
+    const { clean } = this;
+    if (clean.has(value)) return value;
     // Core's rules: whole keys and any 8+ character piece (any case, URL-encoded), known key shapes, bearer tokens.
-    return redactSecrets(value, this.secrets);
+    const masked = redactSecrets(value, this.secrets);
+    if (masked === value && value.length <= REMEMBERED_LENGTH_MAX) {
+      if (clean.size >= REMEMBERED_MAX) clean.clear();
+      clean.add(value);
+    }
+    return masked;
   }
 
-  /** `parent`: the field the value sits in (an array passes its own on to its items). */
+  private maybeSensitive(key: string): boolean {
+    let maybe = this.fieldNames.get(key);
+    if (maybe === undefined) {
+      maybe = MAYBE_SENSITIVE.test(key);
+      if (this.fieldNames.size >= REMEMBERED_MAX) this.fieldNames.clear();
+      this.fieldNames.set(key, maybe);
+    }
+    return maybe;
+  }
+
+  /**
+   * `parent`: the field the value sits in (an array passes its own on to its items). An object
+   * or array with nothing to mask comes back as it is: a copy is made at the first change.
+   */
   private maskValue(value: unknown, depth: number, parent?: string): unknown {
     if (typeof value === 'string') return this.maskText(value);
     if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return value;
     if (isSwitchyardError(value)) return this.maskValue(value.summary(), depth + 1);
     if (value instanceof Error) return this.maskValue({ type: value.name, message: value.message, stack: value.stack, ...(value as unknown as Record<string, unknown>) }, depth + 1);
-    if (Array.isArray(value)) return value.map((v) => this.maskValue(v, depth + 1, parent));
-    const out: Record<string, unknown> = {};
-    for (const key in value) {
-      if (!Object.hasOwn(value, key)) continue;
-      const field = (value as Record<string, unknown>)[key];
-      if (field !== undefined && MAYBE_SENSITIVE.test(key) && isSensitive(key.toLowerCase(), parent)) out[key] = REDACTED;
-      else out[key] = typeof field === 'object' || typeof field === 'string' ? this.maskValue(field, depth + 1, key) : field;
+    if (Array.isArray(value)) {
+      let copy: unknown[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        const masked = this.maskValue(item, depth + 1, parent);
+        if (masked !== item) (copy ??= value.slice())[i] = masked;
+      }
+      return copy ?? value;
     }
-    return out;
+    const fields = value as Record<string, unknown>;
+    let copy: Record<string, unknown> | undefined;
+    let inherited = false;
+    for (const key in fields) {
+      if (!Object.hasOwn(fields, key)) {
+        inherited = true;
+        continue;
+      }
+      const field = fields[key];
+      let masked: unknown;
+      if (field !== undefined && this.maybeSensitive(key) && isSensitive(key.toLowerCase(), parent)) masked = REDACTED;
+      else masked = typeof field === 'object' || typeof field === 'string' ? this.maskValue(field, depth + 1, key) : field;
+      if (masked !== field) (copy ??= ownFields(fields))[key] = masked;
+    }
+    // A class instance or an object with inherited fields comes back as a plain object of its own fields, as before.
+    return copy ?? (inherited || !isPlain(fields) ? ownFields(fields) : fields);
   }
+}
+
+function isPlain(value: object): boolean {
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** A plain object of the value's own enumerable string-keyed fields (what the walk above reads). */
+function ownFields(value: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key in value) if (Object.hasOwn(value, key)) out[key] = value[key];
+  return out;
 }
 
 /** The secrets a pipeline holds: its endpoints' vendor keys and extra headers. */

@@ -85,4 +85,32 @@ describe('SecretMasker', () => {
     expect(maskerOf({ ...recordingLogger(), [LOGGER_MASKER]: masker })).toBe(masker);
     expect(maskerOf(recordingLogger())).toBeUndefined();
   });
+  it('remembers only the strings it left clean: a reload that adds a key masks a string seen before', () => {
+    let keys: readonly string[] = Object.freeze([KEY]);
+    const masker = new SecretMasker(() => keys);
+    const next = 'Nn5Gg2Hh8Jj4Kk1Ll9Mm';
+    const line = { event: 'access', endpoint: `echo ${next}`, status: 200, nested: { list: ['a', 'b'] } };
+    // Nothing to mask: the very object comes back, no copy.
+    expect(masker.value(line)).toBe(line);
+    expect(masker.value(line)).toBe(line);
+    keys = Object.freeze([KEY, next]);
+    const masked = masker.value(line) as typeof line;
+    expect(masked).not.toBe(line);
+    expect(masked).toEqual({ event: 'access', endpoint: 'echo [redacted]', status: 200, nested: { list: ['a', 'b'] } });
+    expect(masked.nested).toBe(line.nested);
+    expect(line.endpoint).toBe(`echo ${next}`);
+    // A masked string is masked again on every call, not remembered.
+    expect(masker.text(`echo ${KEY}`)).toBe('echo [redacted]');
+    expect(masker.text(`echo ${KEY}`)).toBe('echo [redacted]');
+    // A class instance still comes back as a plain object of its own fields.
+    class Point {
+      constructor(readonly x: number) {}
+      get twice(): number {
+        return this.x * 2;
+      }
+    }
+    const point = masker.value(new Point(2));
+    expect(Object.getPrototypeOf(point)).toBe(Object.prototype);
+    expect(point).toEqual({ x: 2 });
+  });
 });
