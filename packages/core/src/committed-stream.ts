@@ -118,7 +118,10 @@ export class CommittedStream {
         yield { type: 'error', error: failure };
       } else {
         const response = acc.toResponse();
-        response.switchyard = { ...info, attempts: ctx.attempts.length, latencyMs: ctx.clock.now() - ctx.startedAt };
+        const switchyard = Object.assign({}, info); // not `{ ...info, … }`: see copy-fields.ts
+        switchyard.attempts = ctx.attempts.length;
+        switchyard.latencyMs = ctx.clock.now() - ctx.startedAt;
+        response.switchyard = switchyard;
         await owner.recordRequest({ ok: true, response });
       }
       owner.dispose();

@@ -13,6 +13,7 @@ import type { SwitchyardEventBus } from './events.js';
 import { redactSecrets } from './redact-secrets.js';
 import { buildOrRefuse } from './request-failure.js';
 import { readErrorBodyText } from './error-body.js';
+import { addFields } from './copy-fields.js';
 
 export function joinUrl(base: string, path: string): string {
   if (/^https?:\/\//.test(path)) return path;
@@ -47,7 +48,7 @@ export interface CallEnv {
 export async function sendProviderRequest(env: CallEnv, provider: ProviderV1, candidate: Candidate, built: ProviderRequest, attempt: Pick<Attempt, 'signal' | 'abort'>, traceparent?: string): Promise<TransportResponse> {
   const base = candidate.endpoint.baseUrl ?? provider.defaultBaseUrl;
   if (!base) throw new SwitchyardError('config', `endpoint ${candidate.endpoint.name} has no baseUrl and provider ${provider.id} has no default`, { code: 'SWITCHYARD_ERR_CONFIG' });
-  const headers: Record<string, string> = { ...candidate.endpoint.headers, ...built.headers };
+  const headers = addFields(addFields({} as Record<string, string>, candidate.endpoint.headers), built.headers);
   if (traceparent) headers.traceparent = traceparent;
   const { abort } = attempt;
   if (!abort) return env.transport.request({ url: joinUrl(base, built.path), method: built.method, headers, body: built.body, signal: attempt.signal });

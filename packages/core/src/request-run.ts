@@ -17,6 +17,7 @@ import { ChatStream, type StreamInfo } from './chat-stream.js';
 import { defaultClassification, defaultRetryDecision } from './request-defaults.js';
 import { retryAfterVerdict } from './retry-after-verdict.js';
 import { runHook } from './run-hook.js';
+import { withField } from './copy-fields.js';
 import type { Candidate, ChatRequest, ChatResponse, EmbeddingResponse, StreamPart } from './types.js';
 
 export type RequestMode = 'chat' | 'stream' | 'embeddings';
@@ -133,12 +134,12 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     this.removeCallerAbort();
   }
 
-  private info(candidate: Candidate | undefined): NonNullable<ChatResponse['switchyard']> {
+  private info(candidate: Candidate | undefined, attempts = this.ctx.attempts.length): NonNullable<ChatResponse['switchyard']> {
     const info: NonNullable<ChatResponse['switchyard']> = {
       endpoint: candidate?.endpoint.name ?? 'none',
       deployment: candidate?.deploymentId ?? 'none',
       provider: candidate?.provider ?? 'none',
-      attempts: this.ctx.attempts.length,
+      attempts,
       latencyMs: this.clock.now() - this.ctx.startedAt,
     };
     if (this.degradedLevel) info.degraded = this.degradedLevel;
@@ -146,13 +147,13 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
   }
 
   private finishEarly(response: ChatResponse): Promise<ChatResponse | ChatStream> {
-    return this.finishResponse({ ...response, switchyard: { ...this.info(undefined), ...response.switchyard, attempts: 0 } });
+    return this.finishResponse(withField(response, 'switchyard', Object.assign(this.info(undefined, 0), response.switchyard, { attempts: 0 })));
   }
 
   private finishAnswer(result: AnswerResult, candidate: Candidate): Promise<ChatResponse | EmbeddingResponse | ChatStream> {
     const answer = result.response as ChatResponse;
     const info = this.info(candidate);
-    const response = { ...answer, switchyard: answer.switchyard ? { ...info, ...answer.switchyard } : info };
+    const response = withField(answer, 'switchyard', answer.switchyard ? { ...info, ...answer.switchyard } : info);
     carryWireBody(answer, response);
     return this.finishResponse(response);
   }
@@ -172,7 +173,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     this.pipeline.events.emit('stream:commit', { requestId: this.ctx.id, candidate, ttftMs: live.ttftMs ?? 0 });
     const committed = new CommittedStream(this, live, result);
     // The committing attempt is not recorded until the stream ends; it counts all the same.
-    const info: StreamInfo = { ...this.info(candidate), attempts: this.ctx.attempts.length + 1, model: committed.model || candidate.model };
+    const info: StreamInfo = withField(this.info(candidate, this.ctx.attempts.length + 1), 'model', committed.model || candidate.model);
     return committed.toChatStream(info);
   }
 
@@ -192,11 +193,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
       latencyMs: this.clock.now() - this.ctx.startedAt,
       degraded: this.degradedLevel,
     };
-    if (!tapped) {
-      this.emitRequestEnd(outcome);
-      return undefined;
-    }
-    const recorded = runHook(this.hooks.recordRequest, outcome, this.ctx);
+    const recorded = tapped ? runHook(this.hooks.recordRequest, outcome, this.ctx) : undefined;
     if (recorded instanceof Promise) return recorded.then(() => this.emitRequestEnd(outcome));
     this.emitRequestEnd(outcome);
     return undefined;
@@ -205,7 +202,8 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
   private emitRequestEnd(outcome: RequestOutcome): void {
     const events = this.pipeline.events;
     if (!events.listenerCount('request:end')) return;
-    const { ok, response, error, model, stream, attempts, latencyMs, degraded } = outcome; // a spread took a generic copy
+    // Field by field: `{ ...outcome, requestId }` takes V8's slow path (see copy-fields.ts).
+    const { ok, response, error, model, stream, attempts, latencyMs, degraded } = outcome;
     events.emit('request:end', { ok, response, error, model, stream, attempts, latencyMs, degraded, requestId: this.ctx.id, tier: this.ctx.classification.tier });
   }
 

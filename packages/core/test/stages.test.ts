@@ -358,3 +358,35 @@ describe('failover hook', () => {
     expect(fx.servers[1].requests).toHaveLength(0);
   });
 });
+
+describe('events built without spreads', () => {
+  it('attempt:end and request:end carry every field of the recorded outcomes, plus the request id', async () => {
+    const attempts: AttemptOutcome[] = [];
+    const recorded: object[] = [];
+    const plugin = definePlugin({
+      name: 'recorder',
+      apply(p) {
+        p.hooks.recordAttempt.tap('recorder', (outcome) => void attempts.push(outcome));
+        p.hooks.recordRequest.tap('recorder', (outcome) => void recorded.push(outcome));
+      },
+    });
+    fx = await pipelineOver([status(503), ok('hi')], { plugins: [plugin()] });
+    const attemptEnds: Record<string, unknown>[] = [];
+    const requestEnds: Record<string, unknown>[] = [];
+    fx.pipeline.events.on('attempt:end', (e) => void attemptEnds.push(e as unknown as Record<string, unknown>));
+    fx.pipeline.events.on('request:end', (e) => void requestEnds.push(e as unknown as Record<string, unknown>));
+    const answer = await fx.pipeline.chat(hello);
+    expect(attemptEnds).toHaveLength(2);
+    attemptEnds.forEach((event, i) => {
+      expect(Object.keys(event).sort()).toEqual([...Object.keys(attempts[i]), 'requestId'].sort());
+      expect(event).toEqual({ ...attempts[i], requestId: requestEnds[0].requestId });
+      expect(event).not.toBe(attempts[i]);
+    });
+    expect(Object.keys(requestEnds[0]).sort()).toEqual([...Object.keys(recorded[0]), 'requestId', 'tier'].sort());
+    expect(requestEnds[0]).toMatchObject(recorded[0]);
+    expect(requestEnds[0].requestId).toMatch(/.+/);
+    // The answer's own info replaces the vendor answer's field; the answer keeps every other field.
+    expect(answer.switchyard).toMatchObject({ endpoint: 'u1', attempts: 2 });
+    expect(answer.choices[0].message.content).toBe('hi');
+  });
+});

@@ -52,7 +52,7 @@ async function streamCompletion(x: Exchange, request: ChatRequest): Promise<void
     x.clock.clearTimeout(heartbeat);
   }
   // The head goes out with the committed first part, in the same write.
-  if (!res.headersSent) res.writeHead(200, { ...SSE_HEADERS, ...infoHeaders(stream.info) });
+  if (!res.headersSent) res.writeHead(200, Object.assign({}, SSE_HEADERS, infoHeaders(stream.info)));
 
   const encoder = new ChunkEncoder(stream.info, request.stream_options?.include_usage === true);
   const writer = new StreamWriter(res);

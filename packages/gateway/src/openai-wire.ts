@@ -21,7 +21,7 @@ export function chatCompletionBody(response: ChatResponse): Record<string, unkno
     model: response.model,
     choices: response.choices.map((choice) => ({
       index: choice.index,
-      message: { ...choice.message, refusal: choice.message.refusal ?? null },
+      message: Object.assign({}, choice.message, { refusal: choice.message.refusal ?? null }),
       logprobs: null,
       finish_reason: wireFinishReason(choice.finish_reason),
     })),

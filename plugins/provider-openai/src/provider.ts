@@ -21,14 +21,19 @@ export interface OpenAIFamilyOptions {
   errorRules?: readonly ErrorRule[];
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json' };
+/** A literal filled by a loop: a spread of the auth headers after a literal field took V8's slow path on every request. */
+function requestHeaders(accept: string, auth: Readonly<Record<string, string>>): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept };
+  for (const name in auth) headers[name] = auth[name];
+  return headers;
+}
 
 export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): ProviderV1 {
   const { id } = options;
   const post = (operation: 'chat/completions' | 'embeddings', target: Candidate, body: unknown, accept: string): ProviderRequest => ({
     method: 'POST',
     path: options.pathFor(operation, target),
-    headers: { ...JSON_HEADERS, accept, ...options.authHeaders(target) },
+    headers: requestHeaders(accept, options.authHeaders(target)),
     body: JSON.stringify(body),
   });
   return defineProvider({

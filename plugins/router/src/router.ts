@@ -27,7 +27,8 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
       if (ctx.kind !== 'chat') return classification;
       const needs = requiredCapabilities(ctx.request as ChatRequest);
       if (needs.length === 0) return classification;
-      return { ...classification, capabilities: new Set([...classification.capabilities, ...needs]) };
+      // Not `{ ...classification, capabilities }`: V8's slow path for a spread followed by a field.
+      return Object.assign({}, classification, { capabilities: new Set([...classification.capabilities, ...needs]) });
     });
 
     /** Orders the candidates; a promise only when the strategy (round-robin) or stickiness reads the store. */
