@@ -29,6 +29,15 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
   return out;
 }
 
+/** The body as an iterable: a class, since a literal with a computed `[Symbol.asyncIterator]` key is built in V8's runtime (about 0.25 µs a response). */
+class ExchangeBody implements AsyncIterable<Uint8Array> {
+  constructor(private readonly exchange: UndiciExchange) {}
+
+  [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+    return this.exchange.iterator();
+  }
+}
+
 export class UndiciExchange implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined;
   private phase: Phase = 'waiting';
@@ -103,7 +112,7 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
     return {
       status,
       headers,
-      body: { [Symbol.asyncIterator]: () => this.iterator() },
+      body: new ExchangeBody(this),
       discard: () => this.discard(),
       release: () => this.release(),
       text: () => this.text(),
@@ -111,7 +120,7 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
   }
 
   /** Leaving the loop early does not drop the connection: the reader decides between discard() and release(). */
-  private iterator(): AsyncIterator<Uint8Array> {
+  iterator(): AsyncIterator<Uint8Array> {
     const next = async (): Promise<IteratorResult<Uint8Array>> => {
       for (;;) {
         const chunk = this.take();

@@ -28,13 +28,14 @@ export function syntheticToolCallId(responseId: string, index: number): string {
 }
 
 function choiceMetadata(choice: WireChoice): Record<string, unknown> | undefined {
-  const meta: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(choice)) {
-    if (!CHOICE_FIELDS.has(key) && value !== null && value !== undefined) meta[key] = value;
+  let meta: Record<string, unknown> | undefined;
+  for (const key in choice) {
+    const value = (choice as Record<string, unknown>)[key];
+    if (!CHOICE_FIELDS.has(key) && value !== null && value !== undefined) (meta ??= {})[key] = value;
   }
   const message = choice.message ?? {};
-  if (Array.isArray(message.annotations) && message.annotations.length > 0) meta.annotations = message.annotations;
-  return Object.keys(meta).length > 0 ? meta : undefined;
+  if (Array.isArray(message.annotations) && message.annotations.length > 0) (meta ??= {}).annotations = message.annotations;
+  return meta;
 }
 
 function toChoice(choice: WireChoice, position: number, responseId: string, providerId: string): ChatChoice {

@@ -81,7 +81,9 @@ const CORE_FIELDS = new Set(['id', 'object', 'created', 'model', 'choices', 'usa
 /** Vendor extras of a body (`system_fingerprint`, `service_tier`, `prompt_filter_results`, `x_groq`…). */
 export function vendorExtras(body: WireBody): Record<string, unknown> {
   const extras: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) {
+  // for…in, not Object.entries: no array of pairs per answer.
+  for (const key in body) {
+    const value = (body as Record<string, unknown>)[key];
     if (!CORE_FIELDS.has(key) && value !== null && value !== undefined) extras[key] = value;
   }
   return extras;
