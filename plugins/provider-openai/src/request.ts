@@ -18,10 +18,15 @@ function upstreamMessage(message: ChatMessage, keepReasoning: boolean): Record<s
 }
 
 export function buildChatBody(request: ChatRequest, options: ChatBodyOptions): Record<string, unknown> {
-  const { switchyard: _hints, ...fields } = request;
+  const fields = request as unknown as Record<string, unknown>;
   const body: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(fields)) {
-    if (value === undefined) continue;
+  // Fields are skipped rather than deleted afterwards: a `delete` turns the body into a slow
+  // dictionary object just before it is serialised.
+  for (const key in fields) {
+    const value = fields[key];
+    if (value === undefined || key === 'switchyard' || !Object.hasOwn(fields, key)) continue;
+    // OpenAI rejects stream_options on a non-streaming call.
+    if (!options.stream && (key === 'stream' || key === 'stream_options')) continue;
     if (options.allowedFields && !options.allowedFields.has(key)) continue;
     body[key] = value;
   }
@@ -31,10 +36,6 @@ export function buildChatBody(request: ChatRequest, options: ChatBodyOptions): R
     body.stream = true;
     // Usage arrives in a trailing chunk only when asked for; the caller's explicit choice wins.
     body.stream_options = { include_usage: true, ...request.stream_options };
-  } else {
-    // OpenAI rejects stream_options on a non-streaming call.
-    delete body.stream;
-    delete body.stream_options;
   }
   return body;
 }
