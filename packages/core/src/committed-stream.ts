@@ -118,10 +118,8 @@ export class CommittedStream {
         yield { type: 'error', error: failure };
       } else {
         const response = acc.toResponse();
-        const switchyard = Object.assign({}, info); // not `{ ...info, … }`: see copy-fields.ts
-        switchyard.attempts = ctx.attempts.length;
-        switchyard.latencyMs = ctx.clock.now() - ctx.startedAt;
-        response.switchyard = switchyard;
+        // Not `{ ...info, attempts, latencyMs }`: see copy-fields.ts.
+        response.switchyard = Object.assign({}, info, { attempts: ctx.attempts.length, latencyMs: ctx.clock.now() - ctx.startedAt });
         await owner.recordRequest({ ok: true, response });
       }
       owner.dispose();

@@ -46,3 +46,4 @@ export * from './error-body.js';
 export * from './switchyard-hints.js';
 export * from './fail-closed.js';
 export { tapMaybeAsync } from './tap-maybe-async.js';
+export { addFields, withField } from './copy-fields.js';

@@ -147,7 +147,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
   }
 
   private finishEarly(response: ChatResponse): Promise<ChatResponse | ChatStream> {
-    return this.finishResponse(withField(response, 'switchyard', Object.assign(this.info(undefined, 0), response.switchyard, { attempts: 0 })));
+    return this.finishResponse(withField(response, 'switchyard', Object.assign(this.info(undefined), response.switchyard, { attempts: 0 })));
   }
 
   private finishAnswer(result: AnswerResult, candidate: Candidate): Promise<ChatResponse | EmbeddingResponse | ChatStream> {

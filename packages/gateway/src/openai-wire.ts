@@ -2,7 +2,7 @@
  * Serialises unified answers back to the OpenAI wire format the official SDKs parse:
  * `chat.completion` objects and `chat.completion.chunk` SSE events.
  */
-import type { ChatResponse, EmbeddingResponse, FinishReason, StreamInfo, StreamPart, Usage } from '@switchyard/core';
+import { withField, type ChatResponse, type EmbeddingResponse, type FinishReason, type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
 
 const OPENAI_FINISH = new Set(['stop', 'length', 'tool_calls', 'content_filter', 'function_call']);
 
@@ -21,7 +21,7 @@ export function chatCompletionBody(response: ChatResponse): Record<string, unkno
     model: response.model,
     choices: response.choices.map((choice) => ({
       index: choice.index,
-      message: Object.assign({}, choice.message, { refusal: choice.message.refusal ?? null }),
+      message: withField(choice.message, 'refusal', choice.message.refusal ?? null),
       logprobs: null,
       finish_reason: wireFinishReason(choice.finish_reason),
     })),

@@ -3,7 +3,7 @@
  * every configured key value, and any 8+ character piece of one, is masked wherever it occurs,
  * because vendors echo keys in their error text.
  */
-import { isSwitchyardError, redactSecrets, REDACTED, SECRET_FRAGMENT_LENGTH, type Pipeline } from '@switchyard/core';
+import { addFields, isSwitchyardError, redactSecrets, REDACTED, SECRET_FRAGMENT_LENGTH, type Pipeline } from '@switchyard/core';
 import type { Logger, LogFields } from './logger.js';
 
 const MAX_DEPTH = 6;
@@ -143,23 +143,16 @@ export class SecretMasker {
       let masked: unknown;
       if (field !== undefined && this.maybeSensitive(key) && isSensitive(key.toLowerCase(), parent)) masked = REDACTED;
       else masked = typeof field === 'object' || typeof field === 'string' ? this.maskValue(field, depth + 1, key) : field;
-      if (masked !== field) (copy ??= ownFields(fields))[key] = masked;
+      if (masked !== field) (copy ??= addFields<Record<string, unknown>>({}, fields))[key] = masked;
     }
     // A class instance or an object with inherited fields comes back as a plain object of its own fields, as before.
-    return copy ?? (inherited || !isPlain(fields) ? ownFields(fields) : fields);
+    return copy ?? (inherited || !isPlain(fields) ? addFields({}, fields) : fields);
   }
 }
 
 function isPlain(value: object): boolean {
   const proto = Object.getPrototypeOf(value) as unknown;
   return proto === Object.prototype || proto === null;
-}
-
-/** A plain object of the value's own enumerable string-keyed fields (what the walk above reads). */
-function ownFields(value: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key in value) if (Object.hasOwn(value, key)) out[key] = value[key];
-  return out;
 }
 
 /** The secrets a pipeline holds: its endpoints' vendor keys and extra headers. */

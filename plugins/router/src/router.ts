@@ -2,7 +2,7 @@
  * The router plugin: capability matching and ordering of the candidates the filters left, by
  * strategy; context-length failures rerouted to a larger window; optional sticky conversations.
  */
-import { definePlugin, STAGE, type Candidate, type ChatRequest, type Classification, type RequestContext } from '@switchyard/core';
+import { definePlugin, STAGE, withField, type Candidate, type ChatRequest, type Classification, type RequestContext } from '@switchyard/core';
 import { assertServable, fitsContext, hasCapabilities, requiredCapabilities, requiredContextTokens } from './capabilities.js';
 import { contextReroute, largerContextFirst } from './context-reroute.js';
 import { demotedIds } from './demoted.js';
@@ -27,8 +27,7 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
       if (ctx.kind !== 'chat') return classification;
       const needs = requiredCapabilities(ctx.request as ChatRequest);
       if (needs.length === 0) return classification;
-      // Not `{ ...classification, capabilities }`: V8's slow path for a spread followed by a field.
-      return Object.assign({}, classification, { capabilities: new Set([...classification.capabilities, ...needs]) });
+      return withField(classification, 'capabilities', new Set([...classification.capabilities, ...needs]));
     });
 
     /** Orders the candidates; a promise only when the strategy (round-robin) or stickiness reads the store. */
