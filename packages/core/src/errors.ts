@@ -109,6 +109,8 @@ const SPECIFIC_CODES = {
   SWITCHYARD_ERR_CONFIG_SECRET_FILE: 'config',
   SWITCHYARD_ERR_IDEMPOTENCY_CONFLICT: { kind: 'invalid-request', status: 409 },
   SWITCHYARD_ERR_IDEMPOTENCY_MISMATCH: { kind: 'invalid-request', status: 422 },
+  // No deployment's provider can express a part of the request (expressible.ts).
+  SWITCHYARD_ERR_UNEXPRESSIBLE: 'invalid-request',
 } as const satisfies Record<`SWITCHYARD_ERR_${string}`, ErrorKind | { kind: ErrorKind; status: number }>;
 
 /** Every code Switchyard raises. */

@@ -24,6 +24,7 @@ import { createUndiciTransport, type Transport } from './transport.js';
 import type { ChatStream } from './chat-stream.js';
 import { validateChatRequest, validateEmbeddingRequest } from './validate-request.js';
 import { validateEndpointsAndModels } from './config-schema.js';
+import { expressibleCandidates } from './expressible.js';
 import type { Candidate, ChatRequest, ChatResponse, ChatResult, EmbeddingResponse, EmbeddingResult, EndpointConfig, ModelsConfig } from './types.js';
 import type { Dispatcher } from 'undici';
 
@@ -81,6 +82,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const env: CallEnv = { transport, events };
   const defaultDeadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
   let candidateCache: Map<string, Candidate[]> | undefined;
+  /** Some provider checks what it can express (`unsupported`): requests are checked before routing. */
+  let providersCheck = false;
   let closing: Promise<void> | undefined;
 
   containRecordTaps(hooks, events);
@@ -110,6 +113,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       if (providers.has(provider.id)) return;
       providers.set(provider.id, provider);
       candidateCache = undefined;
+      if (provider.unsupported) providersCheck = true;
       hooks.call.for(provider.id).tapPromise({ name: `switchyard:provider:${provider.id}`, stage: STAGE.DEFAULT }, (attempt, ctx) => callProvider(env, provider, attempt, ctx));
     },
     close() {
@@ -157,8 +161,9 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     if (!configured) {
       throw new SwitchyardError('unknown-model', `unknown model "${model}"; this pipeline serves: ${Object.keys(models).join(', ') || '(none)'}`, { status: 404, path: 'model' });
     }
+    const usable = mode === 'embeddings' ? configured : expressibleCandidates(request as ChatRequest, configured, providers, providersCheck);
     if (pending.length) await pipeline.ready;
-    const start = () => new RequestRun(pipeline, mode, request as ChatRequest, configured, callOptions, defaultDeadlineMs).execute();
+    const start = () => new RequestRun(pipeline, mode, request as ChatRequest, usable, callOptions, defaultDeadlineMs).execute();
     if (callOptions.idempotencyKey !== undefined && mode !== 'embeddings') {
       return runIdempotent({ store, clock, key: callOptions.idempotencyKey, mode, request: request as ChatRequest, deadlineMs: callOptions.deadlineMs ?? defaultDeadlineMs, signal: callOptions.signal && signalOf(callOptions.signal), run: start as () => Promise<ChatResponse | ChatStream> });
     }

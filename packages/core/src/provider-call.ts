@@ -14,6 +14,8 @@ import { redactSecrets } from './redact-secrets.js';
 import { buildOrRefuse } from './request-failure.js';
 import { readErrorBodyText } from './error-body.js';
 import { addFields } from './copy-fields.js';
+import { requestOriginOf } from './request-origin.js';
+import { keepWireText } from './wire-events.js';
 
 export function joinUrl(base: string, path: string): string {
   if (/^https?:\/\//.test(path)) return path;
@@ -128,6 +130,12 @@ export async function callProvider(env: CallEnv, provider: ProviderV1, attempt: 
   return { type: 'stream', head, rest: parts, headers: res.headers };
 }
 
+/** An event as SSE text again (the vendor's data as it came, without a JSON round trip). */
+function sseText(event: SseEvent): string {
+  const data = event.data.includes('\n') ? event.data.replace(/\n/g, '\ndata: ') : event.data;
+  return event.event ? `event: ${event.event}\ndata: ${data}\n\n` : `data: ${data}\n\n`;
+}
+
 /**
  * The vendor stream as unified parts. Ends normally only after the vendor's finish signal; a
  * close without it throws `stream-cut`. An idle abort after the finish signal ends it cleanly.
@@ -136,6 +144,9 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
   const { candidate } = attempt;
   const parser = new SseParser();
   const decoder = provider.createStreamDecoder(candidate, request);
+  // The client speaks the vendor's dialect: each event's text travels with its parts (wire-events.ts).
+  const keepText = decoder.wireFormat !== undefined && requestOriginOf(request, decoder.wireFormat) !== undefined;
+  let pendingText = '';
   let finished = false;
   let complete = false;
   let sawDone = false;
@@ -156,7 +167,15 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
         continue;
       }
       (event as DecodedSseEvent).json = json;
-      collect(decoder.push(event as DecodedSseEvent), out);
+      const parts = decoder.push(event as DecodedSseEvent);
+      if (keepText) {
+        pendingText += sseText(event);
+        if (parts.length > 0 && parts[0]!.type !== 'error') {
+          keepWireText(parts[0]!, pendingText);
+          pendingText = '';
+        }
+      }
+      collect(parts, out);
       if (decoder.done) {
         sawDone = true;
         break;

@@ -39,6 +39,19 @@ export interface StreamDecoder {
   end(): StreamPart[];
   /** True once the vendor's terminal event arrived (Anthropic `message_stop`): the core stops reading. */
   readonly done?: boolean;
+  /**
+   * The dialect these events are in (wire-formats.ts). When the request came in the same one,
+   * the core keeps each event's text with its parts so the gateway can send it on (wire-events.ts).
+   */
+  readonly wireFormat?: string;
+}
+
+/** Why a provider cannot send a request to a target: the field, and what about it. */
+export interface Unsupported {
+  /** Where it is in the request, e.g. `messages[0].content[1]`. */
+  path: string;
+  /** Why, naming what the target lacks: `a PDF document (deepseek has no document input)`. */
+  reason: string;
 }
 
 export interface BuildOptions {
@@ -57,6 +70,17 @@ export interface ProviderV1 {
   parseResponse(response: ProviderHttpResponse, target: Candidate): ChatResponse;
   createStreamDecoder(target: Candidate, request: ChatRequest): StreamDecoder;
   classifyError(response: ProviderHttpResponse, target: Candidate): SwitchyardError;
+  /**
+   * True when this provider can send a request that arrived in `format` (wire-formats.ts) to
+   * `target` as the client wrote it (request-origin.ts): it then builds from the original body.
+   */
+  speaks?(format: string, target: Candidate): boolean;
+  /**
+   * A field of the unified request this provider cannot express for `target` (a document part
+   * to a vendor without document input). Checked before any attempt: such a target is skipped,
+   * and a request no target can take fails with a 400 naming the field, before any vendor call.
+   */
+  unsupported?(request: ChatRequest, target: Candidate): Unsupported | undefined;
   /** A cheap health request (`GET /models` style). */
   probe?(target: Candidate): ProviderRequest;
   buildEmbeddingsRequest?(request: EmbeddingRequest, target: Candidate): ProviderRequest;

@@ -9,13 +9,10 @@
  * are immutable by contract), which has no wire body, so a changed answer is always re-encoded.
  */
 export interface WireBody {
-  /** The wire format, e.g. `openai.chat.completion`. */
+  /** The wire format (wire-formats.ts), e.g. `openai.chat.completion`. */
   readonly format: string;
   readonly text: string;
 }
-
-/** A Chat Completions body (`object: "chat.completion"`), as OpenAI and compatible vendors send it. */
-export const OPENAI_CHAT_COMPLETION = 'openai.chat.completion';
 
 const bodies = new WeakMap<object, WireBody>();
 

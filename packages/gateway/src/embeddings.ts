@@ -10,6 +10,6 @@ export async function embeddings(x: Exchange, body: unknown): Promise<void> {
     const response = await x.pipeline.embeddings(body as EmbeddingRequest, x.call);
     sendJson(x.res, 200, embeddingsBody(response), infoHeaders(response.switchyard));
   } catch (error) {
-    replyWithError(x.res, error, x.errorOptions);
+    replyWithError(x, error);
   }
 }

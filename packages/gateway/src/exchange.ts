@@ -1,6 +1,7 @@
 /** What a route handler gets for one HTTP exchange. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CallOptions, Clock, Pipeline } from '@switchyard/core';
+import type { Dialect } from './dialect.js';
 import type { Logger } from './logger.js';
 import type { ErrorReplyOptions } from './upstream-message.js';
 
@@ -15,4 +16,8 @@ export interface Exchange {
   heartbeatMs: number;
   /** How error replies may name the upstream (`server.exposeUpstream`). */
   errorOptions: ErrorReplyOptions;
+  /** The client API this request came in: errors and answers are written in it. */
+  dialect: Dialect;
+  /** When the gateway started (unix seconds): the `created` of the model list. */
+  startedAt: number;
 }

@@ -5,10 +5,12 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AbortLink, checkRequestLimits, SwitchyardError, systemClock, type Clock, type FromConfigOptions, type LoadedConfig, type Pipeline, type StateStore } from '@switchyard/core';
-import { chatCompletions } from './chat-completions.js';
-import { embeddings } from './embeddings.js';
 import type { Exchange } from './exchange.js';
 import { createKeyCheck, type KeyCheck } from './gateway-keys.js';
+import { bearerCredential, renderError, type Dialect, type DialectRoute } from './dialect.js';
+import { DialectRoutes } from './dialect-routes.js';
+import { DEFAULT_DIALECTS } from './dialects/index.js';
+import { openaiChatDialect } from './dialects/openai-chat.js';
 import { sendError, sendJson } from './http-reply.js';
 import type { Registry } from 'prom-client';
 import { AccessLog, CLIENT_CLOSED_STATUS } from './access-log.js';
@@ -18,8 +20,8 @@ import { silentLogger, type Logger } from './logger.js';
 import { openGatewayStore, type GatewayStore } from './gateway-store.js';
 import { gatewaySecrets, maskerOf, maskingLogger, SecretMasker } from './secret-masking.js';
 import { StatusBoard, type StatusReport } from './status-board.js';
-import { basicAsBearer, sendStatus, STATUS_PATHS } from './status-route.js';
-import { modelEntry, modelList, modelsWithoutCandidates } from './models.js';
+import { basicPassword, sendStatus, STATUS_PATHS } from './status-route.js';
+import { modelsWithoutCandidates } from './models.js';
 import { errorReply, replyForError, replyWithError, SHUTTING_DOWN_CODE, type ErrorReply } from './openai-errors.js';
 import { PipelineSlot, type Lease } from './pipeline-slot.js';
 import { pipelineFromConfig } from './pipeline-from-config.js';
@@ -48,6 +50,11 @@ export interface GatewayOptions {
   metricsRegistry?: Registry;
   /** Clock for heartbeats and the shutdown grace period. */
   clock?: Clock;
+  /**
+   * The client APIs served (default: OpenAI Chat Completions, Anthropic Messages, OpenAI
+   * Responses). A third-party dialect is one more entry (see dialect.ts).
+   */
+  dialects?: readonly Dialect[];
 }
 
 export interface GatewayAddress {
@@ -84,13 +91,6 @@ export interface Gateway {
   status(): StatusReport;
 }
 
-type Route = (x: Exchange, body: unknown) => Promise<void>;
-
-const POST_ROUTES: Record<string, Route> = {
-  '/v1/chat/completions': chatCompletions,
-  '/v1/embeddings': embeddings,
-};
-
 const shuttingDown = (): ErrorReply => errorReply(503, 'the gateway is shutting down; retry on another instance', 'server_error', 'shutting_down', null, { 'retry-after': '1' });
 
 export function createGateway(options: GatewayOptions): Gateway {
@@ -113,6 +113,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   let browserGuard = createBrowserGuard({ keyless: apiKeys.length === 0, hosts: server.hosts, cors: server.cors });
   const bodyBudget = new BodyBudget(server.maxBodyBytesInFlight);
   const errorOptions = { exposeUpstream: server.exposeUpstream };
+  const routes = new DialectRoutes(options.dialects ?? DEFAULT_DIALECTS);
   let slot: PipelineSlot | undefined;
   let home: GatewayStore | undefined;
   let address: GatewayAddress | undefined;
@@ -134,7 +135,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     handle(req, res).catch((error) => {
       logger.error({ error: (error as Error)?.message }, 'unexpected gateway failure');
       if (res.headersSent) res.destroy();
-      else replyWithError(res, error, errorOptions);
+      else replyWithError({ res, dialect: openaiChatDialect, errorOptions }, error);
     });
   });
 
@@ -155,12 +156,17 @@ export function createGateway(options: GatewayOptions): Gateway {
       return void res.end();
     }
     const statusRoute = method === 'GET' && STATUS_PATHS.has(path);
-    if (!keyCheck(statusRoute ? basicAsBearer(req.headers.authorization) : req.headers.authorization)) {
+    const matched = statusRoute ? undefined : routes.match(method, path);
+    // Errors go out in the shape of the client's API, as far as the path tells it.
+    const dialect = matched?.dialect ?? routes.dialectNear(path) ?? openaiChatDialect;
+    const fail = (reply: ErrorReply, extra?: Record<string, string>) => sendError(res, renderError(dialect, reply), extra);
+    const presented = statusRoute ? basicPassword(req.headers.authorization) ?? bearerCredential(req) : (dialect.credential ?? bearerCredential)(req);
+    if (!keyCheck(presented)) {
       metrics.request('auth', 401);
       logger.warn({ event: 'access', requestId, route: path, outcome: 'error', status: 401, errorCode: 'invalid_api_key' }, 'request');
       // Browsers ask for the key (as a Basic password) and resend it on the page's refreshes.
       const challenge: Record<string, string> = statusRoute ? { 'www-authenticate': 'Basic realm="switchyard", charset="UTF-8"' } : {};
-      return sendError(res, errorReply(401, 'Incorrect or missing gateway API key. Send "Authorization: Bearer <gateway key>".', 'invalid_request_error', 'invalid_api_key'), challenge);
+      return fail(errorReply(401, 'Incorrect or missing gateway API key. Send "Authorization: Bearer <gateway key>" (or "x-api-key: <gateway key>" on the Anthropic API).', 'invalid_request_error', 'invalid_api_key'), challenge);
     }
     if (statusRoute) return sendStatus(req, res, path, status());
     if (method === 'GET' && path === '/metrics') {
@@ -169,21 +175,12 @@ export function createGateway(options: GatewayOptions): Gateway {
       return void res.end(body);
     }
     if (method === 'GET' && path === '/switchyard/usage') return usageRoute(slot!.pipeline, req.url ?? path, res);
-    if (method === 'GET' && path === '/v1/models') return sendJson(res, 200, modelList(slot!.pipeline, startedAt));
-    if (method === 'GET' && path.startsWith('/v1/models/')) {
-      let id: string;
-      try {
-        id = decodeURIComponent(path.slice('/v1/models/'.length));
-      } catch {
-        return sendError(res, errorReply(400, 'the model id in the URL is not valid percent-encoding', 'invalid_request_error', 'invalid_url', 'model'));
-      }
-      if (slot!.pipeline.modelNames().includes(id)) return sendJson(res, 200, modelEntry(id, startedAt));
-      return sendError(res, errorReply(404, `The model '${id}' does not exist`, 'invalid_request_error', 'model_not_found', 'model'));
-    }
-    const route = POST_ROUTES[path];
-    if (!route) return sendError(res, errorReply(404, `Invalid URL (${method} ${path})`, 'invalid_request_error', 'unknown_url'));
-    if (method !== 'POST') return sendError(res, errorReply(405, `${path} accepts POST only`, 'invalid_request_error', 'method_not_allowed'), { allow: 'POST' });
-    if (draining) return sendError(res, shuttingDown());
+    if (!matched) return fail(errorReply(404, `Invalid URL (${method} ${path})`, 'invalid_request_error', 'unknown_url'));
+    const route = matched.route;
+    if (!route) return fail(errorReply(405, `${path} accepts ${matched.allowed.join(', ')} only`, 'invalid_request_error', 'method_not_allowed'), { allow: matched.allowed.join(', ') });
+    // Reads (GET /v1/models, a stored response) answer at once: no body, no slot of maxInFlight.
+    if (method !== 'POST') return route.handle(exchangeFor(req, res, requestId, slot!.pipeline, new AbortLink(), dialect), undefined, matched.param);
+    if (draining) return fail(shuttingDown());
     // The body is read before the request takes a slot: a slow body holds bytes of the read
     // budget for at most bodyTimeoutMs, never one of the maxInFlight slots.
     let body: unknown;
@@ -192,21 +189,36 @@ export function createGateway(options: GatewayOptions): Gateway {
       checkRequestLimits(body, server.limits);
     } catch (error) {
       if (error instanceof BodyError && error.closeConnection) closeAfterReply(req, res);
-      sendError(res, error instanceof BodyError ? error.reply : replyForError(error, errorOptions));
+      fail(error instanceof BodyError ? error.reply : replyForError(error, errorOptions));
       metrics.request(path, res.statusCode);
       return;
     }
-    if (draining) return sendError(res, shuttingDown());
+    if (draining) return fail(shuttingDown());
     if (inFlight >= server.maxInFlight) {
       metrics.shedOne();
       logger.warn({ event: 'access', requestId, route: path, outcome: 'error', status: 503, errorCode: 'overloaded' }, 'request');
       slot?.pipeline.events.emit('request:shed', { inFlight, limit: server.maxInFlight });
-      return sendError(res, errorReply(503, `the gateway is at its limit of ${server.maxInFlight} requests in flight; retry shortly`, 'server_error', 'overloaded', null, { 'retry-after': '1' }));
+      return fail(errorReply(503, `the gateway is at its limit of ${server.maxInFlight} requests in flight; retry shortly`, 'server_error', 'overloaded', null, { 'retry-after': '1' }));
     }
-    await serve(route, path, body, req, res, requestId);
+    await serve(route, dialect, path, body, req, res, requestId, matched.param);
   }
 
-  async function serve(route: Route, path: string, body: unknown, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+  function exchangeFor(req: IncomingMessage, res: ServerResponse, requestId: string, pipeline: Pipeline, abort: AbortLink, dialect: Dialect): Exchange {
+    return {
+      req,
+      res,
+      pipeline,
+      call: { signal: abort, requestId, traceparent: traceparentOf(req), deadlineMs: server.requestTimeoutMs, idempotencyKey: idempotencyKeyOf(req) },
+      clock,
+      logger,
+      heartbeatMs: server.heartbeatMs,
+      errorOptions,
+      dialect,
+      startedAt,
+    };
+  }
+
+  async function serve(route: DialectRoute, dialect: Dialect, path: string, body: unknown, req: IncomingMessage, res: ServerResponse, requestId: string, param: string | undefined): Promise<void> {
     inFlight++;
     const begunAt = clock.now();
     if (options.logger) accessLog.begin(requestId);
@@ -221,19 +233,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       abort.abort(new SwitchyardError('cancelled', 'the client disconnected'));
     });
     try {
-      const exchange: Exchange = {
-        req,
-        res,
-        pipeline: lease.pipeline,
-        call: { signal: abort, requestId, traceparent: traceparentOf(req), deadlineMs: server.requestTimeoutMs, idempotencyKey: idempotencyKeyOf(req) },
-        clock,
-        logger,
-        heartbeatMs: server.heartbeatMs,
-        errorOptions,
-      };
-      await route(exchange, body);
+      await route.handle(exchangeFor(req, res, requestId, lease.pipeline, abort, dialect), body, param);
     } catch (error) {
-      replyWithError(res, error, errorOptions);
+      replyWithError({ res, dialect, errorOptions }, error);
     } finally {
       inFlight--;
       active.delete(abort);

@@ -1,6 +1,6 @@
 /** Small helpers for writing answers on node:http responses. */
 import type { ServerResponse } from 'node:http';
-import type { ErrorReply } from './openai-errors.js';
+import type { WireError } from './dialect.js';
 
 /** One write: the head and the body go out corked together (a string body joins the head). */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | number> = {}): void {
@@ -15,7 +15,7 @@ export function sendJsonText(res: ServerResponse, status: number, text: string, 
   res.end(text);
 }
 
-export function sendError(res: ServerResponse, reply: ErrorReply, extra: Record<string, string | number> = {}): void {
+export function sendError(res: ServerResponse, reply: WireError, extra: Record<string, string | number> = {}): void {
   if (res.headersSent || res.destroyed) return;
   sendJson(res, reply.status, reply.body, { ...reply.headers, ...extra });
 }

@@ -9,8 +9,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { httpStatusOf, IDEMPOTENCY_CONFLICT, isSwitchyardError, type SwitchyardError } from '@switchyard/core';
+import { renderError, type Dialect } from './dialect.js';
 import { sendError } from './http-reply.js';
-import { sseErrorEvent } from './openai-wire.js';
 import { clientMessage, type ErrorReplyOptions } from './upstream-message.js';
 
 export type { ErrorReplyOptions } from './upstream-message.js';
@@ -112,11 +112,21 @@ function attemptsHeader(error: unknown): Record<string, string> {
   return attempts ? { 'x-switchyard-attempts': String(attempts.length) } : {};
 }
 
+/** Where an error reply goes: the response and the dialect its client speaks. */
+export interface ErrorTarget {
+  res: ServerResponse;
+  dialect: Dialect;
+  errorOptions: ErrorReplyOptions;
+}
+
 /**
- * Answers a failed request, whatever threw: a normal error status while no byte went out; an
- * SSE error event (never a clean end) once a stream's headers were sent.
+ * Answers a failed request, whatever threw: a normal error status (in the client's dialect)
+ * while no byte went out; the dialect's SSE error event (never a clean end) once a stream's
+ * headers were sent.
  */
-export function replyWithError(res: ServerResponse, error: unknown, options: ErrorReplyOptions = {}): void {
-  if (!res.headersSent) return sendError(res, replyForError(error, options), attemptsHeader(error));
-  if (!res.writableEnded && !res.destroyed) res.end(sseErrorEvent(replyForError(error, options).body));
+export function replyWithError(target: ErrorTarget, error: unknown): void {
+  const { res, dialect } = target;
+  const reply = replyForError(error, target.errorOptions);
+  if (!res.headersSent) return sendError(res, renderError(dialect, reply), attemptsHeader(error));
+  if (!res.writableEnded && !res.destroyed) res.end(dialect.streamError(reply));
 }

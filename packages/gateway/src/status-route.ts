@@ -11,13 +11,13 @@ import { statusPage } from './status-page.js';
 export const STATUS_PATHS = new Set(['/status', '/status.html']);
 const DEFAULT_REFRESH_MS = 5_000;
 
-/** `Basic base64(user:key)` as `Bearer key`, so one key check serves both. */
-export function basicAsBearer(authorization: string | undefined): string | undefined {
+/** The password of `Basic base64(user:key)`: browsers send the gateway key that way. */
+export function basicPassword(authorization: string | undefined): string | undefined {
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization ?? '');
-  if (!match) return authorization;
+  if (!match) return undefined;
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  return colon < 0 ? undefined : `Bearer ${decoded.slice(colon + 1)}`;
+  return colon < 0 ? undefined : decoded.slice(colon + 1);
 }
 
 export function wantsHtml(req: IncomingMessage, path: string): boolean {

@@ -1,0 +1,47 @@
+/**
+ * The client's own request beside the unified request decoded from it. An ingress dialect (the
+ * gateway's Anthropic Messages or OpenAI Responses route) decodes what it received into a
+ * unified `ChatRequest` for routing and for vendors of other dialects, and keeps the original
+ * here. A provider that speaks the same dialect sends the original on, with only what routing
+ * changes (the upstream model, the stream flag), so nothing the unified shape does not model is
+ * lost on the way (cache_control, citations, server tools, signed thinking).
+ *
+ * Keyed by the request object, like wire bodies: a plugin that changes a request makes a new
+ * object (requests are immutable by contract), which has no origin, so a changed request is
+ * always encoded from its unified form. A continuation's prefill variant is one such request.
+ */
+
+/** A part of the client's request the unified shape cannot carry. */
+export interface Untranslatable {
+  /** Where it is in the client's body, e.g. `messages[0].content[1]`. */
+  readonly path: string;
+  /** What it is, for the error a vendor of another dialect gets: `a document block`. */
+  readonly what: string;
+}
+
+export interface RequestOrigin {
+  /** The dialect (wire-formats.ts). */
+  readonly format: string;
+  /** The client's body as the dialect parsed it (after what routing needs: an expanded conversation). */
+  readonly body: Readonly<Record<string, unknown>>;
+  /** The dialect's own request headers a vendor of the same dialect should get (`anthropic-beta`). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * What only a vendor of the same dialect can take. Candidates of other providers are skipped
+   * before any attempt; when none is left the request fails with a 400 naming the first one.
+   */
+  readonly untranslatable?: readonly Untranslatable[];
+}
+
+const origins = new WeakMap<object, RequestOrigin>();
+
+/** Keeps the client's request (in its own dialect) with the unified request decoded from it. */
+export function setRequestOrigin(request: object, origin: RequestOrigin): void {
+  origins.set(request, origin);
+}
+
+/** The client's request behind this unified request, when it came in `format` (or in any dialect without one). */
+export function requestOriginOf(request: object, format?: string): RequestOrigin | undefined {
+  const origin = origins.get(request);
+  return origin && (format === undefined || origin.format === format) ? origin : undefined;
+}

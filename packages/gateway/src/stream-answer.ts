@@ -1,0 +1,68 @@
+/**
+ * Serving a stream in any dialect, on the commit-point contract: nothing but SSE comment
+ * heartbeats before the pipeline commits (a failure then is an ordinary error status in the
+ * dialect's shape); after it, a failure ends the stream with the dialect's error event, never
+ * with its clean closing. The dialect only encodes.
+ */
+import { SwitchyardError, type ChatRequest, type ChatStream } from '@switchyard/core';
+import type { StreamEncoderFactory } from './dialect.js';
+import type { Exchange } from './exchange.js';
+import { drained, infoHeaders, StreamWriter } from './http-reply.js';
+import { replyForError, replyWithError } from './openai-errors.js';
+
+export const SSE_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
+
+/** Streams the answer to `request`; `encoderFor` makes the dialect's encoder once the stream committed. */
+export async function serveStream(x: Exchange, request: ChatRequest, encoderFor: StreamEncoderFactory): Promise<void> {
+  const { res } = x;
+  let heartbeat: ReturnType<Exchange['clock']['setTimeout']> | undefined;
+  const beat = () => {
+    if (!res.headersSent) {
+      res.writeHead(200, SSE_HEADERS);
+      res.flushHeaders();
+    }
+    res.write(': heartbeat\n\n');
+    heartbeat = x.clock.setTimeout(beat, x.heartbeatMs);
+  };
+  heartbeat = x.clock.setTimeout(beat, x.heartbeatMs);
+
+  let stream: ChatStream;
+  try {
+    stream = await x.pipeline.stream(request, x.call);
+  } catch (error) {
+    // Before any byte went out the client gets a normal error status; after heartbeats, an SSE error event.
+    replyWithError(x, error);
+    return;
+  } finally {
+    x.clock.clearTimeout(heartbeat);
+  }
+  // The head goes out with the committed first part, in the same write.
+  if (!res.headersSent) res.writeHead(200, Object.assign({}, SSE_HEADERS, infoHeaders(stream.info)));
+
+  const encoder = encoderFor(stream.info);
+  const writer = new StreamWriter(res);
+  let failure: SwitchyardError | undefined;
+  for await (const part of stream) {
+    if (part.type === 'error') {
+      failure = part.error;
+      break;
+    }
+    const text = encoder.encode(part);
+    if (text) writer.write(text);
+    if (writer.backedUp) await drained(res);
+    if (res.destroyed) break; // leaving the loop cancels the upstream attempt
+  }
+  if (res.destroyed) return;
+  if (failure) {
+    x.logger.warn({ event: 'stream_failed', requestId: x.call.requestId, errorKind: failure.kind, endpoint: failure.endpoint }, 'stream failed after commit');
+    writer.end(x.dialect.streamError(replyForError(failure, x.errorOptions)));
+  } else writer.end(encoder.end());
+}
+
+/** The `stream` field of a body: absent, or a boolean (a 400 naming it otherwise). */
+export function wantsStream(body: unknown): boolean {
+  const stream = (body as { stream?: unknown } | null)?.stream;
+  if (stream === undefined || stream === null) return false;
+  if (typeof stream !== 'boolean') throw new SwitchyardError('invalid-request', 'stream must be a boolean', { path: 'stream', status: 400 });
+  return stream;
+}
