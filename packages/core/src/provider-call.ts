@@ -168,13 +168,7 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
       }
       (event as DecodedSseEvent).json = json;
       const parts = decoder.push(event as DecodedSseEvent);
-      if (keepText) {
-        pendingText += sseText(event);
-        if (parts.length > 0 && parts[0]!.type !== 'error') {
-          keepWireText(parts[0]!, pendingText);
-          pendingText = '';
-        }
-      }
+      if (keepText) keepTexts(event, parts);
       collect(parts, out);
       if (decoder.done) {
         sawDone = true;
@@ -182,6 +176,18 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
       }
     }
     return out;
+  };
+  /** The event's text goes with its first part (and part-less events before it); its other parts are covered by it. */
+  const keepTexts = (event: SseEvent, parts: StreamPart[]): void => {
+    if (decoder.forwardable?.(event as DecodedSseEvent) === false) {
+      pendingText = '';
+      return;
+    }
+    pendingText += sseText(event);
+    if (parts.length === 0 || parts[0]!.type === 'error') return;
+    keepWireText(parts[0]!, pendingText);
+    for (let i = 1; i < parts.length; i++) keepWireText(parts[i]!, '');
+    pendingText = '';
   };
   const collect = (parts: StreamPart[], out: StreamPart[]): StreamPart[] => {
     for (const part of parts) {

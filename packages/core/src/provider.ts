@@ -44,6 +44,12 @@ export interface StreamDecoder {
    * the core keeps each event's text with its parts so the gateway can send it on (wire-events.ts).
    */
   readonly wireFormat?: string;
+  /**
+   * Whether the event just pushed can reach a client of `wireFormat` as the vendor wrote it
+   * (default: yes). An event this decoder had to normalise (a synthetic tool-call id, a
+   * renamed field) answers false: its parts are encoded instead.
+   */
+  forwardable?(event: DecodedSseEvent): boolean;
 }
 
 /** Why a provider cannot send a request to a target: the field, and what about it. */

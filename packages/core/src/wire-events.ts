@@ -2,7 +2,8 @@
  * A vendor's stream events, kept beside the unified parts decoded from them. When the request
  * came in the dialect the vendor streams in (request-origin.ts, a decoder's `wireFormat`), the
  * core keeps each event's SSE text with the first part it produced; events that produced no part
- * (`ping`, `content_block_stop`) travel with the next part that does. A gateway of that dialect
+ * (`ping`, `content_block_stop`) travel with the next part that does; an event's other parts get
+ * `''`. A decoder may refuse an event it had to normalise (`forwardable`). A gateway of that dialect
  * writes the vendor's text instead of encoding the part again, and encodes only parts that have
  * none (a continuation on another vendor, a cached answer). Events after the last part (the
  * closing `message_stop`, `[DONE]`) are dropped: the gateway's encoder writes its own closing,
@@ -17,7 +18,11 @@ export function keepWireText(part: object, text: string): void {
   texts.set(part, text);
 }
 
-/** The vendor's SSE text for this part (and for the part-less events before it), in the request's own dialect. */
+/**
+ * The vendor's SSE text for this part (and for the part-less events before it), in the
+ * request's own dialect; `''` for a part whose event's text went with an earlier part of the
+ * same event; undefined when the part must be encoded.
+ */
 export function wireTextOf(part: object): string | undefined {
   return texts.get(part);
 }

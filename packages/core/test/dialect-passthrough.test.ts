@@ -25,7 +25,8 @@ const nativeProvider: ProviderV1 = defineProvider({
   },
   createStreamDecoder() {
     const decoder = testProvider.createStreamDecoder(undefined as never, undefined as never);
-    return { push: (event) => decoder.push(event), end: () => decoder.end(), wireFormat: DIALECT };
+    // An event it would have to normalise (`odd`) is not forwardable: its parts get encoded.
+    return { push: (event) => decoder.push(event), end: () => decoder.end(), wireFormat: DIALECT, forwardable: (event) => !(event.json as { odd?: boolean }).odd };
   },
 });
 
@@ -96,7 +97,8 @@ describe('stream events of the client dialect', () => {
     'event: start\ndata: {"id":"c1","model":"m"}\n\n',
     'event: ping\ndata: {}\n\n',
     'event: delta\ndata: {"choices":[{"delta":{"content":"Hel"}}]}\n\n',
-    'event: delta\ndata: {"choices":[{"delta":{"content":"lo"}}]}\n\n',
+    'event: delta\ndata: {"id":"c1","choices":[{"delta":{"content":"lo"}}]}\n\n',
+    'event: odd\ndata: {"choices":[{"delta":{"content":"!"}}],"odd":true}\n\n',
     'event: stop\ndata: {"choices":[{"delta":{},"finish_reason":"stop"}]}\n\n',
     'event: closing\ndata: {}\n\n',
   ];
@@ -114,8 +116,10 @@ describe('stream events of the client dialect', () => {
 
   it('travel with the first part each produced, part-less events with the next part, none after the last', async () => {
     const { parts, texts } = await collect(true);
-    expect(parts.map((p) => p.type)).toEqual(['response-metadata', 'text-delta', 'text-delta', 'finish']);
-    expect(texts).toEqual([events[0], events[1] + events[2], events[3], events[4]]);
+    expect(parts.map((p) => p.type)).toEqual(['response-metadata', 'text-delta', 'response-metadata', 'text-delta', 'text-delta', 'finish']);
+    // The third event made two parts: the second is covered by the first's text (''); the
+    // fourth is not forwardable, so its part has no text and must be encoded.
+    expect(texts).toEqual([events[0], events[1] + events[2], events[3], '', undefined, events[5]]);
   });
 
   it('are not kept for a request that came in another dialect', async () => {

@@ -2,7 +2,7 @@
  * POST /v1/chat/completions. Non-streaming answers are one `chat.completion` object; streams
  * are `chat.completion.chunk` events on the commit-point contract (stream-answer.ts).
  */
-import { OPENAI_CHAT_COMPLETION, wireBodyOf, type ChatRequest } from '@switchyard/core';
+import { OPENAI_CHAT_COMPLETION, setRequestOrigin, wireBodyOf, type ChatRequest } from '@switchyard/core';
 import type { Exchange } from './exchange.js';
 import { infoHeaders, sendJson, sendJsonText } from './http-reply.js';
 import { replyWithError } from './openai-errors.js';
@@ -12,6 +12,8 @@ import { serveStream, wantsStream } from './stream-answer.js';
 export async function chatCompletions(x: Exchange, body: unknown): Promise<void> {
   if (wantsStream(body)) {
     const request = body as ChatRequest;
+    // The client speaks Chat Completions: a Chat Completions vendor's chunks can reach it as they came.
+    setRequestOrigin(request, { format: OPENAI_CHAT_COMPLETION, body: request });
     return serveStream(x, request, (info) => new ChunkEncoder(info, request.stream_options?.include_usage === true));
   }
   try {

@@ -2,7 +2,7 @@
  * Serialises unified answers back to the OpenAI wire format the official SDKs parse:
  * `chat.completion` objects and `chat.completion.chunk` SSE events.
  */
-import { withField, type ChatResponse, type EmbeddingResponse, type FinishReason, type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
+import { wireTextOf, withField, type ChatResponse, type EmbeddingResponse, type FinishReason, type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
 
 const OPENAI_FINISH = new Set(['stop', 'length', 'tool_calls', 'content_filter', 'function_call']);
 
@@ -35,7 +35,12 @@ export function embeddingsBody(response: EmbeddingResponse): Record<string, unkn
   return body;
 }
 
-/** Turns stream parts into SSE text, one `data:` event per chunk. */
+/**
+ * Turns stream parts into SSE text, one `data:` event per chunk. A part that carries its
+ * vendor's chunk (a Chat Completions vendor the client's dialect matches: core's wire-events)
+ * goes out as the vendor wrote it; only parts without one are encoded, with the state (id,
+ * role, tool calls, usage) both kinds share.
+ */
 export class ChunkEncoder {
   private prefix: string | undefined;
   private id: string | undefined;
@@ -44,6 +49,8 @@ export class ChunkEncoder {
   private roleSent = false;
   private usage: Usage | undefined;
   private readonly toolCallsSeen = new Set<number>();
+  /** The vendor's own usage chunk went out (the client asked for usage). */
+  private usageForwarded = false;
 
   constructor(
     private readonly info: StreamInfo,
@@ -52,6 +59,35 @@ export class ChunkEncoder {
 
   /** SSE text for one part ('' when the part produces no chunk by itself). */
   encode(part: StreamPart): string {
+    const wire = wireTextOf(part);
+    return wire === undefined ? this.encodePart(part) : this.forward(part, wire);
+  }
+
+  /** The vendor's chunk for a part, with the state an encoded chunk after it needs. */
+  private forward(part: StreamPart, wire: string): string {
+    this.roleSent = true;
+    switch (part.type) {
+      case 'response-metadata':
+        this.encodePart(part);
+        return wire;
+      case 'tool-call-delta':
+        this.toolCallsSeen.add(part.index);
+        return wire;
+      case 'usage':
+        this.usage = part.usage;
+        // The gateway always asks for usage upstream; a client that did not gets no usage chunk.
+        if (!this.includeUsage) return '';
+        this.usageForwarded = true;
+        return wire;
+      case 'finish':
+        if (part.usage) this.usage = part.usage;
+        return wire;
+      default:
+        return wire;
+    }
+  }
+
+  private encodePart(part: StreamPart): string {
     switch (part.type) {
       case 'response-metadata':
         if (this.prefix === undefined) {
@@ -86,7 +122,7 @@ export class ChunkEncoder {
   /** The trailing usage chunk (when the client asked `stream_options.include_usage`) and `[DONE]`. */
   end(): string {
     let out = '';
-    if (this.includeUsage) {
+    if (this.includeUsage && !this.usageForwarded) {
       const usage = this.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
       out += `data: ${this.head()}"choices":[],"usage":${JSON.stringify(usage)}}\n\n`;
     }

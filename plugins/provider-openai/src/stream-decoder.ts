@@ -4,7 +4,7 @@
  * calls in one delta on Groq and Ollama), usage on the finish chunk or in a trailing
  * `choices: []` chunk, and errors inside a 200 stream.
  */
-import { SwitchyardError, type DecodedSseEvent, type ErrorRule, type ProviderMetadata, type StreamDecoder, type StreamPart } from '@switchyard/core';
+import { OPENAI_CHAT_COMPLETION, SwitchyardError, type DecodedSseEvent, type ErrorRule, type ProviderMetadata, type StreamDecoder, type StreamPart } from '@switchyard/core';
 import { classifyStreamError } from './classify-error.js';
 import { INSUFFICIENT_RESOURCE, mapFinishReason } from './finish-reason.js';
 import { reasoningOf, syntheticToolCallId, usageMetadata } from './response.js';
@@ -12,7 +12,11 @@ import { normalizeUsage } from './usage.js';
 import { asWireBody, vendorExtras, type WireBody, type WireChoice, type WireToolCall } from './wire-types.js';
 
 export class ChatStreamDecoder implements StreamDecoder {
+  /** Chunks this decoder did not have to normalise go to a Chat Completions client as they came. */
+  readonly wireFormat = OPENAI_CHAT_COMPLETION;
   private responseId = '';
+  /** Whether the chunk just pushed is what the gateway's encoder would write for its parts. */
+  private lastForwardable = false;
   private metadataSent = false;
   private finished = false;
   /** Extras seen before the first chunk with an id (Azure's prompt_filter_results). */
@@ -30,8 +34,10 @@ export class ChatStreamDecoder implements StreamDecoder {
 
   push(event: DecodedSseEvent): StreamPart[] {
     const body = asWireBody(event.json);
+    this.lastForwardable = false;
     if (event.event === 'error') return [{ type: 'error', error: classifyStreamError(this.providerId, event.json, this.apiKey, this.errorRules) }];
     if (!body) return [];
+    this.lastForwardable = event.event === undefined && standardChunk(body, this.toolIndexes);
     const parts: StreamPart[] = [];
     this.readMetadata(body, parts);
     const choice = Array.isArray(body.choices) ? firstChoice(body.choices) : undefined;
@@ -44,6 +50,10 @@ export class ChatStreamDecoder implements StreamDecoder {
 
   end(): StreamPart[] {
     return [];
+  }
+
+  forwardable(): boolean {
+    return this.lastForwardable;
   }
 
   private meta(values: Record<string, unknown>): ProviderMetadata {
@@ -149,4 +159,47 @@ export class ChatStreamDecoder implements StreamDecoder {
 function firstChoice(choices: (WireChoice | null | undefined)[]): WireChoice | undefined {
   for (const c of choices) if ((c?.index ?? 0) === 0) return c ?? undefined;
   return undefined;
+}
+
+const STANDARD_FINISH = new Set(['stop', 'length', 'tool_calls', 'content_filter', 'function_call']);
+const STANDARD_DELTA = new Set(['role', 'content', 'refusal', 'tool_calls', 'reasoning_content']);
+const isCount = (n: unknown): boolean => typeof n === 'number' && Number.isInteger(n) && n >= 0;
+
+/**
+ * A chunk a Chat Completions client can get as the vendor sent it: the standard envelope, one
+ * choice at index 0, only delta fields the encoder writes the same way, tool calls numbered as
+ * the unified index will number them (first seen with their id), a standard finish reason and
+ * usage. Anything this decoder renames, fills in or renumbers is encoded instead. Checked before
+ * `push` updates the tool-call numbering (`known` is the state the chunk is read against).
+ */
+function standardChunk(body: WireBody, known: ReadonlyMap<number, number>): boolean {
+  if (body.object !== 'chat.completion.chunk' || typeof body.id !== 'string' || body.id.length === 0) return false;
+  if (typeof body.model !== 'string' || body.model.length === 0 || typeof body.created !== 'number' || body.created <= 0) return false;
+  if (body.error !== undefined || body.x_groq !== undefined) return false;
+  const usage = body.usage;
+  if (usage !== undefined && usage !== null && (!isCount(usage.prompt_tokens) || !isCount(usage.completion_tokens) || !isCount(usage.total_tokens))) return false;
+  const choices = body.choices;
+  if (!Array.isArray(choices) || choices.length > 1) return false;
+  if (choices.length === 0) return usage !== undefined && usage !== null;
+  const choice = choices[0];
+  if (!choice || choice.index !== 0) return false;
+  const finish = choice.finish_reason;
+  if (finish !== null && finish !== undefined && !STANDARD_FINISH.has(finish)) return false;
+  const delta = choice.delta;
+  if (!delta || typeof delta !== 'object') return false;
+  for (const key in delta) if (!STANDARD_DELTA.has(key) && delta[key] !== null && delta[key] !== undefined) return false;
+  if (delta.role !== undefined && delta.role !== null && delta.role !== 'assistant') return false;
+  const calls = delta.tool_calls;
+  if (calls === undefined || calls === null) return true;
+  if (!Array.isArray(calls)) return false;
+  let next = known.size;
+  for (const call of calls) {
+    if (!call || typeof call.index !== 'number') return false;
+    const ours = known.get(call.index);
+    if (ours === undefined) {
+      // A new call must arrive with its id and type, and in the order the unified index counts.
+      if (call.index !== next++ || !call.id || call.type !== 'function') return false;
+    } else if (ours !== call.index) return false;
+  }
+  return true;
 }

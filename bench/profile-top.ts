@@ -1,0 +1,40 @@
+/**
+ * The top frames of a V8 CPU profile (`--cpu-prof`, `BENCH_PROFILE=dir pnpm bench:gateway`):
+ * self time per function (name, file, line), as a share of the profile's samples.
+ * Run: node --import tsx bench/profile-top.ts <file.cpuprofile> [count]
+ */
+import { readFileSync } from 'node:fs';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+  children?: number[];
+}
+
+const [file, count = '25'] = process.argv.slice(2);
+if (!file) {
+  console.error('usage: profile-top.ts <file.cpuprofile> [count]');
+  process.exit(2);
+}
+const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: ProfileNode[]; samples: number[] };
+const hits = new Map<number, number>();
+for (const id of profile.samples) hits.set(id, (hits.get(id) ?? 0) + 1);
+const self = new Map<string, number>();
+let total = 0;
+for (const node of profile.nodes) {
+  const n = hits.get(node.id) ?? 0;
+  if (n === 0) continue;
+  const { functionName, url, lineNumber } = node.callFrame;
+  const where = url ? `${url.replace(/^.*\/(node_modules\/|packages\/|plugins\/|bench\/)/, '$1')}:${lineNumber + 1}` : '';
+  const key = `${functionName || '(anonymous)'} ${where}`.trim();
+  self.set(key, (self.get(key) ?? 0) + n);
+  total += n;
+}
+const idle = ['(idle)', '(program)', '(garbage collector)'].map((name) => [name, self.get(name) ?? 0] as const);
+const busy = total - (self.get('(idle)') ?? 0);
+console.log(`${file}: ${total} samples, ${busy} busy; ${idle.map(([k, v]) => `${k} ${((100 * v) / total).toFixed(1)} %`).join(', ')}`);
+console.log('self % of busy  function');
+for (const [key, n] of [...self].filter(([k]) => k !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, Number(count))) {
+  console.log(`${((100 * n) / busy).toFixed(1).padStart(6)}  ${key}`);
+}
