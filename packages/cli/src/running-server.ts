@@ -52,7 +52,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const secrets = () => secretList;
   const setup = await readConfig(options.file, await envWithFile(io.env, options.envFile, io.cwd), io.cwd);
   addSecrets(setup.secrets);
-  const logger = options.logger ?? createServeLogger({ out: io.out, secrets, level: resolveLogLevel(io.env, setup.config.server?.logLevel) });
+  const serveLogger = options.logger ? undefined : createServeLogger({ out: io.out, err: io.err, secrets, level: resolveLogLevel(io.env, setup.config.server?.logLevel) });
+  const logger = options.logger ?? serveLogger!;
   const overrides = options.overrides ?? {};
   const gateway = createGateway({ config: setup.config, server: overrides, logger, secrets, pipelineOptions: { importer: cliImporter(path.dirname(setup.file)) } });
   const address = await gateway.listen();
@@ -118,6 +119,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       watcher?.close();
       await chain;
       await gateway.close();
+      // Every access line of the requests that just finished is written before serve returns.
+      serveLogger?.flushLines();
       resolveStopped();
     })());
   const signals = options.signals ?? process;

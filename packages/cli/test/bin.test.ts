@@ -56,4 +56,34 @@ describe('the switchyard process', () => {
       child.kill('SIGKILL');
     }
   }, 30_000);
+
+  it('writes every access line through its buffered stdout: none is lost when SIGTERM stops it', async () => {
+    const a = await vendorSaying('from A');
+    const file = await configFile(config(a));
+    const child = spawn(process.execPath, ['--conditions=@switchyard/source', '--import', 'tsx', BIN, 'serve', '--config', file, '--port', '0', '--no-watch'], {
+      cwd: ROOT,
+      env: { ...process.env, GW_KEY: 'gw-process-test' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    try {
+      await expect.poll(() => stdout, { timeout: 15_000, interval: 50 }).toMatch(/"event":"listening","url":"(http[^"]+)"/);
+      const baseURL = /"event":"listening","url":"(http[^"]+)"/.exec(stdout)![1];
+      const client = new OpenAI({ baseURL, apiKey: 'gw-process-test', maxRetries: 0 });
+      const requests = 200;
+      for (let i = 0; i < requests; i += 20) {
+        await Promise.all(Array.from({ length: 20 }, () => client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] })));
+      }
+      // SIGTERM right after the last answer: the lines still in the buffer must reach stdout.
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      const access = stdout.split('\n').filter((l) => l.includes('"event":"access"'));
+      expect(access).toHaveLength(requests);
+      for (const line of access) expect(JSON.parse(line)).toMatchObject({ status: 200, route: '/v1/chat/completions' });
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 30_000);
 });
