@@ -6,8 +6,8 @@
  * - core: @switchyard/gateway with the core's default failover only
  * - plugins: @switchyard/gateway with router + health + circuit breaker + retry
  * - logged: the same, set up as `switchyard serve` sets itself up: its pino logger (an access
- *   line per request, masked, written synchronously to /dev/null as stdout is to a file) and its
- *   heap growth limit
+ *   line per request, masked, through serve's buffered destination to /dev/null) and its heap
+ *   growth limit
  * Prints one JSON line with the two URLs, then serves until killed.
  */
 import { openSync, writeSync } from 'node:fs';
@@ -51,7 +51,8 @@ async function serveLogger() {
   const { createServeLogger, limitHeapGrowth } = await import('@switchyard/cli');
   limitHeapGrowth();
   const devNull = openSync('/dev/null', 'w');
-  return createServeLogger({ out: { write: (line: string) => writeSync(devNull, line) > 0 }, secrets: () => [], level: 'info' });
+  // An output with a file descriptor gets serve's own buffered destination, as stdout does.
+  return createServeLogger({ out: { fd: devNull, write: (line: string) => writeSync(devNull, line) > 0 }, secrets: () => [], level: 'info' });
 }
 
 async function gateway(first: string, second: string, withPlugins: boolean, logged: boolean): Promise<string> {
