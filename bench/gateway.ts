@@ -14,6 +14,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { buildBenchEntry } from './build-contenders.js';
+import { servedBundle, startServed } from './served.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const MAX_REQUESTS = Number(process.env.BENCH_MAX_REQUESTS ?? 50_000);
@@ -29,7 +30,9 @@ const BASELINE_KINDS = (process.env.BENCH_BASELINE_KINDS ?? 'core,plugins').spli
 
 type Mode = 'chat' | 'stream';
 type GatewayKind = 'core' | 'plugins' | 'logged';
-type Target = 'direct' | 'thin' | GatewayKind | `${GatewayKind}-baseline`;
+type Target = 'direct' | 'thin' | 'served' | GatewayKind | `${GatewayKind}-baseline`;
+/** BENCH_TARGETS: which contenders run (default thin, core, plugins, logged; `served` is the real `switchyard serve` from the production bundle). */
+const KINDS = (process.env.BENCH_TARGETS ?? 'thin,core,plugins,logged').split(',') as ('thin' | 'served' | GatewayKind)[];
 const bodies: Record<Mode, string> = {
   chat: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'Say something short.' }] }),
   stream: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'Say something short.' }], stream: true }),
@@ -159,39 +162,31 @@ const servers = BUILT ? await buildBenchEntry('./gateway-servers.ts', 'gateway-s
 const baselineServers = BASELINE && (BUILT ? await buildBenchEntry(`${BASELINE}/bench/gateway-servers.ts`, 'baseline-servers') : `${BASELINE}/bench/gateway-servers.ts`);
 const upstream = await start(BUILT ? await buildBenchEntry('./gateway-upstream.ts', 'gateway-upstream') : './gateway-upstream.ts');
 const upstreamArgs = [upstream.info.primary, upstream.info.secondary, upstream.info.dead];
-const contenders = {
-  thin: await start(servers, ['thin', ...upstreamArgs]),
-  core: await start(servers, ['core', ...upstreamArgs]),
-  plugins: await start(servers, ['plugins', ...upstreamArgs]),
-  logged: await start(servers, ['logged', ...upstreamArgs]),
-} as Record<string, { child: ChildProcess; info: Record<string, string> }>;
+const contenders: Record<string, { child: ChildProcess; info: Record<string, string> }> = {};
+// The thin proxy always runs: every ratio is against it.
+for (const kind of ['thin', ...KINDS.filter((k) => k !== 'thin' && k !== 'served')]) contenders[kind] = await start(servers, [kind, ...upstreamArgs]);
+if (KINDS.includes('served')) {
+  const served = await startServed(servedBundle(), upstream.info.primary, upstream.info.secondary, (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean));
+  contenders.served = { child: served.child, info: { healthy: served.url } };
+}
 if (baselineServers) for (const kind of BASELINE_KINDS) contenders[`${kind}-baseline`] = await start(baselineServers, [kind, ...upstreamArgs]);
 const baselineTargets = (scenario: 'healthy' | 'dead'): [Target, string, number][] =>
   BASELINE
     ? BASELINE_KINDS.filter((kind) => scenario === 'healthy' || kind !== 'logged').map((kind): [Target, string, number] => [`${kind}-baseline`, contenders[`${kind}-baseline`].info[scenario], contenders[`${kind}-baseline`].child.pid!])
     : [];
+const running = (scenario: 'healthy' | 'dead') => (['thin', 'core', 'plugins', 'logged', 'served'] as const).filter((kind) => contenders[kind]?.info[scenario]);
 const targets: Record<'healthy' | 'dead', [Target, string, number][]> = {
-  healthy: [
-    ['direct', upstream.info.primary, upstream.child.pid!],
-    ['thin', contenders.thin.info.healthy, contenders.thin.child.pid!],
-    ['core', contenders.core.info.healthy, contenders.core.child.pid!],
-    ['plugins', contenders.plugins.info.healthy, contenders.plugins.child.pid!],
-    ['logged', contenders.logged.info.healthy, contenders.logged.child.pid!],
-    ...baselineTargets('healthy'),
-  ],
-  dead: [
-    ['thin', contenders.thin.info.dead, contenders.thin.child.pid!],
-    ['core', contenders.core.info.dead, contenders.core.child.pid!],
-    ['plugins', contenders.plugins.info.dead, contenders.plugins.child.pid!],
-    ...baselineTargets('dead'),
-  ],
+  healthy: [['direct', upstream.info.primary, upstream.child.pid!], ...running('healthy').map((kind): [Target, string, number] => [kind, contenders[kind].info.healthy, contenders[kind].child.pid!]), ...baselineTargets('healthy')],
+  // The dead-primary scenario runs the in-process contenders (serve-like ones only when healthy).
+  dead: [...running('dead').filter((kind) => kind !== 'logged').map((kind): [Target, string, number] => [kind, contenders[kind].info.dead, contenders[kind].child.pid!]), ...baselineTargets('dead')],
 };
 const label: Record<Target, string> = {
   direct: 'upstream direct',
   thin: 'thin node:http proxy',
   core: 'gateway, core only',
   plugins: 'gateway, 4 policy plugins',
-  logged: 'as switchyard serve (4 plugins)',
+  logged: 'serve-like, in process (4 plugins)',
+  served: 'switchyard serve (bundle, 4 plugins)',
   'core-baseline': 'baseline gateway, core only',
   'plugins-baseline': 'baseline gateway, 4 policy plugins',
   'logged-baseline': 'baseline as switchyard serve',
@@ -248,12 +243,13 @@ const summary: string[][] = [['target', 'measured', 'goal']];
 if (CONCURRENCIES.includes(32) && MODES.includes('chat')) {
   summary.push(['req/s vs thin proxy, c=32, core only', f(vsThin('chat', 'healthy', 32, 'core')), '≥ 0.80']);
   summary.push(['req/s vs thin proxy, c=32, 4 plugins', f(vsThin('chat', 'healthy', 32, 'plugins')), '≥ 0.80']);
-  summary.push(['req/s vs thin proxy, c=32, as switchyard serve (4 plugins)', f(vsThin('chat', 'healthy', 32, 'logged')), '']);
+  if (contenders.logged) summary.push(['req/s vs thin proxy, c=32, serve-like in process (4 plugins)', f(vsThin('chat', 'healthy', 32, 'logged')), '']);
+  if (contenders.served) summary.push(['req/s vs thin proxy, c=32, switchyard serve (4 plugins)', f(vsThin('chat', 'healthy', 32, 'served')), '≥ 0.80']);
   const healthy = results.get(key('chat', 'healthy', 32, 'plugins'));
   const dead = results.get(key('chat', 'dead', 32, 'plugins'));
   summary.push(['req/s dead primary / healthy, c=32, 4 plugins', f(healthy && dead ? median(dead.map((r, i) => r.rps / healthy[i].rps)) : undefined), '≥ 0.90']);
   summary.push(['req/s vs thin proxy, dead primary, c=32, 4 plugins', f(vsThin('chat', 'dead', 32, 'plugins')), '≥ 0.72']);
-  for (const target of ['thin', 'plugins', 'logged'] as const) summary.push([`peak RSS MB, c=32, non-streaming, ${label[target]}`, f(get('chat', 'healthy', 32, target)?.rss, 0), target === 'logged' ? '≤ 100' : '']);
+  for (const target of ['thin', 'plugins', 'logged', 'served'] as const) if (contenders[target]) summary.push([`peak RSS MB, c=32, non-streaming, ${label[target]}`, f(get('chat', 'healthy', 32, target)?.rss, 0), target === 'served' ? '≤ 100' : '']);
   if (BASELINE) {
     for (const target of BASELINE_KINDS) {
       const before = get('chat', 'healthy', 32, `${target}-baseline`);
@@ -268,6 +264,13 @@ const overhead = (mode: Mode, c: number, target: Target, pick: (r: Result) => nu
   const mine = get(mode, 'healthy', c, target);
   return direct && mine ? pick(mine) - pick(direct) : undefined;
 };
+if (CONCURRENCIES.includes(32)) {
+  for (const mode of MODES) {
+    for (const target of ['thin', 'core', 'plugins', 'logged', 'served'] as const) {
+      if (contenders[target]) summary.push([`p99 overhead over direct, c=32, ${mode}, ${label[target]} (ms)`, f(overhead(mode, 32, target, (r) => r.p99)), target === 'served' ? '≤ 2.00' : '']);
+    }
+  }
+}
 if (CONCURRENCIES.includes(1)) {
   for (const target of ['thin', 'core', 'plugins', ...(BASELINE ? BASELINE_KINDS.filter((k) => k !== 'logged').map((k) => `${k}-baseline` as const) : [])] as const) {
     if (MODES.includes('chat')) summary.push([`p50 overhead over direct, c=1, non-streaming, ${label[target]} (ms)`, f(overhead('chat', 1, target, (r) => r.p50)), target === 'core' || target === 'plugins' ? '≤ 0.25' : '']);

@@ -1,0 +1,67 @@
+/**
+ * The real `switchyard serve` as a bench contender: the production bundle (deploy/bundle.sh,
+ * what the image and the systemd unit run) serving a config with the four policy plugins, its
+ * access log on stdout redirected to a file (what a container log driver or journald reads).
+ * Nothing is set up in process: the numbers are what an operator's process does.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** BENCH_BUNDLE: a bundle folder to use as it is; else deploy/bundle.sh builds bench/.build/bundle. */
+export function servedBundle(): string {
+  const given = process.env.BENCH_BUNDLE;
+  if (given) return path.resolve(given);
+  const out = path.join(ROOT, 'bench/.build/bundle');
+  const built = spawnSync('bash', [path.join(ROOT, 'deploy/bundle.sh'), out], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (built.status !== 0 || !existsSync(path.join(out, 'bin.js'))) throw new Error('deploy/bundle.sh failed: the served contender needs the production bundle');
+  return out;
+}
+
+export function servedConfig(primary: string, secondary: string): string {
+  return `# bench: switchyard serve with the four policy plugins, access log on (the defaults)
+server: { host: 127.0.0.1, port: 0, maxInFlight: 100000 }
+endpoints:
+  - { name: primary, provider: openai-compatible, baseUrl: "${primary}" }
+  - { name: secondary, provider: openai-compatible, baseUrl: "${secondary}" }
+models:
+  chat:
+    - { endpoint: primary, model: bench-model }
+    - { endpoint: secondary, model: bench-model }
+plugins:
+  - use: "@switchyard/plugin-router"
+  - use: "@switchyard/plugin-health"
+  - use: "@switchyard/plugin-circuit-breaker"
+  - use: "@switchyard/plugin-retry"
+    options: { maxAttemptsPerCandidate: 1 }
+`;
+}
+
+export interface Served {
+  child: ChildProcess;
+  url: string;
+  /** The access log file. */
+  log: string;
+}
+
+/** Starts `node <bundle>/bin.js serve` (plus BENCH_NODE_ARGS) and resolves once it listens. */
+export async function startServed(bundle: string, primary: string, secondary: string, nodeArgs: string[]): Promise<Served> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'switchyard-bench-'));
+  const config = path.join(dir, 'switchyard.yaml');
+  writeFileSync(config, servedConfig(primary, secondary));
+  const log = path.join(dir, 'stdout.log');
+  const out = openSync(log, 'w');
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...nodeArgs, ...profile, path.join(bundle, 'bin.js'), 'serve', '--config', config, '--no-watch'], { stdio: ['ignore', out, 'inherit'], env: { ...process.env, LOG_LEVEL: 'info' } });
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const match = /"event":"listening","url":"(http[^"]+)"/.exec(readFileSync(log, 'utf8'));
+    if (match) return { child, url: match[1], log };
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`switchyard serve did not start (exit ${child.exitCode}); its stdout: ${readFileSync(log, 'utf8').slice(0, 2000)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
