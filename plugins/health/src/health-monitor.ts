@@ -47,6 +47,8 @@ export class HealthBook {
     private readonly settings: HealthSettings & RecoverySettings,
     /** Verdicts of other instances on the same store (Redis); none without pub/sub. */
     readonly shared?: SharedVerdicts,
+    /** Per deployment: its latency with full marks (`endpoints` / `deployments` overrides). */
+    private readonly latencyTargetMs?: (deploymentId: string) => number,
   ) {
     // Held with the store, not the pipeline: a gateway reload keeps every deployment's health.
     this.deployments = storeLocal(pipeline.store, 'switchyard.health.deployments', () => new Map<string, DeploymentHealth>());
@@ -72,7 +74,11 @@ export class HealthBook {
 
   get(deploymentId: string): DeploymentHealth {
     let health = this.deployments.get(deploymentId);
-    if (!health) this.deployments.set(deploymentId, (health = new DeploymentHealth(this.settings)));
+    if (!health) {
+      const latencyTargetMs = this.latencyTargetMs?.(deploymentId) ?? this.settings.latencyTargetMs;
+      health = new DeploymentHealth(latencyTargetMs === this.settings.latencyTargetMs ? this.settings : { ...this.settings, latencyTargetMs });
+      this.deployments.set(deploymentId, health);
+    }
     return health;
   }
 

@@ -5,6 +5,7 @@
 import { definePlugin, STAGE } from '@switchyard/core';
 import { HealthBook, registerHealth, type HealthMonitor } from './health-monitor.js';
 import { healthOptionsSchema, type HealthOptions, type HealthOptionsInput } from './options.js';
+import { probePlan, type ProbePlan } from './probe-plan.js';
 import { Prober } from './probes.js';
 import { orderByHealth } from './route-filter.js';
 import { warmBackups } from './warm-backups.js';
@@ -12,16 +13,19 @@ import { SharedVerdicts } from './shared-health.js';
 
 export const PLUGIN_NAME = '@switchyard/plugin-health';
 
+const WARM_REACHABILITY = { intervalMs: 30_000, timeoutMs: 5_000 };
+
 export const health = definePlugin<HealthOptions, HealthOptionsInput>({
   name: PLUGIN_NAME,
   version: '0.1.0',
   core: '^0.1.0',
   optionsSchema: healthOptionsSchema,
   apply(pipeline, options) {
+    const plan = probePlan(pipeline, options);
     const shared = new SharedVerdicts(pipeline, options.sharedVerdictMs);
-    const book = new HealthBook(pipeline, options, shared);
+    const book = new HealthBook(pipeline, options, shared, plan.latencyTargetMs);
     shared.start();
-    const prober = new Prober(pipeline, options.probes, (result) => book.recordProbe(result));
+    const prober = new Prober(pipeline, plan, (result) => book.recordProbe(result));
 
     // Synchronous taps: the work is in memory, so no promise per request.
     pipeline.hooks.recordAttempt.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (outcome) => {
@@ -53,7 +57,9 @@ export const health = definePlugin<HealthOptions, HealthOptionsInput>({
       stop: () => prober.stop(),
     };
     registerHealth(pipeline, monitor);
-    const warmProber = new Prober(pipeline, { reachability: options.probes.reachability ?? { intervalMs: 30_000, timeoutMs: 5_000 } }, (result) => book.recordProbe(result));
+    // Warming probes a backup's reachability whether or not it is probed on a schedule.
+    const warmPlan: ProbePlan = { settings: (target, depth) => (depth === 'reachability' ? (plan.settings(target, depth) ?? WARM_REACHABILITY) : undefined) as never, latencyTargetMs: plan.latencyTargetMs };
+    const warmProber = new Prober(pipeline, warmPlan, (result) => book.recordProbe(result));
     warmBackups(pipeline, options.warmBackups, (target) => {
       void warmProber.probeOnce(target, 'reachability').then((result) => result && book.recordProbe(result));
     });
