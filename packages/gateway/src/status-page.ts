@@ -66,7 +66,7 @@ const SCRIPT = `
         card.appendChild(badges);
         var lat = el('div', { 'class': 'row' }); lat.appendChild(el('span', { 'class': 'latency' }, 'p50 ' + ms(d.p50Ms) + ' · p95 ' + ms(d.p95Ms)));
         lat.appendChild(spark('latency', d.series.map(function (p) { return p.p95Ms; }))); card.appendChild(lat);
-        var err = el('div', { 'class': 'row' }); err.appendChild(el('span', { 'class': 'error-rate' }, 'errors ' + pct(d.errorRate) + ' · ' + d.requests + ' attempts'));
+        var err = el('div', { 'class': 'row' }); err.appendChild(el('span', { 'class': 'error-rate' }, 'errors ' + pct(d.errorRate) + (d.errorRateEwma === null || d.errorRateEwma === undefined ? '' : ' · EWMA ' + pct(d.errorRateEwma)) + ' · ' + d.requests + ' attempts'));
         err.appendChild(spark('errors', d.series.map(function (p) { return p.errorRate; }), 1)); card.appendChild(err);
         var keys = el('div', { 'class': 'keys' });
         d.keys.forEach(function (k) { keys.appendChild(el('span', { 'class': 'badge key key-' + k.state, 'data-key': k.id, title: k.reason || '' }, k.id + ': ' + k.state)); });

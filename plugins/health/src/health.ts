@@ -2,7 +2,7 @@
  * The health plugin: passive scoring from every attempt, optional active probes, and a route
  * filter that puts healthy deployments first without ever ejecting all of them.
  */
-import { definePlugin, STAGE } from '@switchyard/core';
+import { definePlugin, provideService, SERVICE, STAGE } from '@switchyard/core';
 import { HealthBook, registerHealth, type HealthMonitor } from './health-monitor.js';
 import { healthOptionsSchema, type HealthOptions, type HealthOptionsInput } from './options.js';
 import { probePlan, type ProbePlan } from './probe-plan.js';
@@ -57,6 +57,7 @@ export const health = definePlugin<HealthOptions, HealthOptionsInput>({
       stop: () => prober.stop(),
     };
     registerHealth(pipeline, monitor);
+    provideService(pipeline, SERVICE.health, { report: () => book.snapshot() });
     // Warming probes a backup's reachability whether or not it is probed on a schedule.
     const warmPlan: ProbePlan = { settings: (target, depth) => (depth === 'reachability' ? (plan.settings(target, depth) ?? WARM_REACHABILITY) : undefined) as never, latencyTargetMs: plan.latencyTargetMs };
     const warmProber = new Prober(pipeline, warmPlan, (result) => book.recordProbe(result));

@@ -25,6 +25,7 @@ const levelLabel = (level: number) => (level >= MAX_LEVEL ? `${MAX_LEVEL}+` : St
 export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readonly<Record<string, Price>>): () => void {
   const priceOf = (c: Candidate) => c.deployment.price ?? prices[c.deploymentId] ?? prices[c.model];
   m.now = () => pipeline.clock.now();
+  m.healthReport = () => getService(pipeline, SERVICE.health)?.report();
   // Breakers count per candidate: `endpoint/model`, plus `#key` when the endpoint has several keys.
   for (const model of pipeline.modelNames()) for (const c of pipeline.candidatesFor(model)) m.breakerState.set({ deployment: c.id }, BREAKER.closed);
   return listenAll(pipeline.events, {

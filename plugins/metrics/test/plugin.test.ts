@@ -5,6 +5,7 @@ import { openaiProvider } from '@switchyard/provider-openai';
 import { metrics, statusClass, TallyHistogram } from '@switchyard/plugin-metrics';
 import { cache } from '@switchyard/plugin-cache';
 import { quota } from '@switchyard/plugin-quota';
+import { health } from '@switchyard/plugin-health';
 import { fail, ok, scriptedTransport } from '../../retry/test/support/in-process.js';
 
 /** `fail-503` answers 503, anything else answers with usage (10 input of which 4 cached, 5 output). */
@@ -46,6 +47,23 @@ describe('@switchyard/plugin-metrics', () => {
     // 6 fresh input × 2 + 4 cached × 1 + 5 output × 4, per million tokens.
     expect(await value(registry, 'switchyard_cost_usd_total', { deployment: 'a/ok' })).toBeCloseTo((6 * 2 + 4 + 20) / 1e6, 12);
     expect(await value(registry, 'switchyard_breaker_state', { deployment: 'a/ok' })).toBe(0);
+    await pipeline.close();
+  });
+
+  it('exports the health plugin\'s EWMA error rate per deployment, read when scraped', async () => {
+    const registry = new Registry();
+    const pipeline = createPipeline({
+      endpoints,
+      models: { chat: [{ endpoint: 'a', model: 'fail-503' }, { endpoint: 'a', model: 'ok' }] },
+      providers: [openaiProvider],
+      transport: transport(),
+      plugins: [metrics({ registry }), health()],
+    });
+    expect(await value(registry, 'switchyard_health_error_rate_ewma', { deployment: 'a/fail-503' })).toBeUndefined();
+    await pipeline.chat(ask);
+    await pipeline.chat(ask);
+    expect(await value(registry, 'switchyard_health_error_rate_ewma', { deployment: 'a/fail-503' })).toBeCloseTo(1, 3);
+    expect(await value(registry, 'switchyard_health_error_rate_ewma', { deployment: 'a/ok' })).toBe(0);
     await pipeline.close();
   });
 
