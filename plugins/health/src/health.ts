@@ -7,6 +7,8 @@ import { HealthBook, registerHealth, type HealthMonitor } from './health-monitor
 import { healthOptionsSchema, type HealthOptions, type HealthOptionsInput } from './options.js';
 import { probePlan, type ProbePlan } from './probe-plan.js';
 import { Prober } from './probes.js';
+import { QualityWatch } from './quality-watch.js';
+import { ErrorPatterns } from './error-patterns.js';
 import { orderByHealth } from './route-filter.js';
 import { warmBackups } from './warm-backups.js';
 import { SharedVerdicts } from './shared-health.js';
@@ -25,10 +27,22 @@ export const health = definePlugin<HealthOptions, HealthOptionsInput>({
     const shared = new SharedVerdicts(pipeline, options.sharedVerdictMs);
     const book = new HealthBook(pipeline, options, shared, plan.latencyTargetMs);
     shared.start();
-    const prober = new Prober(pipeline, plan, (result) => book.recordProbe(result));
+    const quality = new QualityWatch(pipeline, (id) => {
+      const target = prober.targets().find((t) => t.deploymentId === id);
+      return target && plan.settings(target, 'quality');
+    });
+    const onQualityError = (error: unknown) => pipeline.events.emit('plugin-error', { plugin: PLUGIN_NAME, stage: 'probe:quality', error });
+    const prober = new Prober(pipeline, plan, (result) => {
+      book.recordProbe(result);
+      if (result.depth === 'quality') quality.track(result, onQualityError);
+    });
+    book.qualityOf = (id) => quality.verdict(id);
 
     // Synchronous taps: the work is in memory, so no promise per request.
+    const patterns = new ErrorPatterns(pipeline, options.patterns);
+    book.patternsOf = (id) => patterns.active(id);
     pipeline.hooks.recordAttempt.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (outcome) => {
+      if (patterns.enabled) patterns.observe(outcome);
       const latencyMs = outcome.stream && outcome.ttftMs !== undefined ? outcome.ttftMs : outcome.latencyMs;
       const id = outcome.candidate.deploymentId;
       switch (outcome.outcome) {
@@ -53,7 +67,12 @@ export const health = definePlugin<HealthOptions, HealthOptionsInput>({
       score: (id) => book.score(id),
       isHealthy: (id) => book.isHealthy(id),
       snapshot: () => book.snapshot(),
-      runProbes: (depths) => prober.runAll(depths),
+      runProbes: async (depths) => {
+        const results = await prober.runAll(depths);
+        await quality.settled();
+        return results;
+      },
+      resetQualityBaseline: (deploymentId) => quality.resetBaseline(deploymentId),
       stop: () => prober.stop(),
     };
     registerHealth(pipeline, monitor);
