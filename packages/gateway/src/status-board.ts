@@ -57,6 +57,8 @@ export interface DeploymentStatus {
   errorRate: number | null;
   /** The health plugin's exponentially weighted error rate (null without the plugin). */
   errorRateEwma: number | null;
+  /** Error patterns going on now, from the health plugin ("the same error again and again", "always timing out"). */
+  patterns: { pattern: string; kind: string; code: string; status?: number; since: string }[];
   requests: number;
   lastError: DeploymentTrack['lastError'] | null;
   keys: { id: string; state: KeyView; until?: string; reason?: string; breaker?: BreakerView }[];
@@ -204,6 +206,7 @@ export class StatusBoard {
             p95Ms: percentile(latencies, 95),
             errorRate: requests > 0 ? errors / requests : null,
             errorRateEwma: health?.[c.deploymentId]?.errorRateEwma ?? null,
+            patterns: (health?.[c.deploymentId]?.patterns ?? []).map((p) => ({ pattern: p.pattern, kind: p.kind, code: p.code, ...(p.status !== undefined ? { status: p.status } : {}), since: new Date(p.since).toISOString() })),
             requests: t.requests,
             lastError: t.lastError ?? null,
             keys: [],

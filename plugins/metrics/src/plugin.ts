@@ -65,6 +65,11 @@ export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readon
     'breaker:half-open': (e) => m.breakerState.set({ deployment: e.deployment }, BREAKER['half-open']),
     'breaker:close': (e) => m.breakerState.set({ deployment: e.deployment }, BREAKER.closed),
     'health:change': (e) => m.healthScore.set({ deployment: e.deployment }, e.score),
+    'health:pattern': (e) => {
+      m.errorPatternActive.set({ deployment: e.deployment, pattern: e.pattern, kind: e.kind }, e.active ? 1 : 0);
+      if (e.active) m.errorPatterns.add(1, e.deployment, e.pattern);
+    },
+    'quality:change': (e) => m.qualityOk.set({ deployment: e.deployment }, e.ok ? 1 : 0),
     'quota:threshold': (e) => m.budgetUsed.set({ scope: e.scope }, e.max > 0 ? e.used / e.max : 0),
     'key:state': (e) => {
       if (e.condition === 'parked') m.parked.set(`${e.endpoint}#${e.keyId}`, { endpoint: e.endpoint, until: e.until });

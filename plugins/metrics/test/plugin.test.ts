@@ -67,6 +67,27 @@ describe('@switchyard/plugin-metrics', () => {
     await pipeline.close();
   });
 
+  it('shows error patterns going on (health:pattern) and counts their starts', async () => {
+    const registry = new Registry();
+    const pipeline = createPipeline({
+      endpoints,
+      models: { chat: [{ endpoint: 'a', model: 'fail-503' }, { endpoint: 'a', model: 'ok' }] },
+      providers: [openaiProvider],
+      transport: transport(),
+      plugins: [metrics({ registry }), health({ minSamples: 1000, patterns: { sameError: { inARow: 2 } } })],
+    });
+    await pipeline.chat(ask);
+    expect(await value(registry, 'switchyard_error_pattern_active', { deployment: 'a/fail-503', pattern: 'same-error', kind: 'overloaded' })).toBeUndefined();
+    await pipeline.chat(ask);
+    expect(await value(registry, 'switchyard_error_pattern_active', { deployment: 'a/fail-503', pattern: 'same-error', kind: 'overloaded' })).toBe(1);
+    expect(await value(registry, 'switchyard_error_patterns_total', { deployment: 'a/fail-503', pattern: 'same-error' })).toBe(1);
+    pipeline.events.emit('health:pattern', { deployment: 'a/fail-503', pattern: 'same-error', active: false, kind: 'overloaded', code: 'SWITCHYARD_ERR_OVERLOADED', status: 503, count: 2, since: 0, message: 'ended' });
+    expect(await value(registry, 'switchyard_error_pattern_active', { deployment: 'a/fail-503', pattern: 'same-error', kind: 'overloaded' })).toBe(0);
+    pipeline.events.emit('quality:change', { deployment: 'a/ok', ok: false, failed: [], drift: [] });
+    expect(await value(registry, 'switchyard_quality_ok', { deployment: 'a/ok' })).toBe(0);
+    await pipeline.close();
+  });
+
   it('keeps counting into the same series after a reload (a new pipeline on the same registry)', async () => {
     const registry = new Registry();
     const first = setup(registry);
