@@ -5,6 +5,46 @@ export type Strategy = (typeof STRATEGIES)[number];
 
 const strategy = z.enum(STRATEGIES);
 
+export const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
+
+const clockTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected a local time "HH:MM" (00:00–23:59)');
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const scheduleRuleSchema = z
+  .object({
+    /** Shown in errors and docs. */
+    name: z.string().min(1),
+    /** Local start (inclusive) and end (exclusive); the end may be earlier than the start (past midnight). */
+    between: z.tuple([clockTime, clockTime]).refine(([a, b]) => a !== b, { message: 'start and end must differ' }),
+    /** IANA time zone, e.g. Europe/Berlin (default UTC). */
+    timeZone: z.string().refine(isTimeZone, { message: 'not a time zone this runtime knows (an IANA name like Europe/Berlin)' }).default('UTC'),
+    /** Local days the window starts on (default every day). */
+    days: z.array(z.enum(WEEKDAYS)).min(1).optional(),
+    /** Logical models it applies to (default all). */
+    models: z.array(z.string().min(1)).min(1).optional(),
+    /** Classification tiers it applies to (`request.switchyard.tier`; default all). */
+    tiers: z.array(z.string().min(1)).min(1).optional(),
+    /** Deployment ids (`endpoint/model`) or endpoint names to try first, in this order, while the rule applies. */
+    prefer: z.array(z.string().min(1)).min(1).optional(),
+    /** Weights by deployment id for `priority-weighted` while the rule applies (others keep theirs). */
+    weights: z.record(z.string(), z.number().nonnegative()).optional(),
+    /** Another strategy while the rule applies. */
+    strategy: z.enum(STRATEGIES).optional(),
+  })
+  .strict()
+  .refine((r) => r.prefer !== undefined || r.weights !== undefined || r.strategy !== undefined, { message: 'a rule needs prefer, weights or strategy', path: ['prefer'] });
+
+export type ScheduleRule = z.output<typeof scheduleRuleSchema>;
+
+
 export const routerOptionsSchema = z.object({
   /** How candidates are ordered inside a tier (and across tiers for `cost-aware`). */
   strategy: strategy.default('priority-weighted'),
@@ -31,6 +71,8 @@ export const routerOptionsSchema = z.object({
   checkContextWindow: z.boolean().default(true),
   /** On a context-length failure, move a larger-context deployment to the front. */
   contextReroute: z.boolean().default(true),
+  /** Time-of-day rules (off-peak routing): the first that applies to a request changes its order while its window is open. */
+  schedule: z.array(scheduleRuleSchema).default([]),
 });
 
 export type RouterOptions = z.output<typeof routerOptionsSchema>;
