@@ -45,6 +45,19 @@ export const scheduleRuleSchema = z
 export type ScheduleRule = z.output<typeof scheduleRuleSchema>;
 
 
+const trafficTargetSchema = z
+  .object({
+    /** Share of answered requests per deployment id (`endpoint/model`), adding up to 1: `{ "openai/gpt-4o": 0.8, … }`. */
+    shares: z.record(z.string(), z.number().min(0).max(1)).refine((s) => Math.abs(Object.values(s).reduce((a, b) => a + b, 0) - 1) < 0.001, { message: 'shares must add up to 1' }),
+    /** The sliding window the shares are measured over (ms). */
+    windowMs: z.number().int().positive().default(600_000),
+    /** How far (absolute, 0.05 = 5 points) a share may stray from its target. */
+    tolerance: z.number().gt(0).lt(1).default(0.05),
+    /** Fewer answered requests than this in the window say nothing. */
+    minRequests: z.number().int().positive().default(100),
+  })
+  .strict();
+
 export const routerOptionsSchema = z.object({
   /** How candidates are ordered inside a tier (and across tiers for `cost-aware`). */
   strategy: strategy.default('priority-weighted'),
@@ -73,6 +86,8 @@ export const routerOptionsSchema = z.object({
   contextReroute: z.boolean().default(true),
   /** Time-of-day rules (off-peak routing): the first that applies to a request changes its order while its window is open. */
   schedule: z.array(scheduleRuleSchema).default([]),
+  /** Per logical model: the declared split of answered requests; a drift beyond the tolerance emits `traffic:drift`. */
+  trafficTargets: z.record(z.string(), trafficTargetSchema).default({}),
 });
 
 export type RouterOptions = z.output<typeof routerOptionsSchema>;

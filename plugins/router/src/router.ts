@@ -10,6 +10,7 @@ import { PeakEwmaTracker } from './peak-ewma-tracker.js';
 import { routerOptionsSchema, type RouterOptions, type RouterOptionsInput, type Strategy } from './options.js';
 import { Schedule, type ActiveRule } from './schedule.js';
 import { conversationKey } from './sticky.js';
+import { TrafficShares } from './traffic-shares.js';
 import { costAware, leastLatency, priorityWeighted, roundRobin } from './strategies.js';
 
 export const PLUGIN_NAME = '@switchyard/plugin-router';
@@ -70,7 +71,14 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
     else pipeline.hooks.route.tap({ name: PLUGIN_NAME, stage: STAGE.ORDER }, (candidates, classification, ctx) => route(candidates, classification, ctx) as Candidate[]);
 
     pipeline.events.on('attempt:start', ({ requestId, candidate }) => latency.started(candidate.deploymentId, requestId, clock.now()));
-    pipeline.hooks.recordRequest.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (_outcome, ctx) => latency.ended(ctx.id));
+    const traffic = new TrafficShares(pipeline, options.trafficTargets);
+    if (traffic.empty) pipeline.hooks.recordRequest.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (_outcome, ctx) => latency.ended(ctx.id));
+    else {
+      pipeline.hooks.recordRequest.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (outcome, ctx) => {
+        latency.ended(ctx.id);
+        traffic.record(outcome);
+      });
+    }
 
     if (options.sticky) {
       pipeline.hooks.recordAttempt.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (outcome, ctx) => {
