@@ -30,6 +30,13 @@ const setup = (registry: Registry) =>
 
 const ask = { model: 'chat', messages: [{ role: 'user' as const, content: 'hi' }] };
 
+/** A failing and an answering deployment, with the health plugin beside the metrics. */
+function withHealth(healthPlugin: ReturnType<typeof health>) {
+  const registry = new Registry();
+  const models = { chat: [{ endpoint: 'a', model: 'fail-503' }, { endpoint: 'a', model: 'ok' }] };
+  return { registry, pipeline: createPipeline({ endpoints, models, providers: [openaiProvider], transport: transport(), plugins: [metrics({ registry }), healthPlugin] }) };
+}
+
 async function value(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
   const metric = await registry.getSingleMetric(name)?.get();
   return metric?.values.find((v) => Object.entries(labels).every(([k, l]) => String(v.labels[k]) === l) && Object.keys(v.labels).length === Object.keys(labels).length)?.value;
@@ -51,14 +58,7 @@ describe('@switchyard/plugin-metrics', () => {
   });
 
   it('exports the health plugin\'s EWMA error rate per deployment, read when scraped', async () => {
-    const registry = new Registry();
-    const pipeline = createPipeline({
-      endpoints,
-      models: { chat: [{ endpoint: 'a', model: 'fail-503' }, { endpoint: 'a', model: 'ok' }] },
-      providers: [openaiProvider],
-      transport: transport(),
-      plugins: [metrics({ registry }), health()],
-    });
+    const { registry, pipeline } = withHealth(health());
     expect(await value(registry, 'switchyard_health_error_rate_ewma', { deployment: 'a/fail-503' })).toBeUndefined();
     await pipeline.chat(ask);
     await pipeline.chat(ask);
@@ -68,14 +68,7 @@ describe('@switchyard/plugin-metrics', () => {
   });
 
   it('shows error patterns going on (health:pattern) and counts their starts', async () => {
-    const registry = new Registry();
-    const pipeline = createPipeline({
-      endpoints,
-      models: { chat: [{ endpoint: 'a', model: 'fail-503' }, { endpoint: 'a', model: 'ok' }] },
-      providers: [openaiProvider],
-      transport: transport(),
-      plugins: [metrics({ registry }), health({ minSamples: 1000, patterns: { sameError: { inARow: 2 } } })],
-    });
+    const { registry, pipeline } = withHealth(health({ minSamples: 1000, patterns: { sameError: { inARow: 2 } } }));
     await pipeline.chat(ask);
     expect(await value(registry, 'switchyard_error_pattern_active', { deployment: 'a/fail-503', pattern: 'same-error', kind: 'overloaded' })).toBeUndefined();
     await pipeline.chat(ask);
