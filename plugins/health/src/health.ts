@@ -1,6 +1,7 @@
 /**
- * The health plugin: passive scoring from every attempt, optional active probes, and a route
- * filter that puts healthy deployments first without ever ejecting all of them.
+ * The health plugin: passive scoring from every attempt, optional active probes (with a quality
+ * test set compared against a baseline), error patterns as signals, and a route filter that puts
+ * healthy deployments first without ever ejecting all of them.
  */
 import { definePlugin, provideService, SERVICE, STAGE } from '@switchyard/core';
 import { HealthBook, registerHealth, type HealthMonitor } from './health-monitor.js';
@@ -27,10 +28,7 @@ export const health = definePlugin<HealthOptions, HealthOptionsInput>({
     const shared = new SharedVerdicts(pipeline, options.sharedVerdictMs);
     const book = new HealthBook(pipeline, options, shared, plan.latencyTargetMs);
     shared.start();
-    const quality = new QualityWatch(pipeline, (id) => {
-      const target = prober.targets().find((t) => t.deploymentId === id);
-      return target && plan.settings(target, 'quality');
-    });
+    const quality = new QualityWatch(pipeline, (id) => plan.settings({ deploymentId: id }, 'quality'));
     const onQualityError = (error: unknown) => pipeline.events.emit('plugin-error', { plugin: PLUGIN_NAME, stage: 'probe:quality', error });
     const prober = new Prober(pipeline, plan, (result) => {
       book.recordProbe(result);
@@ -38,9 +36,10 @@ export const health = definePlugin<HealthOptions, HealthOptionsInput>({
     });
     book.qualityOf = (id) => quality.verdict(id);
 
-    // Synchronous taps: the work is in memory, so no promise per request.
     const patterns = new ErrorPatterns(pipeline, options.patterns);
     book.patternsOf = (id) => patterns.active(id);
+
+    // Synchronous taps: the work is in memory, so no promise per request.
     pipeline.hooks.recordAttempt.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (outcome) => {
       if (patterns.enabled) patterns.observe(outcome);
       const latencyMs = outcome.stream && outcome.ttftMs !== undefined ? outcome.ttftMs : outcome.latencyMs;

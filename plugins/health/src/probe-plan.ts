@@ -8,8 +8,8 @@ import { SwitchyardError, type Candidate, type Pipeline } from '@switchyard/core
 import { probeSchemas, PROBE_DEPTHS, type DepthSettings, type HealthOptions, type ProbeDepth, type TargetOverride } from './options.js';
 
 export interface ProbePlan {
-  /** The settings of `depth` for this target, or undefined when that depth does not run there. */
-  settings<D extends ProbeDepth>(target: Candidate, depth: D): DepthSettings[D] | undefined;
+  /** The settings of `depth` for this deployment, or undefined when that depth does not run there. */
+  settings<D extends ProbeDepth>(target: Pick<Candidate, 'deploymentId'>, depth: D): DepthSettings[D] | undefined;
   /** The latency with full marks for this deployment. */
   latencyTargetMs(deploymentId: string): number;
 }

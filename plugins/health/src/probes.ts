@@ -125,13 +125,13 @@ export class Prober {
 
   private async run(target: Candidate, depth: ProbeDepth, report = true): Promise<ProbeResult | undefined> {
     const provider = this.pipeline.providers.get(target.provider);
-    if (!provider || this.stopped) return undefined;
+    const settings = this.plan.settings(target, depth);
+    if (!provider || !settings || this.stopped) return undefined;
     let result: ProbeResult | undefined;
-    if (depth === 'quality') result = await this.runQuality(provider, target, this.plan.settings(target, 'quality')!);
+    if (depth === 'quality') result = await this.runQuality(provider, target, settings as DepthSettings['quality']);
     else {
-      const built = depth === 'reachability' ? this.reachabilityRequest(provider, target) : this.chatRequest(provider, target, this.plan.settings(target, 'completion')!);
+      const built = depth === 'reachability' ? this.reachabilityRequest(provider, target, settings as DepthSettings['reachability']) : this.chatRequest(provider, target, settings as DepthSettings['completion']);
       if (!built) return undefined;
-      const settings = this.plan.settings(target, depth)!;
       const sent = await this.exchange(provider, target, depth, built, settings);
       if ('failed' in sent) result = sent.failed;
       else {
@@ -169,9 +169,8 @@ export class Prober {
     return { deployment: target.deploymentId, depth: 'quality', ok: false, failure: 'endpoint', latencyMs, error: new SwitchyardError('server', message), quality: run };
   }
 
-  private reachabilityRequest(provider: ProviderV1, target: Candidate): ProviderRequest | undefined {
+  private reachabilityRequest(provider: ProviderV1, target: Candidate, { path }: DepthSettings['reachability']): ProviderRequest | undefined {
     const built = provider.probe?.(target);
-    const path = this.plan.settings(target, 'reachability')?.path;
     if (!path) return built;
     return { method: 'GET', path, headers: built?.headers ?? {} };
   }
