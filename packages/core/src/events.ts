@@ -35,6 +35,36 @@ export interface SwitchyardEvents {
   'config:reload': [{ ok: boolean; error?: SwitchyardError }];
   /** The pipeline is closing: stop timers, probes and background work. */
   'pipeline:close': [];
+  /** A quality probe's verdict on a deployment changed: answers fail their checks, or drift from the stored baseline. */
+  'quality:change': [{ deployment: string; ok: boolean; failed: string[]; drift: QualityDrift[] }];
+  /** An error pattern started or ended on a deployment: the same error again and again, or (nearly) every attempt timing out. */
+  'health:pattern': [ErrorPattern];
+  /** A logical model's traffic shares left (or came back within) their declared target's tolerance. */
+  'traffic:drift': [{ model: string; drifting: boolean; windowMs: number; requests: number; shares: Record<string, { target: number; observed: number }> }];
+}
+
+/** How a quality run differs from the deployment's baseline. */
+export interface QualityDrift {
+  signal: 'model-changed' | 'answer-drift' | 'latency-shift' | 'length-shift';
+  baseline: string | number;
+  observed: string | number;
+  message: string;
+}
+
+export interface ErrorPattern {
+  deployment: string;
+  /** `same-error`: one error (kind, code, status) again and again; `timeouts`: attempts keep timing out. */
+  pattern: 'same-error' | 'timeouts';
+  /** True when it starts, false when it ends. */
+  active: boolean;
+  kind: string;
+  code: string;
+  status?: number;
+  /** Occurrences that made (or last kept) it a pattern. */
+  count: number;
+  /** Clock ms when it started. */
+  since: number;
+  message: string;
 }
 
 export interface AttemptFailure {

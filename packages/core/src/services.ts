@@ -97,6 +97,24 @@ export interface UsageQueryService {
   flush(): Promise<void>;
 }
 
+/** What @switchyard/plugin-health knows of one deployment now (its `getHealth(pipeline).snapshot()` entries). */
+export interface HealthReportEntry {
+  healthy: boolean;
+  score: number;
+  /** Share of successes in the sliding window. */
+  successRate: number;
+  /** The exponentially weighted error rate (its half-life is the plugin's `errorHalfLifeMs`). */
+  errorRateEwma: number;
+  /** Error patterns going on now ("the same error again and again", "always timing out"). */
+  patterns?: readonly { pattern: string; kind: string; code: string; status?: number; since: number }[];
+}
+
+/** The health plugin's read side, for hosts and observers (the gateway's /status, the metrics plugin). */
+export interface HealthReportService {
+  /** Per deployment id (`endpoint/model`). */
+  report(): Record<string, HealthReportEntry>;
+}
+
 export const SERVICE = Object.freeze({
   /** Provided by @switchyard/plugin-retry; the hedge plugin spends it. */
   retryBudget: defineService<RetryBudgetService>('switchyard.retry-budget', { providedBy: '@switchyard/plugin-retry' }),
@@ -104,6 +122,8 @@ export const SERVICE = Object.freeze({
   metrics: defineService<MetricsService>('switchyard.metrics', { providedBy: '@switchyard/plugin-metrics' }),
   /** Provided by @switchyard/plugin-quota when its ledger is on; the gateway's usage route asks it. */
   usage: defineService<UsageQueryService>('switchyard.usage', { providedBy: '@switchyard/plugin-quota' }),
+  /** Provided by @switchyard/plugin-health: per-deployment health for /status and metrics. */
+  health: defineService<HealthReportService>('switchyard.health-report', { providedBy: '@switchyard/plugin-health' }),
 });
 
 export const REQUEST_SLOT = Object.freeze({

@@ -1,7 +1,7 @@
 /**
  * One log line per failed attempt and per state change the pipeline reports on its event bus:
- * breakers, health, keys, quota thresholds, degraded answers and load shedding (reloads are
- * logged where they happen: the gateway and the CLI).
+ * breakers, health, error patterns, quality, traffic drift, keys, quota thresholds, degraded
+ * answers and load shedding (reloads are logged where they happen: the gateway and the CLI).
  */
 import { listenAll, type Pipeline } from '@switchyard/core';
 import type { Logger } from './logger.js';
@@ -49,6 +49,12 @@ export function logPipelineEvents(pipeline: Pipeline, logger: Logger): () => voi
     'quota:threshold': (e) => logger.warn({ event: 'quota_threshold', scope: e.scope, limit: e.limit, threshold: e.level, used: e.used, max: e.max }, `budget ${Math.round(e.level * 100)}% used`),
     degraded: (e) => logger.warn({ event: 'degraded', requestId: e.requestId, degradeLevel: e.level }, 'answer served by the degrade stage'),
     'deployment:misconfigured': (e) => logger.error({ event: 'deployment_misconfigured', deployment: e.deployment, error: e.error.message }, 'deployment misconfigured'),
+    'health:pattern': (e) =>
+      (e.active ? logger.warn : logger.info).call(logger, { event: e.active ? 'error_pattern_started' : 'error_pattern_ended', deployment: e.deployment, pattern: e.pattern, errorKind: e.kind, errorCode: e.code, status: e.status, count: e.count }, e.message),
+    'quality:change': (e) =>
+      (e.ok ? logger.info : logger.warn).call(logger, { event: e.ok ? 'quality_ok' : 'quality_degraded', deployment: e.deployment, failed: e.failed, drift: e.drift.map((d) => d.signal) }, e.ok ? 'quality probe passes as its baseline did' : `quality probe: ${[...e.failed.map((f) => `${f} failed`), ...e.drift.map((d) => d.message)].join('; ')}`),
+    'traffic:drift': (e) =>
+      (e.drifting ? logger.warn : logger.info).call(logger, { event: e.drifting ? 'traffic_drift' : 'traffic_on_target', model: e.model, requests: e.requests, windowMs: e.windowMs, shares: e.shares }, e.drifting ? 'traffic shares drifted from their target' : 'traffic shares back on target'),
     'request:shed': (e) => logger.warn({ event: 'load_shed', inFlight: e.inFlight, limit: e.limit }, 'request shed: too many in flight'),
     'plugin-error': (e) => logger.error({ event: 'plugin_error', plugin: e.plugin, stage: e.stage, error: (e.error as Error)?.message ?? String(e.error) }, 'a plugin failed'),
   });

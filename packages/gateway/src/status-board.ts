@@ -3,7 +3,7 @@
  * health, latency percentiles, error rate, request count, last error, keys; budgets crossing
  * thresholds; spend today. Per-minute buckets over the last minutes feed the page's sparklines.
  */
-import { listenAll, tokenCounts, usageCostUsd, type Pipeline } from '@switchyard/core';
+import { getService, listenAll, SERVICE, tokenCounts, usageCostUsd, type Pipeline } from '@switchyard/core';
 
 /** Minutes of history the sparklines show, and the window percentiles and error rate use. */
 const HISTORY_MINUTES = 15;
@@ -55,6 +55,10 @@ export interface DeploymentStatus {
   p50Ms: number | null;
   p95Ms: number | null;
   errorRate: number | null;
+  /** The health plugin's exponentially weighted error rate (null without the plugin). */
+  errorRateEwma: number | null;
+  /** Error patterns going on now, from the health plugin ("the same error again and again", "always timing out"). */
+  patterns: { pattern: string; kind: string; code: string; status?: number; since: string }[];
   requests: number;
   lastError: DeploymentTrack['lastError'] | null;
   keys: { id: string; state: KeyView; until?: string; reason?: string; breaker?: BreakerView }[];
@@ -172,6 +176,7 @@ export class StatusBoard {
     const models: StatusReport['models'] = [];
     let spendToday = 0;
     const counted = new Set<string>();
+    const health = pipeline ? getService(pipeline, SERVICE.health)?.report() : undefined;
     for (const name of pipeline?.modelNames() ?? []) {
       const byDeployment = new Map<string, DeploymentStatus>();
       const candidates = pipeline!.candidatesFor(name);
@@ -200,6 +205,8 @@ export class StatusBoard {
             p50Ms: percentile(latencies, 50),
             p95Ms: percentile(latencies, 95),
             errorRate: requests > 0 ? errors / requests : null,
+            errorRateEwma: health?.[c.deploymentId]?.errorRateEwma ?? null,
+            patterns: (health?.[c.deploymentId]?.patterns ?? []).map((p) => ({ pattern: p.pattern, kind: p.kind, code: p.code, ...(p.status !== undefined ? { status: p.status } : {}), since: new Date(p.since).toISOString() })),
             requests: t.requests,
             lastError: t.lastError ?? null,
             keys: [],

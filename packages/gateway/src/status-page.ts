@@ -19,7 +19,7 @@ h1{font-size:18px;margin:0}h2{font-size:15px;margin:24px 24px 8px}
 .deployment{background:#171a21;border:1px solid #2a2e37;border-radius:8px;padding:12px}
 .deployment h3{font-size:14px;margin:0 0 8px;word-break:break-all}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600;margin-right:6px}
-.breaker-closed,.health-healthy,.key-active{background:#1f6f43;color:#fff}.breaker-half-open,.key-paced,.key-resting{background:#a66b00;color:#fff}
+.breaker-closed,.health-healthy,.key-active{background:#1f6f43;color:#fff}.breaker-half-open,.key-paced,.key-resting,.pattern{background:#a66b00;color:#fff}
 .breaker-open,.health-unhealthy,.key-parked{background:#b3261e;color:#fff}
 .row{display:flex;justify-content:space-between;gap:8px;margin-top:6px}.row svg{background:#11141a;border-radius:4px}
 .keys{margin-top:8px}.error{color:#f2b8b5;font-size:12px;margin-top:6px;word-break:break-word}
@@ -63,10 +63,11 @@ const SCRIPT = `
         var badges = el('div');
         badges.appendChild(el('span', { 'class': 'badge breaker breaker-' + d.breaker, title: d.breakerUntil ? 'open until ' + d.breakerUntil : '' }, 'breaker ' + d.breaker));
         badges.appendChild(el('span', { 'class': 'badge health health-' + (d.healthy ? 'healthy' : 'unhealthy') }, d.healthy ? 'healthy' : 'unhealthy'));
+        (d.patterns || []).forEach(function (p) { badges.appendChild(el('span', { 'class': 'badge pattern', title: 'since ' + p.since }, p.pattern === 'timeouts' ? 'timing out' : 'repeating ' + p.kind + (p.status ? ' ' + p.status : ''))); });
         card.appendChild(badges);
         var lat = el('div', { 'class': 'row' }); lat.appendChild(el('span', { 'class': 'latency' }, 'p50 ' + ms(d.p50Ms) + ' · p95 ' + ms(d.p95Ms)));
         lat.appendChild(spark('latency', d.series.map(function (p) { return p.p95Ms; }))); card.appendChild(lat);
-        var err = el('div', { 'class': 'row' }); err.appendChild(el('span', { 'class': 'error-rate' }, 'errors ' + pct(d.errorRate) + ' · ' + d.requests + ' attempts'));
+        var err = el('div', { 'class': 'row' }); err.appendChild(el('span', { 'class': 'error-rate' }, 'errors ' + pct(d.errorRate) + (d.errorRateEwma === null || d.errorRateEwma === undefined ? '' : ' · EWMA ' + pct(d.errorRateEwma)) + ' · ' + d.requests + ' attempts'));
         err.appendChild(spark('errors', d.series.map(function (p) { return p.errorRate; }), 1)); card.appendChild(err);
         var keys = el('div', { 'class': 'keys' });
         d.keys.forEach(function (k) { keys.appendChild(el('span', { 'class': 'badge key key-' + k.state, 'data-key': k.id, title: k.reason || '' }, k.id + ': ' + k.state)); });

@@ -122,4 +122,21 @@ describe('gateway logs', () => {
     const status = await (await fetch(`${origin}/status`, { headers: { authorization: `Bearer ${GATEWAY_KEY}` } })).json();
     expect(status.models[0].deployments[0]).toMatchObject({ id: 'primary/primary-model', healthy: false, healthScore: flip!.score });
   });
+
+  it('logs an error pattern as it starts and ends, and /status lists it while it goes on', async () => {
+    let down = true;
+    const primary = await vendor((req, res, body) => (down ? echoesKey(req, res, body) : answers(['back'])(req, res, body)));
+    const secondary = await vendor(answers(['fine']));
+    const logger = recordingLogger();
+    const { client, origin } = await startGateway(pipelineFor({ vendors: { primary, secondary }, extra: { plugins: [health({ minSamples: 1000, patterns: { sameError: { inARow: 3 } } })] } }), { logger });
+    for (let i = 0; i < 3; i++) await client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: `hi ${i}` }] });
+    const started = logger.lines.find((l) => l.event === 'error_pattern_started');
+    expect(started).toMatchObject({ level: 'warn', deployment: 'primary/primary-model', pattern: 'same-error', errorKind: 'overloaded', status: 503, count: 3 });
+    const status = await (await fetch(`${origin}/status`, { headers: { authorization: `Bearer ${GATEWAY_KEY}` } })).json();
+    expect(status.models[0].deployments[0].patterns).toEqual([{ pattern: 'same-error', kind: 'overloaded', code: 'SWITCHYARD_ERR_OVERLOADED', status: 503, since: expect.any(String) }]);
+    down = false;
+    await client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'again' }] });
+    expect(logger.lines.find((l) => l.event === 'error_pattern_ended')).toMatchObject({ level: 'info', deployment: 'primary/primary-model' });
+    expect(logger.text()).not.toContain(FRAGMENT);
+  });
 });

@@ -1,3 +1,4 @@
+import { health } from '@switchyard/plugin-health';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GATEWAY_KEY, stopAll } from './support/harness.js';
 import { recordingLogger } from './support/log-recorder.js';
@@ -28,7 +29,7 @@ describe('GET /status', () => {
     expect(report.models).toHaveLength(1);
     const [primary, secondary] = report.models[0].deployments;
     expect(report.models[0].name).toBe('chat');
-    expect(primary).toMatchObject({ id: 'primary/primary-model', endpoint: 'primary', upstreamModel: 'primary-model', breaker: 'open', healthy: false, requests: 2, errorRate: 1, healthScore: null });
+    expect(primary).toMatchObject({ id: 'primary/primary-model', endpoint: 'primary', upstreamModel: 'primary-model', breaker: 'open', healthy: false, requests: 2, errorRate: 1, healthScore: null, errorRateEwma: null });
     expect(primary.breakerUntil).toMatch(/^\d{4}-/);
     expect(primary.lastError).toMatchObject({ kind: 'overloaded', status: 503 });
     expect(primary.lastError.message).toContain('[redacted]');
@@ -65,5 +66,21 @@ describe('GET /status', () => {
       expect(logs).not.toContain(piece);
       expect(metrics).not.toContain(piece);
     }
+  });
+
+  it('shows the health plugin\'s EWMA error rate per deployment, on the page too', async () => {
+    const { client, origin } = await outageGateway({ plugins: [health()] });
+    await client.chat.completions.create(ask);
+    await client.chat.completions.create(ask);
+    const auth = { authorization: `Bearer ${GATEWAY_KEY}` };
+    const report = await (await fetch(`${origin}/status`, { headers: auth })).json();
+    const [primary, secondary] = report.models[0].deployments;
+    // The primary's one 503 (the 402 is a key failure: health does not count it); two successes on the secondary.
+    // (Real time: a few ms of decay since.)
+    expect(primary.errorRateEwma).toBeGreaterThan(0.9);
+    expect(secondary.errorRateEwma).toBe(0);
+    const html = await (await fetch(`${origin}/status.html`, { headers: auth })).text();
+    expect(html).toContain('"errorRateEwma":');
+    expect(html).toContain("' · EWMA ' + pct(d.errorRateEwma)");
   });
 });

@@ -10,6 +10,12 @@ export const ALERT_NAMES = [
   'success-rate-below',
   'rate-limited',
   'degraded',
+  'quality-degraded',
+  'quality-restored',
+  'error-pattern',
+  'error-pattern-ended',
+  'traffic-drift',
+  'traffic-restored',
 ] as const;
 
 export type AlertName = (typeof ALERT_NAMES)[number];
@@ -37,7 +43,13 @@ export interface Notice {
 }
 
 /** The alert a resolved incident is announced as. */
-export const RESOLVED_AS: Partial<Record<AlertName, AlertName>> = { 'breaker-open': 'breaker-closed', 'health-unhealthy': 'health-recovered' };
+export const RESOLVED_AS: Partial<Record<AlertName, AlertName>> = {
+  'breaker-open': 'breaker-closed',
+  'health-unhealthy': 'health-recovered',
+  'quality-degraded': 'quality-restored',
+  'error-pattern': 'error-pattern-ended',
+  'traffic-drift': 'traffic-restored',
+};
 
 /** `endpoint/model#key` (a breaker or candidate id) split into its parts. */
 export function deploymentParts(id: string | undefined): Pick<Notice, 'deployment' | 'endpoint' | 'model'> {

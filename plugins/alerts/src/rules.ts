@@ -2,7 +2,7 @@
  * Which pipeline events open and clear which incidents. Everything here runs inside event
  * listeners, so it only counts and hands work to the incident book without awaiting it.
  */
-import type { AttemptOutcome, Pipeline, RequestOutcome, SwitchyardError } from '@switchyard/core';
+import type { AttemptOutcome, Pipeline, RequestOutcome, SwitchyardError, SwitchyardEvents } from '@switchyard/core';
 import type { IncidentBook } from './incidents.js';
 import { deploymentParts, RESOLVED_AS, type AlertName, type Notice, type Severity } from './notice.js';
 import type { AlertsOptions } from './options.js';
@@ -42,7 +42,8 @@ export function watchPipeline(pipeline: Pipeline, options: AlertsOptions, book: 
   const resolve = (spec: Spec) => {
     const key = `${spec.alert}:${spec.subject}`;
     // Most successes clear nothing: skip the store read unless this instance saw the incident fire.
-    if (book.isFiring(key) || spec.alert === 'breaker-open' || spec.alert === 'health-unhealthy') void book.resolve(build(spec, 'resolved')).catch(onError);
+    // Alerts whose end is an event of its own resolve here even when another instance (or the pipeline before a reload) saw them fire.
+    if (book.isFiring(key) || RESOLVED_AS[spec.alert] !== undefined) void book.resolve(build(spec, 'resolved')).catch(onError);
   };
 
   const rate = new SlidingCount(options.successRate.windowMs);
@@ -92,6 +93,24 @@ export function watchPipeline(pipeline: Pipeline, options: AlertsOptions, book: 
       const limitSpec: Spec = { alert: 'rate-limited', severity: 'warning', deployment: dep, subject: dep, message: `${dep} answered 429 ${limitedCount} times within ${options.rateLimited.windowMs / 1000} s`, details: { count: limitedCount } };
       if (limitedCount >= options.rateLimited.count) fire(limitSpec);
       else if (outcome.ok) resolve(limitSpec);
+    },
+    'quality:change': ({ deployment, ok, failed, drift }: SwitchyardEvents['quality:change'][0]) => {
+      const findings = [...(failed.length > 0 ? [`answers failed their checks: ${failed.join(', ')}`] : []), ...drift.map((d) => d.message)];
+      const spec: Spec = { alert: 'quality-degraded', severity: 'warning', deployment, subject: deployment, message: ok ? `${deployment} answers its quality test set as its baseline did` : `${deployment} quality probe: ${findings.join('; ')}`, details: { failed, drift } };
+      if (ok) resolve(spec);
+      else fire(spec);
+    },
+    'health:pattern': (p: SwitchyardEvents['health:pattern'][0]) => {
+      const subject = p.pattern === 'same-error' ? `${p.deployment}:${p.kind}:${p.code}:${p.status ?? ''}` : `${p.deployment}:timeouts`;
+      const spec: Spec = { alert: 'error-pattern', severity: 'warning', deployment: p.deployment, subject, message: p.message, details: { pattern: p.pattern, kind: p.kind, code: p.code, status: p.status, count: p.count, since: new Date(p.since).toISOString() } };
+      if (p.active) fire(spec);
+      else resolve(spec);
+    },
+    'traffic:drift': ({ model, drifting, shares, windowMs, requests }: SwitchyardEvents['traffic:drift'][0]) => {
+      const split = (pick: 'observed' | 'target') => Object.entries(shares).map(([id, s]) => `${id} ${Math.round(s[pick] * 100)} %`).join(', ');
+      const spec: Spec = { alert: 'traffic-drift', severity: 'warning', model, subject: model, message: drifting ? `traffic of model "${model}" drifted from its target over ${windowMs / 1000} s (${requests} requests): ${split('observed')}; target ${split('target')}` : `traffic of model "${model}" is back within its target: ${split('observed')}`, details: { shares, windowMs, requests } };
+      if (drifting) fire(spec);
+      else resolve(spec);
     },
     degraded: ({ level }: { level: string }) => {
       const now = clock.now();

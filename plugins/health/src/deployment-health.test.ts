@@ -28,7 +28,8 @@ describe('DeploymentHealth: hysteresis', () => {
   });
 
   it('becomes healthy again only above the upper threshold', () => {
-    const h = new DeploymentHealth({ ...settings, latencyWeight: 0 });
+    // The window alone (the EWMA's share of the error rate is tested in decayed-rate.test.ts).
+    const h = new DeploymentHealth({ ...settings, latencyWeight: 0, errorEwmaWeight: 0 });
     failTimes(h, 5, T0);
     expect(h.isHealthy()).toBe(false);
     // 5 failures + 10 successes = 0.67: above the lower threshold, still below the upper one.

@@ -3,6 +3,7 @@
  * penalty, and a healthy/unhealthy state with hysteresis and a slow-start ramp after recovery.
  */
 import type { HealthOptions } from './options.js';
+import { DecayedRate } from './decayed-rate.js';
 import { SlidingWindow } from './sliding-window.js';
 
 export type Sample =
@@ -14,7 +15,10 @@ export interface HealthView {
   score: number;
   /** Samples in the window. */
   samples: number;
+  /** Share of successes in the sliding window. */
   successRate: number;
+  /** The exponentially weighted error rate (half-life `errorHalfLifeMs`), 0 before any sample. */
+  errorRateEwma: number;
   /** Latency average (decayed while idle); undefined before the first sample. */
   latencyMs?: number;
   /** Set while the deployment is taking traffic back after a recovery. */
@@ -23,11 +27,12 @@ export interface HealthView {
 
 export type HealthSettings = Pick<
   HealthOptions,
-  'windowMs' | 'buckets' | 'minSamples' | 'unhealthyBelow' | 'healthyAbove' | 'latencyTargetMs' | 'latencyWeight' | 'failurePenaltyMs' | 'latencyAlpha' | 'slowStartMs' | 'slowStartMinShare'
+  'windowMs' | 'buckets' | 'errorHalfLifeMs' | 'errorEwmaWeight' | 'minSamples' | 'unhealthyBelow' | 'healthyAbove' | 'latencyTargetMs' | 'latencyWeight' | 'failurePenaltyMs' | 'latencyAlpha' | 'slowStartMs' | 'slowStartMinShare'
 >;
 
 export class DeploymentHealth {
   private readonly window: SlidingWindow;
+  private readonly errors: DecayedRate;
   private latency: number | undefined;
   private latencyAt = 0;
   private healthy = true;
@@ -35,11 +40,14 @@ export class DeploymentHealth {
 
   constructor(private readonly settings: HealthSettings) {
     this.window = new SlidingWindow(settings.windowMs, settings.buckets);
+    this.errors = new DecayedRate(settings.errorHalfLifeMs);
   }
 
   /** Records a sample; returns the new state when it flipped. */
   record(sample: Sample, now: number): boolean | undefined {
-    this.window.add(now, sample.kind === 'success' ? 0 : (sample.weight ?? 1));
+    const failure = sample.kind === 'success' ? 0 : (sample.weight ?? 1);
+    this.window.add(now, failure);
+    this.errors.add(now, failure);
     const observed = sample.kind === 'failure' && sample.latencyMs !== undefined ? Math.max(sample.latencyMs, this.settings.failurePenaltyMs) : sample.latencyMs;
     if (observed !== undefined && Number.isFinite(observed)) {
       const current = this.latencyNow(now);
@@ -75,6 +83,7 @@ export class DeploymentHealth {
   /** A trial request succeeded after an ejection: a fresh window, healthy, slow start from now. */
   restore(now: number, latencyMs: number | undefined): void {
     this.window.clear();
+    this.errors.clear();
     this.latency = latencyMs;
     this.latencyAt = now;
     this.healthy = true;
@@ -94,13 +103,14 @@ export class DeploymentHealth {
   }
 
   view(now: number): HealthView {
-    const { samples, score, successRate } = this.measure(now);
+    const { samples, score, successRate, errorRateEwma } = this.measure(now);
     const share = this.admission(now);
     return {
       healthy: this.healthy,
       score,
       samples,
       successRate,
+      errorRateEwma,
       latencyMs: this.latencyNow(now),
       ...(this.recoveredAt !== undefined ? { slowStart: { since: this.recoveredAt, share } } : {}),
     };
@@ -110,13 +120,16 @@ export class DeploymentHealth {
     return this.measure(now).score;
   }
 
-  private measure(now: number): { samples: number; score: number; successRate: number } {
+  /** `score = (1 − errorRate) × (1 − latencyWeight × slowness)`, the error rate blending the window and the EWMA. */
+  private measure(now: number): { samples: number; score: number; successRate: number; errorRateEwma: number } {
     const { total, failures } = this.window.counts(now);
     const successRate = total > 0 ? 1 - failures / total : 1;
+    const errorRateEwma = this.errors.rate(now);
+    const { latencyTargetMs: target, latencyWeight, errorEwmaWeight } = this.settings;
+    const errorRate = (1 - errorEwmaWeight) * (1 - successRate) + errorEwmaWeight * errorRateEwma;
     const latency = this.latencyNow(now);
-    const { latencyTargetMs: target, latencyWeight } = this.settings;
     const slowness = latency === undefined || latency <= target ? 0 : 1 - target / latency;
-    return { samples: total, successRate, score: successRate * (1 - latencyWeight * slowness) };
+    return { samples: total, successRate, errorRateEwma, score: (1 - errorRate) * (1 - latencyWeight * slowness) };
   }
 
   /** The latency average fades toward zero while no samples arrive (old news is no news). */

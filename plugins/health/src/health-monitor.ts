@@ -2,10 +2,11 @@
  * The health of every deployment of a pipeline, fed by live traffic and probes, read by the
  * route filter and by anyone holding the pipeline (`getHealth(pipeline)`).
  */
-import { defineService, provideService, requireService, storeLocal, type Pipeline } from '@switchyard/core';
+import { defineService, provideService, requireService, storeLocal, type ErrorPattern, type Pipeline } from '@switchyard/core';
 import { DeploymentHealth, type HealthSettings, type HealthView, type Sample } from './deployment-health.js';
 import type { ProbeDepth } from './options.js';
 import type { ProbeResult } from './probes.js';
+import type { QualityVerdict } from './quality-watch.js';
 import { Recovery, type RecoverySettings } from './recovery.js';
 import type { SharedVerdicts } from './shared-health.js';
 
@@ -13,6 +14,10 @@ export interface HealthSnapshotEntry extends HealthView {
   /** Set while the deployment is unhealthy: its ejections in a row and when it may take a trial request. */
   ejection?: { ejections: number; readmitAt: number };
   probes: Partial<Record<ProbeDepth, { at: number; ok: boolean; latencyMs: number; error?: string }>>;
+  /** The quality probe's last verdict: failed checks and drift from the baseline. */
+  quality?: QualityVerdict;
+  /** Error patterns going on now (`health:pattern`). */
+  patterns: ErrorPattern[];
 }
 
 export interface HealthMonitor {
@@ -20,8 +25,10 @@ export interface HealthMonitor {
   score(deploymentId: string): number;
   isHealthy(deploymentId: string): boolean;
   snapshot(): Record<string, HealthSnapshotEntry>;
-  /** Runs the configured active probes once, now (the CLI's `check`). */
+  /** Runs the configured active probes once, now (the CLI's `check`); resolves once their results are judged. */
   runProbes(depths?: ProbeDepth[]): Promise<ProbeResult[]>;
+  /** Forgets the quality baseline (of one deployment, or all) after an intended model change: the next passing run sets a new one. */
+  resetQualityBaseline(deploymentId?: string): Promise<void>;
   /** Stops the active probes (call it when closing the pipeline). */
   stop(): void;
 }
@@ -41,12 +48,18 @@ export class HealthBook {
   private readonly deployments: Map<string, DeploymentHealth>;
   private readonly probeResults: Map<string, HealthSnapshotEntry['probes']>;
   private readonly recoveries: Map<string, Recovery>;
+  /** The quality probe's verdicts, for the snapshot. */
+  qualityOf: (deploymentId: string) => QualityVerdict | undefined = () => undefined;
+  /** The error patterns going on, for the snapshot. */
+  patternsOf: (deploymentId: string) => ErrorPattern[] = () => [];
 
   constructor(
     private readonly pipeline: Pipeline,
     private readonly settings: HealthSettings & RecoverySettings,
     /** Verdicts of other instances on the same store (Redis); none without pub/sub. */
     readonly shared?: SharedVerdicts,
+    /** Per deployment: its latency with full marks (`endpoints` / `deployments` overrides). */
+    private readonly latencyTargetMs?: (deploymentId: string) => number,
   ) {
     // Held with the store, not the pipeline: a gateway reload keeps every deployment's health.
     this.deployments = storeLocal(pipeline.store, 'switchyard.health.deployments', () => new Map<string, DeploymentHealth>());
@@ -72,7 +85,11 @@ export class HealthBook {
 
   get(deploymentId: string): DeploymentHealth {
     let health = this.deployments.get(deploymentId);
-    if (!health) this.deployments.set(deploymentId, (health = new DeploymentHealth(this.settings)));
+    if (!health) {
+      const latencyTargetMs = this.latencyTargetMs?.(deploymentId) ?? this.settings.latencyTargetMs;
+      health = new DeploymentHealth(latencyTargetMs === this.settings.latencyTargetMs ? this.settings : { ...this.settings, latencyTargetMs });
+      this.deployments.set(deploymentId, health);
+    }
     return health;
   }
 
@@ -124,7 +141,8 @@ export class HealthBook {
     const out: Record<string, HealthSnapshotEntry> = {};
     for (const [id, health] of this.deployments) {
       const ejection = health.isHealthy() ? undefined : this.recoveries.get(id)?.view();
-      out[id] = { ...health.view(now), ...(ejection ? { ejection } : {}), probes: { ...this.probeResults.get(id) } };
+      const quality = this.qualityOf(id);
+      out[id] = { ...health.view(now), ...(ejection ? { ejection } : {}), probes: { ...this.probeResults.get(id) }, ...(quality ? { quality } : {}), patterns: this.patternsOf(id) };
     }
     return out;
   }

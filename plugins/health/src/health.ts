@@ -1,16 +1,22 @@
 /**
- * The health plugin: passive scoring from every attempt, optional active probes, and a route
- * filter that puts healthy deployments first without ever ejecting all of them.
+ * The health plugin: passive scoring from every attempt, optional active probes (with a quality
+ * test set compared against a baseline), error patterns as signals, and a route filter that puts
+ * healthy deployments first without ever ejecting all of them.
  */
-import { definePlugin, STAGE } from '@switchyard/core';
+import { definePlugin, provideService, SERVICE, STAGE } from '@switchyard/core';
 import { HealthBook, registerHealth, type HealthMonitor } from './health-monitor.js';
 import { healthOptionsSchema, type HealthOptions, type HealthOptionsInput } from './options.js';
+import { probePlan, type ProbePlan } from './probe-plan.js';
 import { Prober } from './probes.js';
+import { QualityWatch } from './quality-watch.js';
+import { ErrorPatterns } from './error-patterns.js';
 import { orderByHealth } from './route-filter.js';
 import { warmBackups } from './warm-backups.js';
 import { SharedVerdicts } from './shared-health.js';
 
 export const PLUGIN_NAME = '@switchyard/plugin-health';
+
+const WARM_REACHABILITY = { intervalMs: 30_000, timeoutMs: 5_000 };
 
 export const health = definePlugin<HealthOptions, HealthOptionsInput>({
   name: PLUGIN_NAME,
@@ -18,13 +24,24 @@ export const health = definePlugin<HealthOptions, HealthOptionsInput>({
   core: '^0.1.0',
   optionsSchema: healthOptionsSchema,
   apply(pipeline, options) {
+    const plan = probePlan(pipeline, options);
     const shared = new SharedVerdicts(pipeline, options.sharedVerdictMs);
-    const book = new HealthBook(pipeline, options, shared);
+    const book = new HealthBook(pipeline, options, shared, plan.latencyTargetMs);
     shared.start();
-    const prober = new Prober(pipeline, options.probes, (result) => book.recordProbe(result));
+    const quality = new QualityWatch(pipeline, (id) => plan.settings({ deploymentId: id }, 'quality'));
+    const onQualityError = (error: unknown) => pipeline.events.emit('plugin-error', { plugin: PLUGIN_NAME, stage: 'probe:quality', error });
+    const prober = new Prober(pipeline, plan, (result) => {
+      book.recordProbe(result);
+      if (result.depth === 'quality') quality.track(result, onQualityError);
+    });
+    book.qualityOf = (id) => quality.verdict(id);
+
+    const patterns = new ErrorPatterns(pipeline, options.patterns);
+    book.patternsOf = (id) => patterns.active(id);
 
     // Synchronous taps: the work is in memory, so no promise per request.
     pipeline.hooks.recordAttempt.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (outcome) => {
+      if (patterns.enabled) patterns.observe(outcome);
       const latencyMs = outcome.stream && outcome.ttftMs !== undefined ? outcome.ttftMs : outcome.latencyMs;
       const id = outcome.candidate.deploymentId;
       switch (outcome.outcome) {
@@ -49,11 +66,19 @@ export const health = definePlugin<HealthOptions, HealthOptionsInput>({
       score: (id) => book.score(id),
       isHealthy: (id) => book.isHealthy(id),
       snapshot: () => book.snapshot(),
-      runProbes: (depths) => prober.runAll(depths),
+      runProbes: async (depths) => {
+        const results = await prober.runAll(depths);
+        await quality.settled();
+        return results;
+      },
+      resetQualityBaseline: (deploymentId) => quality.resetBaseline(deploymentId),
       stop: () => prober.stop(),
     };
     registerHealth(pipeline, monitor);
-    const warmProber = new Prober(pipeline, { reachability: options.probes.reachability ?? { intervalMs: 30_000, timeoutMs: 5_000 } }, (result) => book.recordProbe(result));
+    provideService(pipeline, SERVICE.health, { report: () => book.snapshot() });
+    // Warming probes a backup's reachability whether or not it is probed on a schedule.
+    const warmPlan: ProbePlan = { settings: (target, depth) => (depth === 'reachability' ? (plan.settings(target, depth) ?? WARM_REACHABILITY) : undefined) as never, latencyTargetMs: plan.latencyTargetMs };
+    const warmProber = new Prober(pipeline, warmPlan, (result) => book.recordProbe(result));
     warmBackups(pipeline, options.warmBackups, (target) => {
       void warmProber.probeOnce(target, 'reachability').then((result) => result && book.recordProbe(result));
     });

@@ -1,11 +1,34 @@
 /**
  * Active probes at three depths, each on its own jittered timer on the pipeline clock:
- * `reachability` (the provider's cheap `probe()` request), `completion` (a real tiny chat
- * through the provider codec) and `quality` (a fixed prompt whose answer is checked).
+ * `reachability` (the provider's cheap `probe()` request, or a GET of a configured path),
+ * `completion` (a real tiny chat through the provider codec) and `quality` (a small test set
+ * whose answers are checked). Settings come per deployment from the probe plan.
  */
-import { applyErrorRules, isSwitchyardError, joinUrl, outcomeOf, readBodyText, SwitchyardError, toSwitchyardError, type Candidate, type ChatRequest, type Pipeline, type ProviderHttpResponse, type ProviderRequest, type ProviderV1, type TimerHandle } from '@switchyard/core';
-import type { HealthOptions, ProbeDepth } from './options.js';
+import { applyErrorRules, isSwitchyardError, joinUrl, outcomeOf, readBodyText, SwitchyardError, toSwitchyardError, type Candidate, type ChatRequest, type ChatResponse, type Pipeline, type ProviderHttpResponse, type ProviderRequest, type ProviderV1, type TimerHandle } from '@switchyard/core';
+import { checkAnswer } from './answer-checks.js';
+import type { DepthSettings, ProbeDepth, QualityCase } from './options.js';
 import { PROBE_DEPTHS } from './options.js';
+import { uniformPlan, type ProbePlan } from './probe-plan.js';
+
+export { answerMatches } from './answer-checks.js';
+
+export interface QualityCaseResult {
+  name: string;
+  ok: boolean;
+  /** Why the answer failed its check. */
+  reason?: string;
+  answer: string;
+  latencyMs: number;
+}
+
+/** What a quality probe saw: the answering model and every case's answer. */
+export interface QualityRun {
+  /** The `model` the vendor says answered (the last case's). */
+  model?: string;
+  cases: QualityCaseResult[];
+  /** Tokens the run spent, as the vendor reported them. */
+  tokens: number;
+}
 
 export interface ProbeResult {
   deployment: string;
@@ -15,24 +38,36 @@ export interface ProbeResult {
   /** `endpoint` failures count against health; `probe` ones mean the probe itself is wrong (e.g. a 400). */
   failure?: 'endpoint' | 'probe';
   error?: SwitchyardError;
+  /** Quality probes that got every answer: what they were. */
+  quality?: QualityRun;
 }
 
-type Probes = HealthOptions['probes'];
+/** One HTTP exchange of a probe and how long it took. */
+interface Exchange {
+  http: ProviderHttpResponse;
+  latencyMs: number;
+}
 
 export class Prober {
   private readonly timers = new Set<TimerHandle>();
   private readonly inFlight = new Set<AbortController>();
   private readonly running = new Set<string>();
+  private readonly plan: ProbePlan;
   private stopped = false;
 
   constructor(
     private readonly pipeline: Pipeline,
-    private readonly probes: Probes,
+    /** The probe plan, or the same depth settings for every deployment. */
+    plan: ProbePlan | Partial<DepthSettings>,
     private readonly onResult: (result: ProbeResult) => void,
-  ) {}
+  ) {
+    this.plan = 'settings' in plan && typeof plan.settings === 'function' ? (plan as ProbePlan) : uniformPlan(plan as Partial<DepthSettings>);
+  }
 
+  /** The depths that run on at least one deployment. */
   get configured(): ProbeDepth[] {
-    return PROBE_DEPTHS.filter((depth) => this.probes[depth] !== undefined);
+    const targets = this.targets();
+    return PROBE_DEPTHS.filter((depth) => targets.some((t) => this.plan.settings(t, depth) !== undefined));
   }
 
   /** One candidate per deployment (its first key), across every logical model. */
@@ -44,9 +79,12 @@ export class Prober {
 
   /** Starts every configured probe, each at a random offset inside its first interval. */
   start(): void {
-    for (const depth of this.configured) {
-      const interval = this.probes[depth]!.intervalMs;
-      for (const target of this.targets()) this.schedule(target, depth, this.pipeline.random() * interval);
+    const targets = this.targets();
+    for (const depth of PROBE_DEPTHS) {
+      for (const target of targets) {
+        const settings = this.plan.settings(target, depth);
+        if (settings) this.schedule(target, depth, this.pipeline.random() * settings.intervalMs);
+      }
     }
   }
 
@@ -58,8 +96,8 @@ export class Prober {
   }
 
   /** Runs the configured probes (or the given depths) of every deployment once, now. */
-  async runAll(depths: ProbeDepth[] = this.configured): Promise<ProbeResult[]> {
-    const runs = this.targets().flatMap((target) => depths.filter((d) => this.probes[d]).map((depth) => this.run(target, depth)));
+  async runAll(depths: ProbeDepth[] = PROBE_DEPTHS.slice()): Promise<ProbeResult[]> {
+    const runs = this.targets().flatMap((target) => depths.filter((d) => this.plan.settings(target, d)).map((depth) => this.run(target, depth)));
     return (await Promise.all(runs)).filter((r): r is ProbeResult => r !== undefined);
   }
 
@@ -73,7 +111,7 @@ export class Prober {
     if (this.stopped) return;
     const handle = this.pipeline.clock.setTimeout(() => {
       this.timers.delete(handle);
-      const { intervalMs, jitterMs } = this.probes[depth]!;
+      const { intervalMs, jitterMs } = this.plan.settings(target, depth)!;
       this.schedule(target, depth, intervalMs + this.pipeline.random() * (jitterMs ?? intervalMs / 10));
       const key = `${target.deploymentId} ${depth}`;
       if (this.running.has(key)) return;
@@ -87,36 +125,84 @@ export class Prober {
 
   private async run(target: Candidate, depth: ProbeDepth, report = true): Promise<ProbeResult | undefined> {
     const provider = this.pipeline.providers.get(target.provider);
-    if (!provider || this.stopped) return undefined;
-    const built = this.buildRequest(provider, target, depth);
-    if (!built) return undefined;
+    const settings = this.plan.settings(target, depth);
+    if (!provider || !settings || this.stopped) return undefined;
+    let result: ProbeResult | undefined;
+    if (depth === 'quality') result = await this.runQuality(provider, target, settings as DepthSettings['quality']);
+    else {
+      const built = depth === 'reachability' ? this.reachabilityRequest(provider, target, settings as DepthSettings['reachability']) : this.chatRequest(provider, target, settings as DepthSettings['completion']);
+      if (!built) return undefined;
+      const sent = await this.exchange(provider, target, depth, built, settings);
+      if ('failed' in sent) result = sent.failed;
+      else {
+        const judged = this.judgeStatus(provider, target, depth, sent.http);
+        result = { deployment: target.deploymentId, depth, latencyMs: sent.latencyMs, ...(judged ?? (depth === 'completion' ? this.parsed(provider, target, sent.http).verdict : { ok: true })) };
+      }
+    }
+    if (result && !this.stopped && report) this.onResult(result);
+    return result;
+  }
+
+  /** The cases one after another (never a burst); the first endpoint failure ends the run. */
+  private async runQuality(provider: ProviderV1, target: Candidate, settings: DepthSettings['quality']): Promise<ProbeResult> {
+    const cases: QualityCase[] = settings.cases ?? [{ prompt: settings.prompt!, expect: settings.expect! }];
+    const run: QualityRun = { cases: [], tokens: 0 };
+    let latencyMs = 0;
+    for (const [index, testCase] of cases.entries()) {
+      const name = testCase.name ?? `case ${index + 1}`;
+      const sent = await this.exchange(provider, target, 'quality', this.chatRequest(provider, target, { prompt: testCase.prompt, maxTokens: testCase.maxTokens ?? settings.maxTokens }), settings);
+      if ('failed' in sent) return { ...sent.failed, latencyMs: latencyMs + sent.failed.latencyMs };
+      latencyMs += sent.latencyMs;
+      const status = this.judgeStatus(provider, target, 'quality', sent.http);
+      if (status) return { deployment: target.deploymentId, depth: 'quality', latencyMs, ...status };
+      const { verdict, response } = this.parsed(provider, target, sent.http);
+      if (!response) return { deployment: target.deploymentId, depth: 'quality', latencyMs, ...verdict };
+      const answer = response.choices?.[0]?.message?.content ?? '';
+      const reason = checkAnswer(answer, testCase.expect);
+      run.model = response.model || run.model;
+      run.tokens += response.usage?.total_tokens ?? 0;
+      run.cases.push({ name, ok: reason === undefined, ...(reason ? { reason } : {}), answer, latencyMs: sent.latencyMs });
+    }
+    const failed = run.cases.filter((c) => !c.ok);
+    if (failed.length === 0) return { deployment: target.deploymentId, depth: 'quality', ok: true, latencyMs, quality: run };
+    const message = `quality probe answers did not match: ${failed.map((c) => `${c.name} ${c.reason} (${JSON.stringify(c.answer.slice(0, 80))})`).join('; ')}`;
+    return { deployment: target.deploymentId, depth: 'quality', ok: false, failure: 'endpoint', latencyMs, error: new SwitchyardError('server', message), quality: run };
+  }
+
+  private reachabilityRequest(provider: ProviderV1, target: Candidate, { path }: DepthSettings['reachability']): ProviderRequest | undefined {
+    const built = provider.probe?.(target);
+    if (!path) return built;
+    return { method: 'GET', path, headers: built?.headers ?? {} };
+  }
+
+  private chatRequest(provider: ProviderV1, target: Candidate, probe: { prompt: string; maxTokens: number }): ProviderRequest {
+    // temperature 0: the same prompt should get the same answer, so drift means something.
+    const request: ChatRequest = { model: target.model, messages: [{ role: 'user', content: probe.prompt }], max_tokens: probe.maxTokens, temperature: 0 };
+    return provider.buildRequest(request, target, { stream: false });
+  }
+
+  /** Sends one probe request on the pipeline clock's time limits; a failure comes back as the probe's result. */
+  private async exchange(provider: ProviderV1, target: Candidate, depth: ProbeDepth, built: ProviderRequest, settings: { timeoutMs: number; maxLatencyMs?: number }): Promise<Exchange | { failed: ProbeResult }> {
     const { clock } = this.pipeline;
     const controller = new AbortController();
     this.inFlight.add(controller);
-    const timeoutMs = this.probes[depth]!.timeoutMs;
+    const { timeoutMs, maxLatencyMs } = settings;
     const timer = clock.setTimeout(() => controller.abort(new SwitchyardError('timeout', `${depth} probe of ${target.deploymentId} took longer than ${timeoutMs} ms`)), timeoutMs);
     (timer as { unref?: () => void }).unref?.();
     const startedAt = clock.now();
-    let result: ProbeResult;
+    const failed = (error: SwitchyardError, failure: 'endpoint' | 'probe') => ({ failed: { deployment: target.deploymentId, depth, ok: false, latencyMs: clock.now() - startedAt, failure, error } });
     try {
       const http = await this.send(provider, target, built, controller.signal);
-      result = { deployment: target.deploymentId, depth, latencyMs: clock.now() - startedAt, ...this.judge(provider, target, depth, http) };
+      const latencyMs = clock.now() - startedAt;
+      if (maxLatencyMs !== undefined && latencyMs > maxLatencyMs) return failed(new SwitchyardError('timeout', `${depth} probe of ${target.deploymentId} answered in ${Math.round(latencyMs)} ms, over its ${maxLatencyMs} ms limit`), 'endpoint');
+      return { http, latencyMs };
     } catch (caught) {
       const error = controller.signal.aborted && isSwitchyardError(controller.signal.reason) ? controller.signal.reason : toSwitchyardError(caught);
-      result = { deployment: target.deploymentId, depth, ok: false, latencyMs: clock.now() - startedAt, failure: error.kind === 'cancelled' ? 'probe' : 'endpoint', error };
+      return failed(error, error.kind === 'cancelled' ? 'probe' : 'endpoint');
     } finally {
       clock.clearTimeout(timer);
       this.inFlight.delete(controller);
     }
-    if (!this.stopped && report) this.onResult(result);
-    return result;
-  }
-
-  private buildRequest(provider: ProviderV1, target: Candidate, depth: ProbeDepth): ProviderRequest | undefined {
-    if (depth === 'reachability') return provider.probe?.(target);
-    const probe = depth === 'completion' ? this.probes.completion! : this.probes.quality!;
-    const request: ChatRequest = { model: target.model, messages: [{ role: 'user', content: probe.prompt }], max_tokens: probe.maxTokens };
-    return provider.buildRequest(request, target, { stream: false });
   }
 
   private async send(provider: ProviderV1, target: Candidate, built: ProviderRequest, signal: AbortSignal): Promise<ProviderHttpResponse> {
@@ -133,33 +219,25 @@ export class Prober {
     return { status: res.status, headers: res.headers, text, json };
   }
 
-  private judge(provider: ProviderV1, target: Candidate, depth: ProbeDepth, http: ProviderHttpResponse): Pick<ProbeResult, 'ok' | 'failure' | 'error'> {
-    if (http.status >= 300) {
-      let error: SwitchyardError;
-      try {
-        error = provider.classifyError(http, target);
-      } catch (cause) {
-        error = new SwitchyardError('server', `${depth} probe got ${http.status}`, { status: http.status, cause });
-      }
-      error = applyErrorRules(target.endpoint.errors, http, error);
-      // A probe the vendor rejects as a bad request says nothing about the deployment's health.
-      return { ok: false, failure: outcomeOf(error) === 'request-failure' ? 'probe' : 'endpoint', error };
-    }
-    if (depth === 'reachability') return { ok: true };
-    let content: string;
+  /** A verdict for a non-2xx answer; undefined for a 2xx. */
+  private judgeStatus(provider: ProviderV1, target: Candidate, depth: ProbeDepth, http: ProviderHttpResponse): Pick<ProbeResult, 'ok' | 'failure' | 'error'> | undefined {
+    if (http.status < 300) return undefined;
+    let error: SwitchyardError;
     try {
-      content = provider.parseResponse(http, target).choices?.[0]?.message?.content ?? '';
+      error = provider.classifyError(http, target);
     } catch (cause) {
-      return { ok: false, failure: 'endpoint', error: new SwitchyardError('server', `${depth} probe answer could not be parsed`, { cause }) };
+      error = new SwitchyardError('server', `${depth} probe got ${http.status}`, { status: http.status, cause });
     }
-    if (depth === 'quality' && !answerMatches(content, this.probes.quality!.expect)) {
-      return { ok: false, failure: 'endpoint', error: new SwitchyardError('server', `quality probe answer did not match: ${JSON.stringify(content.slice(0, 80))}`) };
-    }
-    return { ok: true };
+    error = applyErrorRules(target.endpoint.errors, http, error);
+    // A probe the vendor rejects as a bad request says nothing about the deployment's health.
+    return { ok: false, failure: outcomeOf(error) === 'request-failure' ? 'probe' : 'endpoint', error };
   }
-}
 
-export function answerMatches(answer: string, expect: string | { pattern: string; flags?: string }): boolean {
-  if (typeof expect === 'string') return answer.toLowerCase().includes(expect.toLowerCase());
-  return new RegExp(expect.pattern, expect.flags).test(answer);
+  private parsed(provider: ProviderV1, target: Candidate, http: ProviderHttpResponse): { verdict: Pick<ProbeResult, 'ok' | 'failure' | 'error'>; response?: ChatResponse } {
+    try {
+      return { verdict: { ok: true }, response: provider.parseResponse(http, target) };
+    } catch (cause) {
+      return { verdict: { ok: false, failure: 'endpoint', error: new SwitchyardError('server', 'probe answer could not be parsed', { cause }) } };
+    }
+  }
 }

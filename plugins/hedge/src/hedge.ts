@@ -1,9 +1,11 @@
 /**
  * Hedged attempts: when the primary has not answered (committed, for a stream) after a delay,
  * start the next candidate too; the first acceptable answer wins and the loser is aborted.
- * Only before the commit point, and every hedge spends the retry budget.
+ * Racing the last tier is the same pair with no delay: the last-resort tier's two best
+ * candidates at once. Only before the commit point, and every second attempt spends the retry
+ * budget.
  */
-import { getService, SERVICE, sleep, SwitchyardError, type Attempt, type AttemptResult, type RequestContext } from '@switchyard/core';
+import { getService, SERVICE, sleep, SwitchyardError, type Attempt, type AttemptResult, type Candidate, type RequestContext } from '@switchyard/core';
 import type { HedgeDelayOptions } from './options.js';
 import type { LatencySamples } from './latency-samples.js';
 
@@ -31,23 +33,65 @@ async function discard(result: AttemptResult): Promise<void> {
 export async function runHedged(attempt: Attempt, ctx: RequestContext, delayMs: number, pluginName: string): Promise<AttemptResult | undefined> {
   const backup = ctx.remaining[0];
   if (!backup || delayMs >= ctx.timeLeft()) return undefined;
+  return runPair(attempt, ctx, backup, { delayMs, pluginName, reason: 'hedge' });
+}
 
+/**
+ * The partner of an attempt in the model's last-resort tier (its highest priority number): the
+ * next remaining candidate of that tier on another deployment. None when the model has a
+ * single tier (nothing there is a last resort) or the attempt is not in the last tier.
+ */
+export function lastTierPartner(candidate: Candidate, ctx: RequestContext): Candidate | undefined {
+  let lowest = Infinity;
+  let highest = -Infinity;
+  for (const c of ctx.pipeline.candidatesFor(ctx.model)) {
+    if (c.priority < lowest) lowest = c.priority;
+    if (c.priority > highest) highest = c.priority;
+  }
+  if (lowest === highest || candidate.priority !== highest) return undefined;
+  return ctx.remaining.find((c) => c.priority === highest && c.deploymentId !== candidate.deploymentId);
+}
+
+/** Races the attempt's candidate and its last-tier partner from the start; undefined when there is no partner or no budget. */
+export async function raceLastTier(attempt: Attempt, ctx: RequestContext, pluginName: string): Promise<AttemptResult | undefined> {
+  const partner = lastTierPartner(attempt.candidate, ctx);
+  if (!partner) return undefined;
+  return runPair(attempt, ctx, partner, { delayMs: 0, pluginName, reason: 'race-last-tier' });
+}
+
+interface PairOptions {
+  /** How long the primary runs alone first; 0 starts both at once. */
+  delayMs: number;
+  pluginName: string;
+  /** The `retry` event's reason for the second attempt. */
+  reason: string;
+}
+
+/**
+ * The primary, then (after `delayMs`, if it has not answered) the backup; the first acceptable
+ * answer wins and the other is aborted. The backup spends the retry budget: without budget,
+ * the primary runs alone (a race not started yet hands back `undefined`: a plain attempt).
+ */
+async function runPair(attempt: Attempt, ctx: RequestContext, backup: Candidate, options: PairOptions): Promise<AttemptResult | undefined> {
+  const budget = getService(ctx.pipeline, SERVICE.retryBudget);
+  if (options.delayMs === 0 && budget && !(await budget.tryWithdraw(backup.deploymentId))) return undefined;
   const primaryAbort = new AbortController();
   const forward = () => primaryAbort.abort(attempt.signal.reason);
   attempt.signal.addEventListener('abort', forward, { once: true });
   try {
-    const primary = settle(ctx.runAttempt(attempt.candidate, { signal: primaryAbort.signal, initiator: pluginName }));
-    const timer = new AbortController();
-    const first = await Promise.race([primary, sleep(ctx.clock, delayMs, timer.signal).then(() => undefined, () => undefined)]);
-    timer.abort();
-    if (first) return unwrap(first);
-
-    const budget = getService(ctx.pipeline, SERVICE.retryBudget);
-    if (budget && !(await budget.tryWithdraw(backup.deploymentId))) return unwrap(await primary);
-    ctx.remaining.shift();
+    const primary = settle(ctx.runAttempt(attempt.candidate, { signal: primaryAbort.signal, initiator: options.pluginName }));
+    if (options.delayMs > 0) {
+      const timer = new AbortController();
+      const first = await Promise.race([primary, sleep(ctx.clock, options.delayMs, timer.signal).then(() => undefined, () => undefined)]);
+      timer.abort();
+      if (first) return unwrap(first);
+      if (budget && !(await budget.tryWithdraw(backup.deploymentId))) return unwrap(await primary);
+    }
+    const index = ctx.remaining.indexOf(backup);
+    if (index >= 0) ctx.remaining.splice(index, 1);
     const hedgeAbort = new AbortController();
-    const hedge = settle(ctx.runAttempt(backup, { signal: hedgeAbort.signal, initiator: pluginName }));
-    ctx.pipeline.events.emit('retry', { requestId: ctx.id, attempt: attempt.number, candidate: backup, delayMs, reason: 'hedge' });
+    const hedge = settle(ctx.runAttempt(backup, { signal: hedgeAbort.signal, initiator: options.pluginName }));
+    ctx.pipeline.events.emit('retry', { requestId: ctx.id, attempt: attempt.number, candidate: backup, delayMs: options.delayMs, reason: options.reason });
 
     const contenders = [
       { settled: primary, abort: primaryAbort },
@@ -57,7 +101,7 @@ export async function runHedged(attempt: Attempt, ctx: RequestContext, delayMs: 
     const winner = await Promise.race(tagged);
     const other = contenders[1 - winner.i];
     if (winner.s.ok) {
-      other.abort.abort(new SwitchyardError('cancelled', 'lost the hedge race'));
+      other.abort.abort(new SwitchyardError('cancelled', `lost the ${options.reason === 'hedge' ? 'hedge' : 'last-tier'} race`));
       void other.settled.then((s) => (s.ok ? discard(s.result) : undefined));
       return winner.s.result;
     }

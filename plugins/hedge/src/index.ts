@@ -1,11 +1,12 @@
 /**
  * @switchyard/plugin-hedge: hedged requests, mid-stream continuation and the per-tier commit
- * point, per tier. Hedging is opt-in; continuation is the core's default and a tier may turn it off.
+ * point, per tier. Hedging and racing the last tier are opt-in; continuation is the core's default
+ * and a tier may turn it off.
  */
 import { definePlugin, STAGE } from '@switchyard/core';
 import { continueStream, DEFAULT_MAX_CONTINUATIONS } from '@switchyard/core';
 import { noContinuation } from './continuation.js';
-import { hedgeDelay, runHedged } from './hedge.js';
+import { hedgeDelay, raceLastTier, runHedged } from './hedge.js';
 import { LatencySamples } from './latency-samples.js';
 import { hedgeOptionsSchema, tierOptions, type HedgeOptions, type HedgeOptionsInput } from './options.js';
 
@@ -37,7 +38,9 @@ export const hedge = definePlugin<HedgeOptions, HedgeOptionsInput>({
       pipeline.hooks.call.for(providerId).tapPromise({ name: PLUGIN_NAME, stage: STAGE.FIRST }, async (attempt, ctx) => {
         if (attempt.initiator !== 'core') return undefined;
         const tier = tierOptions(options, ctx.classification.tier);
-        if (!tier || tier.hedge === false) return undefined;
+        if (!tier) return undefined;
+        const raced = tier.raceLastTier ? await raceLastTier(attempt, ctx, PLUGIN_NAME) : undefined;
+        if (raced || tier.hedge === false) return raced;
         return runHedged(attempt, ctx, hedgeDelay(tier.hedge, tracker, attempt.candidate.deploymentId), PLUGIN_NAME);
       });
     // The core registers every provider before it applies plugins.
@@ -54,7 +57,7 @@ export const hedge = definePlugin<HedgeOptions, HedgeOptionsInput>({
   },
 });
 
-export { hedgeDelay, runHedged } from './hedge.js';
+export { hedgeDelay, lastTierPartner, raceLastTier, runHedged } from './hedge.js';
 export { continueStream, continuationCandidates, prefillRequest, noContinuation } from './continuation.js';
 export { LatencySamples } from './latency-samples.js';
 export { hedgeOptionsSchema, type HedgeOptions, type HedgeOptionsInput, type TierOptions } from './options.js';

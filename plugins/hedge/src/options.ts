@@ -17,6 +17,8 @@ const hedgeSchema = z
 export const tierSchema = z
   .object({
     hedge: z.union([hedgeSchema, z.literal(false)]).default(false),
+    /** When a request reaches its model's last-resort tier, start that tier's two best candidates at once. */
+    raceLastTier: z.boolean().default(false),
     /** Continue a cut committed stream on a prefill-capable candidate (the core does by default; `false` turns it off). */
     continuation: z.boolean().optional(),
     /** How many candidates a continuation may try. */

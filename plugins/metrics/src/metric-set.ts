@@ -3,6 +3,7 @@
  * plugin instance) keeps counting into the same series. Labels are bounded by the config:
  * logical model, deployment id, endpoint, outcome class, status class, level names.
  */
+import type { HealthReportEntry } from '@switchyard/core';
 import { Gauge, type Registry } from 'prom-client';
 import { Tally, TallyHistogram } from './tally.js';
 
@@ -35,6 +36,12 @@ export interface MetricSet {
   shed: Tally;
   breakerState: Gauge<'deployment'>;
   healthScore: Gauge<'deployment'>;
+  errorPatternActive: Gauge<'deployment' | 'pattern' | 'kind'>;
+  errorPatterns: Tally;
+  qualityOk: Gauge<'deployment'>;
+  errorRateEwma: Gauge<'deployment'>;
+  /** The health plugin's report (per deployment), read at scrape time; unset without the plugin. */
+  healthReport: () => Record<string, HealthReportEntry> | undefined;
   inFlight: Gauge;
   requestsInFlight: number;
   budgetUsed: Gauge<'scope'>;
@@ -67,6 +74,22 @@ export function metricSet(registry: Registry, buckets: Buckets): MetricSet {
     shed: new Tally({ name: 'switchyard_shed_total', help: 'Requests refused by the host before the pipeline (load shedding).', registers }),
     breakerState: new Gauge({ name: 'switchyard_breaker_state', help: 'Circuit breaker state per deployment: 0 closed, 1 half-open, 2 open.', labelNames: ['deployment'], registers }),
     healthScore: new Gauge({ name: 'switchyard_health_score', help: 'Health score per deployment (0..1) at its last change.', labelNames: ['deployment'], registers }),
+    errorPatternActive: new Gauge({ name: 'switchyard_error_pattern_active', help: 'Error patterns going on (1) or ended (0) per deployment: same-error (one error again and again) or timeouts, with the error kind.', labelNames: ['deployment', 'pattern', 'kind'], registers }),
+    errorPatterns: new Tally({ name: 'switchyard_error_patterns_total', help: 'Error patterns that started, by deployment and pattern.', labelNames: ['deployment', 'pattern'], registers }),
+    qualityOk: new Gauge({ name: 'switchyard_quality_ok', help: 'Quality probe verdict per deployment: 1 passing and like its baseline, 0 failing or drifting.', labelNames: ['deployment'], registers }),
+    errorRateEwma: new Gauge({
+      name: 'switchyard_health_error_rate_ewma',
+      help: 'Exponentially weighted error rate per deployment (0..1), from @switchyard/plugin-health.',
+      labelNames: ['deployment'],
+      registers,
+      // Read from the health plugin when scraped: it moves with time, not only on events.
+      collect() {
+        const report = set.healthReport();
+        if (!report) return;
+        for (const [deployment, entry] of Object.entries(report)) this.set({ deployment }, entry.errorRateEwma);
+      },
+    }),
+    healthReport: () => undefined,
     inFlight: new Gauge({
       name: 'switchyard_in_flight',
       help: 'Requests inside the pipeline now.',

@@ -25,6 +25,7 @@ const levelLabel = (level: number) => (level >= MAX_LEVEL ? `${MAX_LEVEL}+` : St
 export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readonly<Record<string, Price>>): () => void {
   const priceOf = (c: Candidate) => c.deployment.price ?? prices[c.deploymentId] ?? prices[c.model];
   m.now = () => pipeline.clock.now();
+  m.healthReport = () => getService(pipeline, SERVICE.health)?.report();
   // Breakers count per candidate: `endpoint/model`, plus `#key` when the endpoint has several keys.
   for (const model of pipeline.modelNames()) for (const c of pipeline.candidatesFor(model)) m.breakerState.set({ deployment: c.id }, BREAKER.closed);
   return listenAll(pipeline.events, {
@@ -64,6 +65,11 @@ export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readon
     'breaker:half-open': (e) => m.breakerState.set({ deployment: e.deployment }, BREAKER['half-open']),
     'breaker:close': (e) => m.breakerState.set({ deployment: e.deployment }, BREAKER.closed),
     'health:change': (e) => m.healthScore.set({ deployment: e.deployment }, e.score),
+    'health:pattern': (e) => {
+      m.errorPatternActive.set({ deployment: e.deployment, pattern: e.pattern, kind: e.kind }, e.active ? 1 : 0);
+      if (e.active) m.errorPatterns.add(1, e.deployment, e.pattern);
+    },
+    'quality:change': (e) => m.qualityOk.set({ deployment: e.deployment }, e.ok ? 1 : 0),
     'quota:threshold': (e) => m.budgetUsed.set({ scope: e.scope }, e.max > 0 ? e.used / e.max : 0),
     'key:state': (e) => {
       if (e.condition === 'parked') m.parked.set(`${e.endpoint}#${e.keyId}`, { endpoint: e.endpoint, until: e.until });

@@ -5,6 +5,7 @@ import { openaiProvider } from '@switchyard/provider-openai';
 import { metrics, statusClass, TallyHistogram } from '@switchyard/plugin-metrics';
 import { cache } from '@switchyard/plugin-cache';
 import { quota } from '@switchyard/plugin-quota';
+import { health } from '@switchyard/plugin-health';
 import { fail, ok, scriptedTransport } from '../../retry/test/support/in-process.js';
 
 /** `fail-503` answers 503, anything else answers with usage (10 input of which 4 cached, 5 output). */
@@ -29,6 +30,13 @@ const setup = (registry: Registry) =>
 
 const ask = { model: 'chat', messages: [{ role: 'user' as const, content: 'hi' }] };
 
+/** A failing and an answering deployment, with the health plugin beside the metrics. */
+function withHealth(healthPlugin: ReturnType<typeof health>) {
+  const registry = new Registry();
+  const models = { chat: [{ endpoint: 'a', model: 'fail-503' }, { endpoint: 'a', model: 'ok' }] };
+  return { registry, pipeline: createPipeline({ endpoints, models, providers: [openaiProvider], transport: transport(), plugins: [metrics({ registry }), healthPlugin] }) };
+}
+
 async function value(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
   const metric = await registry.getSingleMetric(name)?.get();
   return metric?.values.find((v) => Object.entries(labels).every(([k, l]) => String(v.labels[k]) === l) && Object.keys(v.labels).length === Object.keys(labels).length)?.value;
@@ -46,6 +54,30 @@ describe('@switchyard/plugin-metrics', () => {
     // 6 fresh input × 2 + 4 cached × 1 + 5 output × 4, per million tokens.
     expect(await value(registry, 'switchyard_cost_usd_total', { deployment: 'a/ok' })).toBeCloseTo((6 * 2 + 4 + 20) / 1e6, 12);
     expect(await value(registry, 'switchyard_breaker_state', { deployment: 'a/ok' })).toBe(0);
+    await pipeline.close();
+  });
+
+  it('exports the health plugin\'s EWMA error rate per deployment, read when scraped', async () => {
+    const { registry, pipeline } = withHealth(health());
+    expect(await value(registry, 'switchyard_health_error_rate_ewma', { deployment: 'a/fail-503' })).toBeUndefined();
+    await pipeline.chat(ask);
+    await pipeline.chat(ask);
+    expect(await value(registry, 'switchyard_health_error_rate_ewma', { deployment: 'a/fail-503' })).toBeCloseTo(1, 3);
+    expect(await value(registry, 'switchyard_health_error_rate_ewma', { deployment: 'a/ok' })).toBe(0);
+    await pipeline.close();
+  });
+
+  it('shows error patterns going on (health:pattern) and counts their starts', async () => {
+    const { registry, pipeline } = withHealth(health({ minSamples: 1000, patterns: { sameError: { inARow: 2 } } }));
+    await pipeline.chat(ask);
+    expect(await value(registry, 'switchyard_error_pattern_active', { deployment: 'a/fail-503', pattern: 'same-error', kind: 'overloaded' })).toBeUndefined();
+    await pipeline.chat(ask);
+    expect(await value(registry, 'switchyard_error_pattern_active', { deployment: 'a/fail-503', pattern: 'same-error', kind: 'overloaded' })).toBe(1);
+    expect(await value(registry, 'switchyard_error_patterns_total', { deployment: 'a/fail-503', pattern: 'same-error' })).toBe(1);
+    pipeline.events.emit('health:pattern', { deployment: 'a/fail-503', pattern: 'same-error', active: false, kind: 'overloaded', code: 'SWITCHYARD_ERR_OVERLOADED', status: 503, count: 2, since: 0, message: 'ended' });
+    expect(await value(registry, 'switchyard_error_pattern_active', { deployment: 'a/fail-503', pattern: 'same-error', kind: 'overloaded' })).toBe(0);
+    pipeline.events.emit('quality:change', { deployment: 'a/ok', ok: false, failed: [], drift: [] });
+    expect(await value(registry, 'switchyard_quality_ok', { deployment: 'a/ok' })).toBe(0);
     await pipeline.close();
   });
 

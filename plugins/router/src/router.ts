@@ -8,7 +8,9 @@ import { contextReroute, largerContextFirst } from './context-reroute.js';
 import { demotedIds } from './demoted.js';
 import { PeakEwmaTracker } from './peak-ewma-tracker.js';
 import { routerOptionsSchema, type RouterOptions, type RouterOptionsInput, type Strategy } from './options.js';
+import { Schedule, type ActiveRule } from './schedule.js';
 import { conversationKey } from './sticky.js';
+import { TrafficShares } from './traffic-shares.js';
 import { costAware, leastLatency, priorityWeighted, roundRobin } from './strategies.js';
 
 export const PLUGIN_NAME = '@switchyard/plugin-router';
@@ -21,6 +23,8 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
   apply(pipeline, options) {
     const { clock, random, store } = pipeline;
     const latency = new PeakEwmaTracker({ decayMs: options.latencyDecayMs, defaultRttMs: options.defaultRttMs, failurePenaltyMs: options.failurePenaltyMs });
+    const schedule = new Schedule(options.schedule);
+    schedule.check(pipeline);
 
     // Synchronous taps where the work is in memory: no promise per request.
     pipeline.hooks.classify.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (classification, ctx) => {
@@ -36,7 +40,9 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
       const demoted = demotedIds(ctx);
       const preferred = demoted.size === 0 ? eligible : eligible.filter((c) => !demoted.has(c.id));
       const lastResort = demoted.size === 0 ? [] : eligible.filter((c) => demoted.has(c.id));
-      const chosen = order(strategyFor(classification, options), preferred, classification, ctx);
+      const rule = schedule.empty ? undefined : schedule.ruleFor(ctx.model, classification.tier, clock.now());
+      const ordered = order(rule?.strategy ?? strategyFor(classification, options), preferred, classification, ctx, rule);
+      const chosen = rule === undefined ? ordered : Array.isArray(ordered) ? rule.preferred(ordered) : ordered.then((list) => rule.preferred(list));
       if (!Array.isArray(chosen) || options.sticky) return settleLater(chosen, lastResort, ctx);
       countFirst(chosen, ctx);
       return withLastResort(chosen, lastResort);
@@ -60,12 +66,19 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
     }
 
     // Synchronous unless a strategy reads the store: no promise per request for the usual ones.
-    const readsStore = options.sticky || options.strategy === 'round-robin' || Object.values(options.tiers).some((t) => t.strategy === 'round-robin');
+    const readsStore = options.sticky || [options.strategy, ...Object.values(options.tiers).map((t) => t.strategy), ...options.schedule.map((r) => r.strategy)].includes('round-robin');
     if (readsStore) pipeline.hooks.route.tapPromise({ name: PLUGIN_NAME, stage: STAGE.ORDER }, async (candidates, classification, ctx) => route(candidates, classification, ctx));
     else pipeline.hooks.route.tap({ name: PLUGIN_NAME, stage: STAGE.ORDER }, (candidates, classification, ctx) => route(candidates, classification, ctx) as Candidate[]);
 
     pipeline.events.on('attempt:start', ({ requestId, candidate }) => latency.started(candidate.deploymentId, requestId, clock.now()));
-    pipeline.hooks.recordRequest.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (_outcome, ctx) => latency.ended(ctx.id));
+    const traffic = new TrafficShares(pipeline, options.trafficTargets);
+    if (traffic.empty) pipeline.hooks.recordRequest.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (_outcome, ctx) => latency.ended(ctx.id));
+    else {
+      pipeline.hooks.recordRequest.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (outcome, ctx) => {
+        latency.ended(ctx.id);
+        traffic.record(outcome);
+      });
+    }
 
     if (options.sticky) {
       pipeline.hooks.recordAttempt.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (outcome, ctx) => {
@@ -81,7 +94,7 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
       pipeline.hooks.failover.tapPromise({ name: PLUGIN_NAME, stage: STAGE.ORDER }, async (remaining, failed, ctx) => largerContextFirst(remaining, failed, ctx));
     }
 
-    function order(strategy: Strategy, list: Candidate[], classification: Classification, ctx: RequestContext): Candidate[] | Promise<Candidate[]> {
+    function order(strategy: Strategy, list: Candidate[], classification: Classification, ctx: RequestContext, rule: ActiveRule | undefined): Candidate[] | Promise<Candidate[]> {
       switch (strategy) {
         case 'round-robin':
           return roundRobin(list, store, ctx.model);
@@ -96,7 +109,7 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
           return costAware(list, tolerance, { inputTokens: classification.estimatedInputTokens, outputTokens });
         }
         default:
-          return priorityWeighted(list, random);
+          return priorityWeighted(list, random, rule?.weightOf);
       }
     }
 

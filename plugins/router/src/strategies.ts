@@ -31,11 +31,11 @@ function sortedTiers(candidates: readonly Candidate[]): Candidate[][] {
 
 const weightOf = (c: Candidate) => c.weight;
 
-export function priorityWeighted(candidates: readonly Candidate[], random: RandomSource): Candidate[] {
+export function priorityWeighted(candidates: readonly Candidate[], random: RandomSource, weight: (c: Candidate) => number = weightOf): Candidate[] {
   const out: Candidate[] = [];
   for (const tier of tiersOf(candidates)) {
     if (tier.length === 1) out.push(tier[0]);
-    else for (const c of weightedOrder(tier, weightOf, random)) out.push(c);
+    else for (const c of weightedOrder(tier, weight, random)) out.push(c);
   }
   return out;
 }
