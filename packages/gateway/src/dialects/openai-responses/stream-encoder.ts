@@ -39,6 +39,8 @@ interface ItemState {
   vendorItem?: ResponseItem;
 }
 
+const SEQUENCE_VALUE = /^\s*:\s*(\d+)/;
+
 const TERMINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 
 export interface ResponsesStreamOptions {
@@ -386,11 +388,9 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   /** The next sequence number: after the last one forwarded, or ours. */
   private next(): number {
     if (this.lastForwarded !== undefined) {
-      const at = this.lastForwarded.lastIndexOf('"sequence_number":');
-      if (at >= 0) {
-        const seen = Number.parseInt(this.lastForwarded.slice(at + 18), 10);
-        if (Number.isInteger(seen) && seen >= this.sequence) this.sequence = seen + 1;
-      }
+      const at = this.lastForwarded.lastIndexOf('"sequence_number"');
+      const seen = at < 0 ? undefined : SEQUENCE_VALUE.exec(this.lastForwarded.slice(at + 17, at + 40));
+      if (seen && Number(seen[1]) >= this.sequence) this.sequence = Number(seen[1]) + 1;
       this.lastForwarded = undefined;
     }
     return this.sequence++;
