@@ -83,7 +83,7 @@ describe('Responses pass-through to an openai vendor', () => {
     expect(openai.requests[0]!.headers.authorization).toBe(`Bearer ${VENDOR_KEY}`);
 
     // The SDK's stream helper accumulates the same response OpenAI would have given it.
-    const final = await client.responses.stream({ ...(CLIENT_BODY as never), stream: undefined }).finalResponse();
+    const final = await client.responses.stream(CLIENT_BODY as never).finalResponse();
     expect(final.output.map((o) => o.type)).toEqual(['web_search_call', 'message']);
     expect(final.output_text).toBe('Sunny, 18C.');
     expect(final).toMatchObject({ id: 'resp_pt1', service_tier: 'priority', safety_identifier: 'user-7f3a' });

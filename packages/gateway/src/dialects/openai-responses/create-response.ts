@@ -5,7 +5,7 @@
  * before routing; with `store: true`, the answer is stored before the client sees its end, so
  * a client that continues at once finds it.
  */
-import { OPENAI_RESPONSES, setRequestOrigin, SwitchyardError, wireBodyOf } from '@switchyard/core';
+import { checkRequestLimits, DEFAULT_REQUEST_LIMITS, OPENAI_RESPONSES, setRequestOrigin, SwitchyardError, wireBodyOf } from '@switchyard/core';
 import type { Exchange } from '../../exchange.js';
 import { infoHeaders, sendJsonText } from '../../http-reply.js';
 import { serveStream, wantsStream } from '../../stream-answer.js';
@@ -72,7 +72,11 @@ export async function createResponse(x: Exchange, body: unknown): Promise<void> 
     const conversation: SourcedItem[] = [];
     for (const item of history) conversation.push({ item, path: 'previous_response_id' });
     for (let i = 0; i < input.length; i++) conversation.push({ item: input[i]!, path: `input[${i}]` });
+    const maxItems = x.server.limits?.maxMessages ?? DEFAULT_REQUEST_LIMITS.maxMessages;
+    if (conversation.length > maxItems) throw invalid('input', `the conversation has ${conversation.length} items (${history.length} stored, ${input.length} in input); the limit is ${maxItems}`);
     const { request, untranslatable } = decodeRequest(body, conversation);
+    // Checked here with the gateway's limits, so the pipeline does not check it again with its defaults.
+    checkRequestLimits(request, x.server.limits);
     const origin = previousId ? Object.assign({}, body, { input: statelessHistory(history).concat(input) }) : body;
     setRequestOrigin(request, { format: OPENAI_RESPONSES, body: origin, untranslatable });
 
