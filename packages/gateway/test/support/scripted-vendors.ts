@@ -6,7 +6,8 @@
  */
 import type { Handler } from './harness.js';
 
-export type Turn = { text: string[] } | { call: { id: string; name: string; args: string[] } };
+/** What the vendor answers: text or a call, after reasoning when given (Anthropic signs it). */
+export type Turn = ({ text: string[] } | { call: { id: string; name: string; args: string[] } }) & { reasoning?: string[]; signature?: string };
 export type Script = (body: string) => Turn;
 
 export const WEATHER_RESULT = '18C and sunny';
@@ -77,10 +78,12 @@ export function chatVendor(script: Script, model = 'deepseek-chat'): Handler {
     const finish = 'call' in turn ? 'tool_calls' : 'stop';
     if (!body.stream) {
       const message = 'call' in turn ? { role: 'assistant', content: null, tool_calls: [{ id: turn.call.id, type: 'function', function: { name: turn.call.name, arguments: turn.call.args.join('') } }] } : { role: 'assistant', content: turn.text.join('') };
+      if (turn.reasoning) Object.assign(message, { reasoning_content: turn.reasoning.join('') });
       return json(res, { id: 'chatcmpl-v1', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message, finish_reason: finish }], usage });
     }
     const chunk = (delta: unknown, finishReason: string | null = null, extra: Record<string, unknown> = {}) => `data: ${JSON.stringify({ id: 'chatcmpl-v1', object: 'chat.completion.chunk', created: 1, model, choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`;
     const events = [chunk({ role: 'assistant', content: '' })];
+    for (const reasoning of turn.reasoning ?? []) events.push(chunk({ reasoning_content: reasoning }));
     if ('call' in turn) {
       events.push(chunk({ tool_calls: [{ index: 0, id: turn.call.id, type: 'function', function: { name: turn.call.name, arguments: '' } }] }));
       for (const args of turn.call.args) events.push(chunk({ tool_calls: [{ index: 0, function: { arguments: args } }] }));
@@ -97,20 +100,27 @@ export function anthropicVendor(script: Script, model = 'claude-upstream'): Hand
     const body = JSON.parse(raw) as { stream?: boolean };
     const turn = script(raw);
     const stop = 'call' in turn ? 'tool_use' : 'end_turn';
+    const thinking = turn.reasoning ? [{ type: 'thinking', thinking: turn.reasoning.join(''), signature: turn.signature ?? '' }] : [];
     if (!body.stream) {
-      const content = 'call' in turn ? [{ type: 'tool_use', id: turn.call.id, name: turn.call.name, input: JSON.parse(turn.call.args.join('')) }] : [{ type: 'text', text: turn.text.join('') }];
+      const content = [...thinking, ...('call' in turn ? [{ type: 'tool_use', id: turn.call.id, name: turn.call.name, input: JSON.parse(turn.call.args.join('')) }] : [{ type: 'text', text: turn.text.join('') }])];
       return json(res, { id: 'msg_a1', type: 'message', role: 'assistant', model, content, stop_reason: stop, stop_sequence: null, usage: { input_tokens: USAGE.input, output_tokens: USAGE.output } });
     }
     const ev = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
     const events = [ev('message_start', { message: { id: 'msg_a1', type: 'message', role: 'assistant', model, content: [], stop_reason: null, usage: { input_tokens: USAGE.input, output_tokens: 1 } } })];
-    if ('call' in turn) {
-      events.push(ev('content_block_start', { index: 0, content_block: { type: 'tool_use', id: turn.call.id, name: turn.call.name, input: {} } }));
-      for (const partial of turn.call.args) events.push(ev('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: partial } }));
-    } else {
-      events.push(ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }));
-      for (const text of turn.text) events.push(ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }));
+    const index = turn.reasoning ? 1 : 0;
+    if (turn.reasoning) {
+      events.push(ev('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }));
+      for (const thought of turn.reasoning) events.push(ev('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: thought } }));
+      events.push(ev('content_block_delta', { index: 0, delta: { type: 'signature_delta', signature: turn.signature ?? '' } }), ev('content_block_stop', { index: 0 }));
     }
-    events.push(ev('content_block_stop', { index: 0 }), ev('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: USAGE.output } }), ev('message_stop', {}));
+    if ('call' in turn) {
+      events.push(ev('content_block_start', { index, content_block: { type: 'tool_use', id: turn.call.id, name: turn.call.name, input: {} } }));
+      for (const partial of turn.call.args) events.push(ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: partial } }));
+    } else {
+      events.push(ev('content_block_start', { index, content_block: { type: 'text', text: '' } }));
+      for (const text of turn.text) events.push(ev('content_block_delta', { index, delta: { type: 'text_delta', text } }));
+    }
+    events.push(ev('content_block_stop', { index }), ev('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: USAGE.output } }), ev('message_stop', {}));
     sse(res, events);
   };
 }

@@ -13,6 +13,7 @@ import { decodeRequest, inputItems, invalid, isObject, type SourcedItem } from '
 import { PREVIOUS_RESPONSE_NOT_FOUND, replyInResponses } from './errors.js';
 import { requestEcho, responseBody } from './response-body.js';
 import { ResponseStore, withItemIds } from './response-store.js';
+import { statelessItems } from './vendor-state.js';
 import { ResponsesStreamEncoder } from './stream-encoder.js';
 import type { Json, ResponseItem, ResponseObject } from './wire-types.js';
 
@@ -22,23 +23,16 @@ export function responseStoreOf(x: Exchange): ResponseStore {
 
 /**
  * The stored conversation as input for a vendor that keeps no state (the gateway asks OpenAI
- * with `store: false`): items lose the ids OpenAI would look up, and reasoning items that
- * carry no `encrypted_content` are left out, since OpenAI cannot take them back without it.
+ * with `store: false`): without the reasoning items it could not take back, and without the
+ * ids of the others, which it would look up and not find. Reasoning items keep theirs (their
+ * encrypted content is what OpenAI reads).
  */
-export function statelessHistory(items: readonly ResponseItem[]): ResponseItem[] {
-  const out: ResponseItem[] = [];
-  for (const item of items) {
-    if (item.type === 'reasoning') {
-      if (typeof item.encrypted_content === 'string' && item.encrypted_content.length > 0) out.push(item);
-      continue;
-    }
-    if (item.id === undefined) out.push(item);
-    else {
-      const { id: _id, ...rest } = item;
-      out.push(rest as ResponseItem);
-    }
-  }
-  return out;
+export function statelessHistory(items: ResponseItem[]): ResponseItem[] {
+  return statelessItems(items).map((item) => {
+    if (item.type === 'reasoning' || item.id === undefined) return item;
+    const { id: _id, ...rest } = item;
+    return rest as ResponseItem;
+  });
 }
 
 function optionalFlag(body: Json, field: string): boolean {
@@ -77,7 +71,8 @@ export async function createResponse(x: Exchange, body: unknown): Promise<void> 
     const { request, untranslatable } = decodeRequest(body, conversation);
     // Checked here with the gateway's limits, so the pipeline does not check it again with its defaults.
     checkRequestLimits(request, x.server.limits);
-    const origin = previousId ? Object.assign({}, body, { input: statelessHistory(history).concat(input) }) : body;
+    const upstreamInput = previousId ? statelessHistory(history).concat(statelessItems(input)) : statelessItems(input);
+    const origin = upstreamInput === input ? body : Object.assign({}, body, { input: upstreamInput });
     setRequestOrigin(request, { format: OPENAI_RESPONSES, body: origin, untranslatable });
 
     const echo = requestEcho(body, store);

@@ -6,7 +6,8 @@
  * untranslatable: only a vendor that speaks the Responses API can take such a request, and any
  * other is skipped before an attempt (core's expressible.ts).
  */
-import { SwitchyardError, type ChatMessage, type ChatRequest, type ContentPart, type ResponseFormat, type ToolCall, type ToolChoice, type ToolDefinition, type Untranslatable } from '@switchyard/core';
+import { SwitchyardError, type ChatMessage, type ChatRequest, type ContentPart, type ProviderMetadata, type ResponseFormat, type ToolCall, type ToolChoice, type ToolDefinition, type Untranslatable } from '@switchyard/core';
+import { mergeMetadata, vendorStateOf } from './vendor-state.js';
 import type { Json, ResponseItem } from './wire-types.js';
 
 /** Where an item came from, for error paths: the client's `input`, or the stored conversation. */
@@ -83,6 +84,8 @@ class ConversationBuilder {
   readonly messages: ChatMessage[] = [];
   readonly untranslatable: Untranslatable[] = [];
   private pendingReasoning: string | undefined;
+  /** Vendor state read before the assistant message of its turn (vendor-state.ts). */
+  private pendingState: ProviderMetadata | undefined;
 
   add({ item, path }: SourcedItem): void {
     const type = item.type ?? 'message';
@@ -124,7 +127,17 @@ class ConversationBuilder {
       message.reasoning_content = this.pendingReasoning;
       this.pendingReasoning = undefined;
     }
+    if (this.pendingState !== undefined) {
+      message.providerMetadata = this.pendingState;
+      this.pendingState = undefined;
+    }
     return message;
+  }
+
+  /** The assistant message of the turn being read (the last message, when it is the assistant's). */
+  private currentTurn(): ChatMessage | undefined {
+    const last = this.messages[this.messages.length - 1];
+    return last?.role === 'assistant' ? last : undefined;
   }
 
   private functionCall(item: ResponseItem, path: string): void {
@@ -133,8 +146,8 @@ class ConversationBuilder {
       type: 'function',
       function: { name: stringField(item, 'name', path)!, arguments: stringField(item, 'arguments', path)! },
     };
-    const last = this.messages[this.messages.length - 1];
-    if (last?.role === 'assistant' && this.pendingReasoning === undefined) (last.tool_calls ??= []).push(call);
+    const last = this.currentTurn();
+    if (last && this.pendingReasoning === undefined) (last.tool_calls ??= []).push(call);
     else {
       const message = this.assistant(null);
       message.tool_calls = [call];
@@ -157,6 +170,14 @@ class ConversationBuilder {
   }
 
   private reasoning(item: ResponseItem, path: string): void {
+    const state = vendorStateOf(item);
+    if (state) {
+      // The state item ends its turn; one that comes first waits for the turn's message.
+      const turn = this.currentTurn();
+      if (turn) turn.providerMetadata = mergeMetadata(turn.providerMetadata, state);
+      else this.pendingState = mergeMetadata(this.pendingState, state);
+      return;
+    }
     const texts: string[] = [];
     // The model's own reasoning text when the vendor sent it, else its summary.
     const source = Array.isArray(item.content) && item.content.length > 0 ? 'content' : 'summary';

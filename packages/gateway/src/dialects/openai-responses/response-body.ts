@@ -3,14 +3,10 @@
  * stream's lifecycle events carry. The request's settings are echoed the way OpenAI echoes them
  * (instructions, tools, tool_choice, text format…), so SDK helpers that read them back work.
  */
-import { randomBytes } from 'node:crypto';
 import type { ChatResponse, FinishReason, ResponseMessage, Usage } from '@switchyard/core';
+import { newId } from './ids.js';
+import { vendorStateItem } from './vendor-state.js';
 import type { FunctionCallItem, Json, OutputMessage, ReasoningItem, ResponseItem, ResponseObject, ResponseStatus, ResponseUsage } from './wire-types.js';
-
-/** An id in OpenAI's style: `resp_…`, `msg_…`, `fc_…`, `rs_…`. */
-export function newId(prefix: string): string {
-  return `${prefix}_${randomBytes(16).toString('hex')}`;
-}
 
 /** The request settings a response reports back, with OpenAI's defaults for those the client left out. */
 export type RequestEcho = Json;
@@ -117,14 +113,20 @@ export const reasoningItem = (id: string, text: string, status: ReasoningItem['s
 
 export const functionCallItem = (id: string, callId: string, name: string, args: string, status: FunctionCallItem['status']): FunctionCallItem => ({ id, type: 'function_call', status, arguments: args, call_id: callId, name });
 
-/** The output items of one answer: its reasoning, its text (or refusal), its function calls. */
+/** The output items of one answer: its reasoning, its text (or refusal), its function calls, and the vendor state its next turn needs. */
 export function outputItemsOf(message: ResponseMessage, itemStatus: OutputMessage['status']): ResponseItem[] {
   const items: ResponseItem[] = [];
   if (message.reasoning_content) items.push(reasoningItem(newId('rs'), message.reasoning_content, itemStatus));
   if (typeof message.content === 'string' && message.content.length > 0) items.push(messageItem(newId('msg'), message.content, itemStatus));
   else if (typeof message.refusal === 'string' && message.refusal.length > 0) items.push(messageItem(newId('msg'), '', itemStatus, message.refusal));
   for (const call of message.tool_calls ?? []) items.push(functionCallItem(newId('fc'), call.id, call.function.name, call.function.arguments, itemStatus));
+  if (carriesState(message.reasoning_content !== undefined && message.reasoning_content.length > 0, (message.tool_calls?.length ?? 0) > 0, message.providerMetadata)) items.push(vendorStateItem(message.providerMetadata!));
   return items;
+}
+
+/** Only a turn with reasoning or function calls has state a vendor wants back (signed thinking, thought signatures). */
+export function carriesState(reasoned: boolean, called: boolean, metadata: ResponseMessage['providerMetadata']): boolean {
+  return (reasoned || called) && metadata !== undefined && Object.keys(metadata).length > 0;
 }
 
 /** A unified answer as a `response` object (for answers that did not come from a Responses API vendor as they are). */

@@ -6,7 +6,7 @@
  * pipeline's clock (and the store drops them then too).
  */
 import type { Clock, StateStore } from '@switchyard/core';
-import { newId } from './response-body.js';
+import { newId } from './ids.js';
 import type { ResponseItem, ResponseObject } from './wire-types.js';
 
 export const RESPONSE_KEY_PREFIX = 'switchyard:responses:';

@@ -12,10 +12,12 @@
  * built from what the client received: `response.completed` / `response.incomplete`, or
  * `response.failed` when the answer broke after its head.
  */
-import { wireTextOf, type FinishReason, type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
+import { wireTextOf, type FinishReason, type ProviderMetadata, type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
 import type { StreamEncoder } from '../../dialect.js';
 import type { ErrorReply } from '../../openai-errors.js';
-import { endingOf, functionCallItem, messageItem, newId, reasoningItem, responseObject, responseUsage, type RequestEcho, type ResponseHead } from './response-body.js';
+import { newId } from './ids.js';
+import { carriesState, endingOf, functionCallItem, messageItem, reasoningItem, responseObject, responseUsage, type RequestEcho, type ResponseHead } from './response-body.js';
+import { mergeMetadata, vendorStateItem } from './vendor-state.js';
 import type { ItemStatus, Json, ResponseItem, ResponseObject } from './wire-types.js';
 
 type ItemKind = 'message' | 'reasoning' | 'function_call' | 'other';
@@ -91,6 +93,8 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   private readonly items: ItemState[] = [];
   private usage: Usage | undefined;
   private finishReason: FinishReason | undefined;
+  /** Vendor state the parts carried (signatures), for the answer's last item. */
+  private metadata: ProviderMetadata | undefined;
   /** The vendor's terminal event, held back until end() when the final response is kept. */
   private heldTerminal: { text: string; response: ResponseObject | undefined } | undefined;
   private closed = false;
@@ -118,6 +122,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     }
     let out = this.start();
     for (const item of this.items) if (!item.done) out += this.closeItem(item, 'completed');
+    out += this.stateItem();
     const ending = endingOf(this.finishReason);
     const final = this.snapshot(ending.status, this.output(), responseUsage(this.usage), ending.error, ending.incomplete);
     if (ending.status !== 'failed' && this.options.onFinal) await this.options.onFinal(final);
@@ -223,9 +228,11 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       case 'reasoning-delta': {
         const item = this.openOf(part.type === 'text-delta' ? 'message' : 'reasoning');
         if (item) item.text += part.text;
+        if (part.type === 'reasoning-delta' && part.providerMetadata) this.metadata = mergeMetadata(this.metadata, part.providerMetadata);
         return;
       }
       case 'tool-call-delta': {
+        if (part.providerMetadata) this.metadata = mergeMetadata(this.metadata, part.providerMetadata);
         const item = this.callItem(part.index);
         if (!item) return;
         item.text += part.argumentsDelta;
@@ -239,6 +246,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       case 'finish':
         this.finishReason = part.finishReason;
         if (part.usage) this.usage = part.usage;
+        if (part.providerMetadata) this.metadata = mergeMetadata(this.metadata, part.providerMetadata);
         return;
       default:
     }
@@ -279,6 +287,22 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       default:
         return out;
     }
+  }
+
+  /**
+   * The reasoning item carrying the vendor state of an answer with reasoning or calls (see
+   * vendor-state.ts); the state arrives with the finish, so it is the answer's last item. A
+   * forwarded Responses stream carries its own state.
+   */
+  private stateItem(): string {
+    if (this.vendorBase || !this.metadata) return '';
+    if (!carriesState(this.items.some((i) => i.kind === 'reasoning'), this.items.some((i) => i.kind === 'function_call'), this.metadata)) return '';
+    const final = vendorStateItem(this.metadata);
+    const item = this.addItem('other');
+    item.id = final.id;
+    item.done = true;
+    item.vendorItem = final;
+    return event('response.output_item.added', { output_index: item.outputIndex, item: final }, this.next()) + event('response.output_item.done', { output_index: item.outputIndex, item: final }, this.next());
   }
 
   /** `response.created` and `response.in_progress`, once, before anything else this encoder writes. */
