@@ -56,6 +56,7 @@ export async function getStoredResponse(x: Exchange, _body: unknown, param?: str
   try {
     const { id, sub } = target(param);
     if (sub !== undefined && sub !== 'input_items') throw notFound(`${id}/${sub}`);
+    if (new URL(x.req.url ?? '/', 'http://gateway').searchParams.get('stream') === 'true') throw invalid('stream', 'a stored response cannot be streamed again; fetch it without stream');
     const record = await loadOrFail(x, id);
     sendJson(x.res, 200, sub === 'input_items' ? inputItemsPage(x, record) : record.response);
   } catch (error) {
