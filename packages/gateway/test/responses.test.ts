@@ -7,7 +7,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type OpenAI from 'openai';
-import { createPipeline, type DeploymentConfig, type Pipeline } from '@switchyard/core';
+import { createPipeline, type DeploymentConfig, type Pipeline, type PipelineOptions } from '@switchyard/core';
+import { cache } from '@switchyard/plugin-cache';
+import { quota } from '@switchyard/plugin-quota';
 import { anthropicProvider } from '@switchyard/provider-anthropic';
 import { geminiProvider } from '@switchyard/provider-gemini';
 import { openaiProvider, vendorPresetProviders } from '@switchyard/provider-openai';
@@ -34,11 +36,12 @@ interface Upstream {
   capabilities?: DeploymentConfig['capabilities'];
 }
 
-function pipelineOf(upstreams: Upstream[]): Pipeline {
+function pipelineOf(upstreams: Upstream[], extra: Partial<PipelineOptions> = {}): Pipeline {
   return createPipeline({
     endpoints: upstreams.map((u) => ({ name: u.name, provider: u.provider, baseUrl: u.url, apiKey: VENDOR_KEY })),
     models: { chat: upstreams.map((u) => ({ endpoint: u.name, model: `${u.name}-model`, ...(u.capabilities ? { capabilities: u.capabilities } : {}) })) },
     providers: [openaiProvider, anthropicProvider, geminiProvider, ...vendorPresetProviders],
+    ...extra,
   });
 }
 
@@ -211,5 +214,34 @@ describe('failures of a Responses stream', () => {
     const wire = await raw(origin, '/v1/responses', { body: JSON.stringify({ model: 'chat', input: 'hi', stream: true }) });
     expect(wire.text).toContain('"obfuscation":"chaos0"');
     expect(wire.text.trimEnd().split('\n\n').at(-1)).toMatch(/^event: response\.completed\n/);
+  });
+});
+
+describe('the pipeline’s plugins apply to Responses requests as to any other', () => {
+  it('the response cache answers a repeated request (JSON and stream, a passed-through answer re-encoded), and the ledger counts the tokens', async () => {
+    const upstream = await vendor(responsesVendor(textScript('cached ', 'answer')));
+    const pipeline = pipelineOf([{ name: 'openai', provider: 'openai', url: upstream.url }], { plugins: [cache({ ttlMs: 60_000 }), quota({ ledger: {} })] });
+    const { client, origin } = await startGateway(pipeline);
+    const first = await client.responses.create({ model: 'chat', input: 'same question' });
+    const again = await client.responses.create({ model: 'chat', input: 'same question' });
+    expect(again.output_text).toBe('cached answer');
+    expect(again.id).not.toBe(first.id);
+    const streamed = await client.responses.stream({ model: 'chat', input: 'same question' }).finalResponse();
+    expect(streamed.output_text).toBe('cached answer');
+    expect(upstream.requests).toHaveLength(1);
+    // A request with a hosted tool differs from the unified one only in that tool: it is never served from the cache.
+    await client.responses.create({ model: 'chat', input: 'same question', tools: [{ type: 'web_search' }] });
+    expect(upstream.requests).toHaveLength(2);
+    const usage = await raw(origin, '/switchyard/usage', { method: 'GET' });
+    expect(usage.json.total).toMatchObject({ billed: { inputTokens: 22, outputTokens: 14 } });
+  });
+
+  it('structured output: text.format json_schema reaches a Chat Completions vendor as response_format, and the SDK parses the answer', async () => {
+    const upstream = await vendor(chatVendor(textScript('{"city":', '"Paris","temp":18}')));
+    const { client } = await startGateway(pipelineOf([{ name: 'deepseek', provider: 'deepseek', url: upstream.url }]));
+    const schema = { type: 'object', properties: { city: { type: 'string' }, temp: { type: 'number' } }, required: ['city', 'temp'], additionalProperties: false };
+    const parsed = await client.responses.parse({ model: 'chat', input: 'Weather?', text: { format: { type: 'json_schema', name: 'weather', schema, strict: true } } });
+    expect(parsed.output_parsed).toEqual({ city: 'Paris', temp: 18 });
+    expect(JSON.parse(upstream.requests[0]!.body).response_format).toEqual({ type: 'json_schema', json_schema: { name: 'weather', schema, strict: true } });
   });
 });
