@@ -166,6 +166,24 @@ describe('failures of a Responses stream', () => {
     expect(json.output_text).toBe('from the backup');
   });
 
+  it('a failure after heartbeats, before any response existed, is an error event of the SDK’s shape', async () => {
+    const slow = await vendor(async (_req, res) => {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'down', type: 'server_error', code: null } }));
+    });
+    const { origin, client } = await startGateway(pipelineOf([{ name: 'only', provider: 'openai', url: slow.url }]), { server: { heartbeatMs: 20 } });
+    const wire = await raw(origin, '/v1/responses', { body: JSON.stringify({ model: 'chat', input: 'hi', stream: true }) });
+    expect(wire.status).toBe(200);
+    expect(wire.text.startsWith(': heartbeat\n\n')).toBe(true);
+    const last = wire.text.trimEnd().split('\n\n').at(-1)!;
+    expect(last.startsWith('event: error\ndata: ')).toBe(true);
+    expect(JSON.parse(last.slice('event: error\ndata: '.length))).toEqual({ type: 'error', code: expect.any(String), message: expect.any(String), param: null, sequence_number: 0 });
+    expect(wire.text).not.toContain('response.completed');
+    // The stream helper rejects: there is no response to return.
+    await expect(client.responses.stream({ model: 'chat', input: 'hi' }).finalResponse()).rejects.toThrow();
+  });
+
   it('a stream cut after its first bytes ends with response.failed over what was sent, never response.completed', async () => {
     const primary = await faultServer({ vendor: 'openai', scenario: 'stream-cut', options: { afterTokens: 3 } });
     // A backup that cannot take a prefill cannot continue the answer.
