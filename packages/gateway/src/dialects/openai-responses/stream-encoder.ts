@@ -120,10 +120,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       if (this.options.onFinal && this.heldTerminal.response) await this.options.onFinal(this.heldTerminal.response);
       return this.heldTerminal.text;
     }
-    let out = this.start();
-    for (const item of this.items) if (!item.done) out += this.closeItem(item, 'completed');
-    out += this.stateItem();
     const ending = endingOf(this.finishReason);
+    let out = this.start();
+    out += this.closeOpen(() => true, ending.status === 'completed' ? 'completed' : 'incomplete');
+    out += this.stateItem();
     const final = this.snapshot(ending.status, this.output(), responseUsage(this.usage), ending.error, ending.incomplete);
     if (ending.status !== 'failed' && this.options.onFinal) await this.options.onFinal(final);
     const type = ending.status === 'completed' ? 'response.completed' : ending.status === 'incomplete' ? 'response.incomplete' : 'response.failed';
@@ -335,15 +335,16 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   private addItem(kind: ItemKind): ItemState {
-    const prefix = kind === 'message' ? 'msg' : kind === 'reasoning' ? 'rs' : 'fc';
+    const prefix = kind === 'message' ? 'msg' : kind === 'reasoning' ? 'rs' : kind === 'function_call' ? 'fc' : 'item';
     const item: ItemState = { kind, id: newId(prefix), outputIndex: this.items.length, text: '', partOpen: false, parts: 0, done: false };
     this.items.push(item);
     return item;
   }
 
-  private closeOpen(which: (item: ItemState) => boolean): string {
+  private closeOpen(which: (item: ItemState) => boolean, status: ItemStatus = 'completed'): string {
     let out = '';
-    for (const item of this.items) if (!item.done && which(item)) out += this.closeItem(item, 'completed');
+    // A vendor's output indexes may leave holes in the list.
+    for (const item of this.items) if (item && !item.done && which(item)) out += this.closeItem(item, status);
     return out;
   }
 
