@@ -122,6 +122,15 @@ describe('Responses pass-through to an openai vendor', () => {
 });
 
 describe('parts only the Responses API carries', () => {
+  it('a stored prompt without input goes to OpenAI as the client wrote it', async () => {
+    const openai = await openaiVendor();
+    const pipeline = createPipeline({ endpoints: [{ name: 'openai', provider: 'openai', baseUrl: openai.url, apiKey: VENDOR_KEY }], models: { chat: [{ endpoint: 'openai', model: 'gpt-5-mini' }] }, providers: [openaiProvider] });
+    const { client } = await startGateway(pipeline);
+    const answer = await client.responses.create({ model: 'chat', prompt: { id: 'pmpt_weather', variables: { city: 'Paris' } } });
+    expect(answer.output_text).toBe('Sunny, 18C.');
+    expect(JSON.parse(openai.requests[0]!.body)).toEqual({ model: 'gpt-5-mini', prompt: { id: 'pmpt_weather', variables: { city: 'Paris' } }, store: false });
+  });
+
   it('skip a vendor of another dialect before any attempt; the openai candidate answers', async () => {
     const claude = await vendor(anthropicVendor(textScript('never')));
     const openai = await openaiVendor();

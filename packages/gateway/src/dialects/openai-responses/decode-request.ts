@@ -339,7 +339,12 @@ export function decodeRequest(body: Json, conversation: readonly SourcedItem[]):
   for (const sourced of conversation) builder.add(sourced);
   if (!isAbsent(body.conversation)) foreign('conversation', 'an OpenAI conversation');
   if (!isAbsent(body.prompt)) foreign('prompt', 'a stored prompt template');
-  if (!builder.messages.some((m) => m.role !== 'system' && m.role !== 'developer') && builder.untranslatable.length === 0) throw invalid('input', 'is required: a string or a non-empty array of items');
+  if (!builder.messages.some((m) => m.role !== 'system' && m.role !== 'developer')) {
+    if (builder.untranslatable.length === 0) throw invalid('input', 'is required: a string or a non-empty array of items');
+    // A stored prompt or a conversation may hold the whole input: only OpenAI can take such a
+    // request, and the unified request routing reads still needs a turn.
+    builder.messages.push({ role: 'user', content: '' });
+  }
 
   const request: ChatRequest = { model: body.model, messages: builder.messages };
   const tools = decodeTools(body, foreign);
