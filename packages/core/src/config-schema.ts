@@ -97,6 +97,8 @@ export const serverSchema = z
     cors: z.array(z.string().regex(/^https?:\/\/[^/]+$/, 'expected an origin like https://app.example.com')).default([]),
     /** Bounded work per request (request-limits.ts); unset fields keep their defaults. */
     limits: requestLimitsSchema.optional(),
+    /** How long a response stored with `store: true` on POST /v1/responses stays retrievable (default 24 h). */
+    responseTtlMs: z.number().int().positive().default(86_400_000),
   })
   .strict();
 

@@ -111,6 +111,9 @@ const SPECIFIC_CODES = {
   SWITCHYARD_ERR_IDEMPOTENCY_MISMATCH: { kind: 'invalid-request', status: 422 },
   // No deployment's provider can express a part of the request (expressible.ts).
   SWITCHYARD_ERR_UNEXPRESSIBLE: 'invalid-request',
+  // The OpenAI Responses ingress: a stored response that is unknown or expired.
+  SWITCHYARD_ERR_RESPONSE_NOT_FOUND: { kind: 'invalid-request', status: 404 },
+  SWITCHYARD_ERR_PREVIOUS_RESPONSE_NOT_FOUND: 'invalid-request',
 } as const satisfies Record<`SWITCHYARD_ERR_${string}`, ErrorKind | { kind: ErrorKind; status: number }>;
 
 /** Every code Switchyard raises. */

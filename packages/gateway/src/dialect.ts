@@ -50,8 +50,10 @@ export interface Dialect {
 export interface StreamEncoder {
   /** SSE text for a part ('' when the part adds nothing by itself). */
   encode(part: StreamPart): string;
-  /** The closing text of a stream that finished. */
-  end(): string;
+  /** The closing text of a stream that finished (a promise when something must happen before the client sees it). */
+  end(): string | Promise<string>;
+  /** The closing text of a stream that failed after its head, when it depends on what was sent (default: the dialect's `streamError`). */
+  fail?(reply: ErrorReply): string;
 }
 
 export type StreamEncoderFactory = (info: StreamInfo) => StreamEncoder;

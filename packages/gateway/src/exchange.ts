@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CallOptions, Clock, Pipeline } from '@switchyard/core';
 import type { Dialect } from './dialect.js';
 import type { Logger } from './logger.js';
+import type { ServerOptions } from './server-options.js';
 import type { ErrorReplyOptions } from './upstream-message.js';
 
 export interface Exchange {
@@ -20,4 +21,6 @@ export interface Exchange {
   dialect: Dialect;
   /** When the gateway started (unix seconds): the `created` of the model list. */
   startedAt: number;
+  /** The gateway's resolved `server` settings. */
+  server: Readonly<ServerOptions>;
 }

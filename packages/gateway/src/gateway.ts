@@ -215,6 +215,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       errorOptions,
       dialect,
       startedAt,
+      server,
     };
   }
 

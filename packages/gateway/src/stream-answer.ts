@@ -55,8 +55,12 @@ export async function serveStream(x: Exchange, request: ChatRequest, encoderFor:
   if (res.destroyed) return;
   if (failure) {
     x.logger.warn({ event: 'stream_failed', requestId: x.call.requestId, errorKind: failure.kind, endpoint: failure.endpoint }, 'stream failed after commit');
-    writer.end(x.dialect.streamError(replyForError(failure, x.errorOptions)));
-  } else writer.end(encoder.end());
+    const reply = replyForError(failure, x.errorOptions);
+    writer.end(encoder.fail ? encoder.fail(reply) : x.dialect.streamError(reply));
+  } else {
+    const closing = encoder.end();
+    writer.end(typeof closing === 'string' ? closing : await closing);
+  }
 }
 
 /** The `stream` field of a body: absent, or a boolean (a 400 naming it otherwise). */

@@ -5,7 +5,7 @@
  * `/openai/v1` surface, where the deployment goes in the body's `model` instead of the path.
  */
 import type { Candidate } from '@switchyard/core';
-import { defineOpenAIFamilyProvider } from './provider.js';
+import { defineOpenAIFamilyProvider, type OpenAIOperation } from './provider.js';
 import { AZURE_CHAT_FIELDS } from './request.js';
 
 /** The newest generally available data-plane version at the time of writing. */
@@ -16,12 +16,13 @@ function openaiPrefix(target: Candidate): string {
   return /\/openai\/?$/.test(target.endpoint.baseUrl ?? '') ? '' : '/openai';
 }
 
-export function azurePath(operation: 'chat/completions' | 'embeddings' | 'models', target: Candidate): string {
+export function azurePath(operation: OpenAIOperation, target: Candidate): string {
   const version = target.endpoint.apiVersion ?? AZURE_DEFAULT_API_VERSION;
   const prefix = openaiPrefix(target);
   if (version === 'v1') return `${prefix}/v1/${operation}`;
   const query = `?api-version=${encodeURIComponent(version)}`;
-  if (operation === 'models') return `${prefix}/models${query}`;
+  // The Responses API takes the deployment in the body's `model`, not in the path.
+  if (operation === 'models' || operation === 'responses') return `${prefix}/${operation}${query}`;
   return `${prefix}/deployments/${encodeURIComponent(target.model)}/${operation}${query}`;
 }
 

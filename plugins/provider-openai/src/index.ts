@@ -12,9 +12,13 @@ export { openaiProvider } from './openai.js';
 export { azureProvider, azurePath, AZURE_DEFAULT_API_VERSION } from './azure.js';
 export { openaiCompatibleProvider } from './openai-compatible.js';
 export { vendorPresetProviders, VENDOR_PRESETS } from './vendor-presets.js';
-export { defineOpenAIFamilyProvider, bearerAuth, type OpenAIFamilyOptions } from './provider.js';
+export { defineOpenAIFamilyProvider, bearerAuth, type OpenAIFamilyOptions, type OpenAIOperation } from './provider.js';
 export { classifyHttpError, classifyStreamError, readErrorBody } from './classify-error.js';
 export { ChatStreamDecoder } from './stream-decoder.js';
+export { ResponsesStreamDecoder } from './responses-stream-decoder.js';
+export { parseResponsesResponse } from './responses-response.js';
+export { classifyResponseFailure } from './responses-errors.js';
+export { buildResponsesBody, responsesApiEnabled } from './responses-request.js';
 
 export const providers = [openaiProvider, azureProvider, openaiCompatibleProvider, ...vendorPresetProviders];
 export default providers;

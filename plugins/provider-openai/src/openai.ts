@@ -8,4 +8,5 @@ export const openaiProvider = defineOpenAIFamilyProvider({
   pathFor: (operation) => `/${operation}`,
   authHeaders: bearerAuth,
   keepReasoning: false,
+  responsesApi: true,
 });

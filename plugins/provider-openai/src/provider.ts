@@ -2,28 +2,39 @@
  * One codec for the whole Chat Completions family. The three providers differ only in where
  * requests go, how they authenticate and which body fields they accept.
  */
-import { addFields, defineProvider, SwitchyardError, type Candidate, type Capability, type EmbeddingResponse, type ErrorRule, type ProviderRequest, type ProviderV1 } from '@switchyard/core';
+import { addFields, defineProvider, OPENAI_RESPONSES, SwitchyardError, type Candidate, type Capability, type EmbeddingResponse, type ErrorRule, type ProviderRequest, type ProviderV1 } from '@switchyard/core';
 import { classifyHttpError } from './classify-error.js';
 import { parseChatResponse } from './response.js';
 import { buildChatBody, buildEmbeddingsBody } from './request.js';
+import { buildResponsesBody, responsesApiEnabled, responsesOrigin } from './responses-request.js';
+import { isResponseObject, parseResponsesResponse } from './responses-response.js';
+import { ResponsesStreamDecoder } from './responses-stream-decoder.js';
 import { ChatStreamDecoder } from './stream-decoder.js';
+
+export type OpenAIOperation = 'chat/completions' | 'responses' | 'embeddings' | 'models';
 
 export interface OpenAIFamilyOptions {
   id: string;
   defaultBaseUrl?: string;
   defaultCapabilities: readonly Capability[];
   /** Path (with query) below the endpoint's baseUrl for an operation. */
-  pathFor(operation: 'chat/completions' | 'embeddings' | 'models', target: Candidate): string;
+  pathFor(operation: OpenAIOperation, target: Candidate): string;
   authHeaders(target: Candidate): Record<string, string>;
   allowedFields?: ReadonlySet<string>;
   keepReasoning: boolean;
   /** The vendor's own error table, applied before the family's generic classification. */
   errorRules?: readonly ErrorRule[];
+  /**
+   * Requests that came in the Responses API go to `/responses` as the client wrote them
+   * (default false; the endpoint option `responsesApi` decides per endpoint).
+   */
+  responsesApi?: boolean;
 }
 
 export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): ProviderV1 {
   const { id } = options;
-  const post = (operation: 'chat/completions' | 'embeddings', target: Candidate, body: unknown, accept: string): ProviderRequest => ({
+  const responsesByDefault = options.responsesApi ?? false;
+  const post = (operation: OpenAIOperation, target: Candidate, body: unknown, accept: string): ProviderRequest => ({
     method: 'POST',
     path: options.pathFor(operation, target),
     // Not `{ ...JSON_HEADERS, accept, ...auth }`: a spread before a field takes V8's slow path (see core's addFields).
@@ -35,14 +46,20 @@ export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): Provid
     id,
     ...(options.defaultBaseUrl ? { defaultBaseUrl: options.defaultBaseUrl } : {}),
     defaultCapabilities: options.defaultCapabilities,
+    speaks: (format, target) => format === OPENAI_RESPONSES && responsesApiEnabled(target, responsesByDefault),
     buildRequest(request, target, { stream }) {
+      const accept = stream ? 'text/event-stream' : 'application/json';
+      const origin = responsesOrigin(request, target, responsesByDefault);
+      if (origin) return post('responses', target, buildResponsesBody(origin, { model: target.model, stream }), accept);
       const body = buildChatBody(request, { stream, model: target.model, allowedFields: options.allowedFields, keepReasoning: options.keepReasoning });
-      return post('chat/completions', target, body, stream ? 'text/event-stream' : 'application/json');
+      return post('chat/completions', target, body, accept);
     },
     parseResponse(response, target) {
+      if (isResponseObject(response.json)) return parseResponsesResponse(response, id, target, options.errorRules);
       return parseChatResponse(response, id, target);
     },
-    createStreamDecoder(target) {
+    createStreamDecoder(target, request) {
+      if (responsesOrigin(request, target, responsesByDefault)) return new ResponsesStreamDecoder(id, target.apiKey, options.errorRules);
       return new ChatStreamDecoder(id, target.apiKey, options.errorRules);
     },
     classifyError(response, target) {

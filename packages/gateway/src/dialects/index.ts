@@ -1,7 +1,8 @@
 /** The dialects a gateway serves unless told otherwise. */
 import type { Dialect } from '../dialect.js';
 import { openaiChatDialect } from './openai-chat.js';
+import { openaiResponsesDialect } from './openai-responses/index.js';
 
-export const DEFAULT_DIALECTS: readonly Dialect[] = [openaiChatDialect];
+export const DEFAULT_DIALECTS: readonly Dialect[] = [openaiChatDialect, openaiResponsesDialect];
 
-export { openaiChatDialect };
+export { openaiChatDialect, openaiResponsesDialect };

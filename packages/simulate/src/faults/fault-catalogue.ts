@@ -96,7 +96,7 @@ function streamChunks({ wire, ctx, options, random }: PlanInput, shape: StreamSh
     chunks.push({ data: wire.streamToken(ctx, all[i]!, i), delayMs });
   }
   if (shape.insert && shape.insert.after >= count) chunks.push(now(shape.insert.data));
-  if (shape.finish !== false) chunks.push(...wire.streamFinish(ctx, count).map(now));
+  if (shape.finish !== false) chunks.push(...wire.streamFinish(ctx, count, all.slice(0, count).join('')).map(now));
   if (shape.terminator !== false && shape.finish !== false) chunks.push(...wire.streamTerminator(ctx).map(now));
   return chunks;
 }
@@ -147,8 +147,9 @@ export const FAULT_CATALOGUE: Record<FaultName, (input: PlanInput) => FaultPlan>
   'stream-error': (input) => {
     const { wire, ctx } = input;
     if (!ctx.stream) return errorPlan(input, 'overloaded');
-    const chunks = streamChunks(input, { tokens: afterTokens(input.options, 2), finish: false });
-    chunks.push(now(wire.streamError(ctx)));
+    const sent = afterTokens(input.options, 2);
+    const chunks = streamChunks(input, { tokens: sent, finish: false });
+    chunks.push(now(wire.streamError(ctx, Math.min(sent, tokensOf(input.options).length))));
     return respond(200, wire.headers(ctx), chunks);
   },
   'content-filter': (input) => {

@@ -70,12 +70,12 @@ export interface VendorWire {
   /** SSE events before the first content token (role chunk, message_start…). */
   streamStart(ctx: WireContext): string[];
   streamToken(ctx: WireContext, text: string, position: number): string;
-  /** The finish signal (finish_reason / stop_reason / finishReason) and final usage. */
-  streamFinish(ctx: WireContext, outputTokens: number): string[];
+  /** The finish signal (finish_reason / stop_reason / finishReason) and final usage; `text` is the whole answer sent. */
+  streamFinish(ctx: WireContext, outputTokens: number, text?: string): string[];
   /** What follows the finish signal: `[DONE]`, `message_stop`, or nothing (Gemini). */
   streamTerminator(ctx: WireContext): string[];
-  /** An error reported inside a 200 stream. */
-  streamError(ctx: WireContext): string;
+  /** An error reported inside a 200 stream, after `sentTokens` content tokens. */
+  streamError(ctx: WireContext, sentTokens?: number): string;
   /** One event whose JSON is broken, framed the vendor's way. */
   malformedEvent(ctx: WireContext): string;
   error(ctx: WireContext, name: WireErrorName, options?: WireErrorOptions): WireResponse;
@@ -89,7 +89,7 @@ export function jsonHeaders(extra: Record<string, string> = {}): Record<string, 
   return { 'content-type': 'application/json', ...extra };
 }
 
-export function lastMessageRole(body: unknown, field: 'messages' | 'contents'): string | undefined {
+export function lastMessageRole(body: unknown, field: 'messages' | 'contents' | 'input'): string | undefined {
   const list = (body as Record<string, unknown> | undefined)?.[field];
   if (!Array.isArray(list) || list.length === 0) return undefined;
   return (list[list.length - 1] as { role?: string } | undefined)?.role;

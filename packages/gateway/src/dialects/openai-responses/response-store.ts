@@ -1,0 +1,62 @@
+/**
+ * Responses kept for `previous_response_id` and `GET /v1/responses/{id}`, in the pipeline's
+ * StateStore (in memory, or Redis shared by every gateway on it). One key per response holds
+ * the response as the client received it and the conversation that led to it, so continuing a
+ * conversation is one read whatever its length. Entries expire after the configured TTL, on the
+ * pipeline's clock (and the store drops them then too).
+ */
+import type { Clock, StateStore } from '@switchyard/core';
+import { newId } from './ids.js';
+import type { ResponseItem, ResponseObject } from './wire-types.js';
+
+export const RESPONSE_KEY_PREFIX = 'switchyard:responses:';
+
+export interface StoredResponse {
+  response: ResponseObject;
+  /** The conversation before this response's output: the stored history, then this request's input items. */
+  input: ResponseItem[];
+  /** When it expires, in ms on the pipeline's clock. */
+  expiresAt: number;
+}
+
+/** Response ids as OpenAI and this gateway write them; anything else is never looked up. */
+const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+export function isResponseId(id: string): boolean {
+  return ID_PATTERN.test(id);
+}
+
+const ITEM_ID_PREFIX: Record<string, string> = { message: 'msg', function_call: 'fc', function_call_output: 'fco', reasoning: 'rs' };
+
+/** Input items as `GET …/input_items` lists them: each with an id (the client's, or one given here). */
+export function withItemIds(items: readonly ResponseItem[]): ResponseItem[] {
+  return items.map((item) => (typeof item.id === 'string' && item.id.length > 0 ? item : Object.assign({}, item, { id: newId(ITEM_ID_PREFIX[item.type ?? 'message'] ?? 'item') })));
+}
+
+export class ResponseStore {
+  constructor(
+    private readonly store: StateStore,
+    private readonly clock: Clock,
+    private readonly ttlMs: number,
+  ) {}
+
+  async save(response: ResponseObject, input: ResponseItem[]): Promise<void> {
+    const record: StoredResponse = { response, input, expiresAt: this.clock.now() + this.ttlMs };
+    await this.store.set(RESPONSE_KEY_PREFIX + response.id, record, this.ttlMs);
+  }
+
+  async load(id: string): Promise<StoredResponse | undefined> {
+    if (!isResponseId(id)) return undefined;
+    const record = await this.store.get<StoredResponse>(RESPONSE_KEY_PREFIX + id);
+    // The store's own expiry runs on its clock (Redis: real time); ours on the pipeline's.
+    if (!record || typeof record.expiresAt !== 'number' || record.expiresAt <= this.clock.now()) return undefined;
+    return record;
+  }
+
+  /** True when there was a response to delete. */
+  async delete(id: string): Promise<boolean> {
+    if (!(await this.load(id))) return false;
+    await this.store.delete(RESPONSE_KEY_PREFIX + id);
+    return true;
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The stored-response routes: `GET /v1/responses/{id}`, `DELETE /v1/responses/{id}` and
+ * `GET /v1/responses/{id}/input_items` (cursor pages, newest first by default, as OpenAI lists
+ * them). Only responses created with `store: true` are there, until their TTL runs out.
+ */
+import { SwitchyardError } from '@switchyard/core';
+import type { Exchange } from '../../exchange.js';
+import { sendJson } from '../../http-reply.js';
+import { invalid } from './decode-request.js';
+import { responseStoreOf } from './create-response.js';
+import { RESPONSE_NOT_FOUND, replyInResponses } from './errors.js';
+import type { StoredResponse } from './response-store.js';
+
+function notFound(id: string): SwitchyardError {
+  return new SwitchyardError('invalid-request', `Response with id '${id}' not found.`, { code: RESPONSE_NOT_FOUND });
+}
+
+/** The id and what follows it (`resp_1/input_items`), percent-decoded. */
+function target(param: string | undefined): { id: string; sub: string | undefined } {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(param ?? '');
+  } catch {
+    throw invalid('response_id', 'the response id in the URL is not valid percent-encoding');
+  }
+  const slash = decoded.indexOf('/');
+  return slash < 0 ? { id: decoded, sub: undefined } : { id: decoded.slice(0, slash), sub: decoded.slice(slash + 1) };
+}
+
+async function loadOrFail(x: Exchange, id: string): Promise<StoredResponse> {
+  const record = await responseStoreOf(x).load(id);
+  if (!record) throw notFound(id);
+  return record;
+}
+
+function inputItemsPage(x: Exchange, record: StoredResponse): Record<string, unknown> {
+  const query = new URL(x.req.url ?? '/', 'http://gateway').searchParams;
+  const order = query.get('order') ?? 'desc';
+  if (order !== 'asc' && order !== 'desc') throw invalid('order', 'must be "asc" or "desc"');
+  const limitText = query.get('limit');
+  const limit = limitText === null ? 20 : Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalid('limit', 'must be an integer from 1 to 100');
+  const items = order === 'asc' ? record.input : record.input.slice().reverse();
+  const after = query.get('after');
+  let start = 0;
+  if (after !== null) {
+    const at = items.findIndex((item) => item.id === after);
+    if (at < 0) throw invalid('after', `no input item with id '${after}' in this response`);
+    start = at + 1;
+  }
+  const data = items.slice(start, start + limit);
+  return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: start + limit < items.length };
+}
+
+export async function getStoredResponse(x: Exchange, _body: unknown, param?: string): Promise<void> {
+  try {
+    const { id, sub } = target(param);
+    if (sub !== undefined && sub !== 'input_items') throw notFound(`${id}/${sub}`);
+    if (new URL(x.req.url ?? '/', 'http://gateway').searchParams.get('stream') === 'true') throw invalid('stream', 'a stored response cannot be streamed again; fetch it without stream');
+    const record = await loadOrFail(x, id);
+    sendJson(x.res, 200, sub === 'input_items' ? inputItemsPage(x, record) : record.response);
+  } catch (error) {
+    replyInResponses(x, error);
+  }
+}
+
+export async function deleteStoredResponse(x: Exchange, _body: unknown, param?: string): Promise<void> {
+  try {
+    const { id, sub } = target(param);
+    if (sub !== undefined || !(await responseStoreOf(x).delete(id))) throw notFound(sub === undefined ? id : `${id}/${sub}`);
+    sendJson(x.res, 200, { id, object: 'response.deleted', deleted: true });
+  } catch (error) {
+    replyInResponses(x, error);
+  }
+}

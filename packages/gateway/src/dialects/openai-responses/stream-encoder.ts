@@ -1,0 +1,423 @@
+/**
+ * Stream parts → Responses API SSE events (`response.created`, `response.output_item.added`,
+ * `response.output_text.delta`, …, `response.completed`), with `sequence_number`s.
+ *
+ * Two sources, one stream. A part that carries a Responses API vendor's own event text
+ * (`wireTextOf`: the `openai` provider on `/responses`) is written as it came, without a JSON
+ * round trip; the encoder only reads the structural events in it (the response snapshot, items
+ * added and done) to know the vendor's ids and output indexes, and never the deltas. A part
+ * without text (a continuation on another vendor, a cached answer, any other vendor) is
+ * encoded, into the items the vendor opened or into new ones, with sequence numbers continuing
+ * after the last one forwarded. Whatever the source, the stream ends with one terminal event
+ * built from what the client received: `response.completed` / `response.incomplete`, or
+ * `response.failed` when the answer broke after its head.
+ */
+import { wireTextOf, type FinishReason, type ProviderMetadata, type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
+import type { StreamEncoder } from '../../dialect.js';
+import type { ErrorReply } from '../../openai-errors.js';
+import { newId } from './ids.js';
+import { carriesState, endingOf, functionCallItem, messageItem, reasoningItem, responseObject, responseUsage, type RequestEcho, type ResponseHead } from './response-body.js';
+import { mergeMetadata, vendorStateItem } from './vendor-state.js';
+import type { ItemStatus, Json, ResponseItem, ResponseObject } from './wire-types.js';
+
+type ItemKind = 'message' | 'reasoning' | 'function_call' | 'other';
+
+interface ItemState {
+  kind: ItemKind;
+  id: string;
+  outputIndex: number;
+  /** The text, reasoning or arguments received so far. */
+  text: string;
+  /** A message's or reasoning item's content part is open. */
+  partOpen: boolean;
+  /** Content parts added so far (the open one is the last). */
+  parts: number;
+  done: boolean;
+  /** Function calls: the unified call index, its call id and name. */
+  callIndex?: number;
+  callId?: string;
+  name?: string;
+  /** The vendor's item as it was added, then as it was done (authoritative once there). */
+  vendorItem?: ResponseItem;
+}
+
+const SEQUENCE_VALUE = /^\s*:\s*(\d+)/;
+
+const TERMINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+export interface ResponsesStreamOptions {
+  echo: RequestEcho;
+  /**
+   * Runs with the final response before the client sees the terminal event (the response
+   * store writes it then, so a client that continues at once finds it). Failed answers are not passed.
+   */
+  onFinal?: (response: ResponseObject) => Promise<void>;
+}
+
+/** One SSE event. */
+function event(type: string, fields: Json, sequence: number): string {
+  const data = Object.assign({ type }, fields, { sequence_number: sequence });
+  return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** The `data:` of one SSE event text as JSON (the core re-frames multi-line data with one prefix per line). */
+function dataOf(text: string): Json | undefined {
+  let data = '';
+  for (const line of text.split('\n')) if (line.startsWith('data:')) data += (data ? '\n' : '') + line.slice(line.charAt(5) === ' ' ? 6 : 5);
+  try {
+    return JSON.parse(data) as Json;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The event name of one SSE event text (`event: name` is its first line when present). */
+function nameOf(text: string): string | undefined {
+  if (!text.startsWith('event:')) return undefined;
+  const end = text.indexOf('\n');
+  return text.slice(text.charAt(6) === ' ' ? 7 : 6, end < 0 ? undefined : end).trim();
+}
+
+function kindOf(type: unknown): ItemKind {
+  return type === 'message' || type === 'reasoning' || type === 'function_call' ? type : 'other';
+}
+
+export class ResponsesStreamEncoder implements StreamEncoder {
+  private head: ResponseHead;
+  /** The vendor's response snapshot (when the stream started as forwarded events): the base of our own terminal event. */
+  private vendorBase: ResponseObject | undefined;
+  private started = false;
+  private sequence = 0;
+  /** The last forwarded text: the next sequence number is read from it only when one is needed. */
+  private lastForwarded: string | undefined;
+  private readonly items: ItemState[] = [];
+  private usage: Usage | undefined;
+  private finishReason: FinishReason | undefined;
+  /** Vendor state the parts carried (signatures), for the answer's last item. */
+  private metadata: ProviderMetadata | undefined;
+  /** The vendor's terminal event, held back until end() when the final response is kept. */
+  private heldTerminal: { text: string; response: ResponseObject | undefined } | undefined;
+  private closed = false;
+
+  constructor(
+    info: StreamInfo,
+    private readonly options: ResponsesStreamOptions,
+  ) {
+    this.head = { id: newId('resp'), created_at: Math.floor(Date.now() / 1000), model: info.model };
+  }
+
+  encode(part: StreamPart): string {
+    const wire = wireTextOf(part);
+    const out = wire === undefined ? this.encodePart(part) : this.forward(wire);
+    this.absorbPart(part);
+    return out;
+  }
+
+  async end(): Promise<string> {
+    if (this.closed) return '';
+    this.closed = true;
+    if (this.heldTerminal) {
+      if (this.options.onFinal && this.heldTerminal.response) await this.options.onFinal(this.heldTerminal.response);
+      return this.heldTerminal.text;
+    }
+    const ending = endingOf(this.finishReason);
+    let out = this.start();
+    out += this.closeOpen(() => true, ending.status === 'completed' ? 'completed' : 'incomplete');
+    out += this.stateItem();
+    const final = this.snapshot(ending.status, this.output(), responseUsage(this.usage), ending.error, ending.incomplete);
+    if (ending.status !== 'failed' && this.options.onFinal) await this.options.onFinal(final);
+    const type = ending.status === 'completed' ? 'response.completed' : ending.status === 'incomplete' ? 'response.incomplete' : 'response.failed';
+    return out + event(type, { response: final }, this.next());
+  }
+
+  fail(reply: ErrorReply): string {
+    this.closed = true;
+    const { code, message } = reply.body.error;
+    const error = { code: code === 'rate_limit_exceeded' ? code : 'server_error', message };
+    const final = this.snapshot('failed', this.output(), responseUsage(this.usage), error, null);
+    return this.start() + event('response.failed', { response: final }, this.next());
+  }
+
+  /* ---------------------------------------------------------------- forwarded vendor events */
+
+  /** Writes the vendor's text, learning ids and indexes from its structural events. */
+  private forward(text: string): string {
+    this.lastForwarded = text;
+    let written = text;
+    let at = 0;
+    while (at < text.length) {
+      const stop = text.indexOf('\n\n', at);
+      const end = stop < 0 ? text.length : stop + 2;
+      const one = text.slice(at, end);
+      const name = nameOf(one);
+      // Deltas are most of a stream and carry nothing structural: they are never parsed.
+      if (name === undefined || !name.endsWith('.delta')) {
+        const data = dataOf(one);
+        const type = typeof data?.type === 'string' ? data.type : name;
+        if (data && type) {
+          if (TERMINAL_EVENTS.has(type) && this.options.onFinal) {
+            const response = data.response as ResponseObject | undefined;
+            this.heldTerminal = { text: text.slice(at), response: type === 'response.failed' ? undefined : response };
+            written = text.slice(0, at);
+            break;
+          }
+          this.absorbEvent(type, data);
+        }
+      }
+      at = end;
+    }
+    return written;
+  }
+
+  private absorbEvent(type: string, data: Json): void {
+    switch (type) {
+      case 'response.created':
+      case 'response.in_progress':
+      case 'response.queued': {
+        const response = data.response as ResponseObject | undefined;
+        if (response && typeof response.id === 'string') {
+          this.vendorBase = response;
+          this.head = { id: response.id, created_at: typeof response.created_at === 'number' ? response.created_at : this.head.created_at, model: typeof response.model === 'string' ? response.model : this.head.model };
+        }
+        this.started = true;
+        return;
+      }
+      case 'response.output_item.added': {
+        const item = data.item as ResponseItem | undefined;
+        const index = data.output_index;
+        if (!item || typeof index !== 'number') return;
+        const kind = kindOf(item.type);
+        const state: ItemState = { kind, id: typeof item.id === 'string' ? item.id : newId('item'), outputIndex: index, text: '', partOpen: false, parts: 0, done: false, vendorItem: item };
+        if (kind === 'function_call') {
+          state.callIndex = this.items.filter((i) => i.kind === 'function_call').length;
+          if (typeof item.call_id === 'string') state.callId = item.call_id;
+          if (typeof item.name === 'string') state.name = item.name;
+        }
+        this.items[index] = state;
+        return;
+      }
+      case 'response.output_item.done': {
+        const state = typeof data.output_index === 'number' ? this.items[data.output_index] : undefined;
+        if (state && data.item) {
+          state.done = true;
+          state.partOpen = false;
+          state.vendorItem = data.item as ResponseItem;
+        }
+        return;
+      }
+      case 'response.content_part.added':
+      case 'response.content_part.done': {
+        const state = typeof data.output_index === 'number' ? this.items[data.output_index] : undefined;
+        if (!state) return;
+        state.partOpen = type === 'response.content_part.added';
+        if (state.partOpen) state.parts++;
+        return;
+      }
+      case 'response.completed':
+      case 'response.incomplete':
+      case 'response.failed':
+        this.closed = true;
+        return;
+    }
+  }
+
+  /** What a part adds to the answer, whichever way it was written: the text a closing written by us needs. */
+  private absorbPart(part: StreamPart): void {
+    switch (part.type) {
+      case 'text-delta':
+      case 'reasoning-delta': {
+        const item = this.openOf(part.type === 'text-delta' ? 'message' : 'reasoning');
+        if (item) item.text += part.text;
+        if (part.type === 'reasoning-delta' && part.providerMetadata) this.metadata = mergeMetadata(this.metadata, part.providerMetadata);
+        return;
+      }
+      case 'tool-call-delta': {
+        if (part.providerMetadata) this.metadata = mergeMetadata(this.metadata, part.providerMetadata);
+        const item = this.callItem(part.index);
+        if (!item) return;
+        item.text += part.argumentsDelta;
+        if (part.id && !item.callId) item.callId = part.id;
+        if (part.name && !item.name) item.name = part.name;
+        return;
+      }
+      case 'usage':
+        this.usage = part.usage;
+        return;
+      case 'finish':
+        this.finishReason = part.finishReason;
+        if (part.usage) this.usage = part.usage;
+        if (part.providerMetadata) this.metadata = mergeMetadata(this.metadata, part.providerMetadata);
+        return;
+      default:
+    }
+  }
+
+  /* ---------------------------------------------------------------- encoded parts */
+
+  private encodePart(part: StreamPart): string {
+    let out = '';
+    if (part.type === 'response-metadata' && !this.started) {
+      if (part.model) this.head.model = part.model;
+      if (part.created) this.head.created_at = part.created;
+    }
+    out += this.start();
+    switch (part.type) {
+      case 'text-delta': {
+        const [item, opening] = this.ensureOpen('message');
+        // Built as text: the delta is most of a stream's events.
+        return `${out}${opening}event: response.output_text.delta\ndata: {"type":"response.output_text.delta","item_id":${JSON.stringify(item.id)},"output_index":${item.outputIndex},"content_index":${item.parts - 1},"delta":${JSON.stringify(part.text)},"logprobs":[],"sequence_number":${this.next()}}\n\n`;
+      }
+      case 'reasoning-delta': {
+        const [item, opening] = this.ensureOpen('reasoning');
+        return `${out}${opening}${event('response.reasoning_text.delta', { item_id: item.id, output_index: item.outputIndex, content_index: item.parts - 1, delta: part.text }, this.next())}`;
+      }
+      case 'tool-call-delta': {
+        let item = this.callItem(part.index);
+        if (!item) {
+          out += this.closeOpen((i) => i.kind !== 'function_call');
+          item = this.addItem('function_call');
+          item.callIndex = part.index;
+          item.callId = part.id ?? `call_${item.id.slice(3)}`;
+          item.name = part.name ?? '';
+          out += event('response.output_item.added', { output_index: item.outputIndex, item: functionCallItem(item.id, item.callId, item.name, '', 'in_progress') }, this.next());
+        }
+        if (!part.argumentsDelta || item.done) return out;
+        return out + event('response.function_call_arguments.delta', { item_id: item.id, output_index: item.outputIndex, delta: part.argumentsDelta }, this.next());
+      }
+      default:
+        return out;
+    }
+  }
+
+  /**
+   * The reasoning item carrying the vendor state of an answer with reasoning or calls (see
+   * vendor-state.ts); the state arrives with the finish, so it is the answer's last item. A
+   * forwarded Responses stream carries its own state.
+   */
+  private stateItem(): string {
+    if (this.vendorBase || !this.metadata) return '';
+    if (!carriesState(this.items.some((i) => i.kind === 'reasoning'), this.items.some((i) => i.kind === 'function_call'), this.metadata)) return '';
+    const final = vendorStateItem(this.metadata);
+    const item = this.addItem('other');
+    item.id = final.id;
+    item.done = true;
+    item.vendorItem = final;
+    return event('response.output_item.added', { output_index: item.outputIndex, item: final }, this.next()) + event('response.output_item.done', { output_index: item.outputIndex, item: final }, this.next());
+  }
+
+  /** `response.created` and `response.in_progress`, once, before anything else this encoder writes. */
+  private start(): string {
+    if (this.started) return '';
+    this.started = true;
+    const snapshot = this.snapshot('in_progress', [], null);
+    return event('response.created', { response: snapshot }, this.next()) + event('response.in_progress', { response: snapshot }, this.next());
+  }
+
+  /** The open item of `kind` (opening it, and closing any other, when there is none): the item and the events that opened it. */
+  private ensureOpen(kind: 'message' | 'reasoning'): [ItemState, string] {
+    const open = this.openOf(kind);
+    if (open) {
+      if (open.partOpen) return [open, ''];
+      open.partOpen = true;
+      return [open, this.partAdded(open)];
+    }
+    let out = this.closeOpen(() => true);
+    const item = this.addItem(kind);
+    const added = kind === 'message' ? { id: item.id, type: 'message', status: 'in_progress', content: [], role: 'assistant' } : { id: item.id, type: 'reasoning', summary: [] };
+    out += event('response.output_item.added', { output_index: item.outputIndex, item: added }, this.next());
+    item.partOpen = true;
+    return [item, out + this.partAdded(item)];
+  }
+
+  private partAdded(item: ItemState): string {
+    const part = item.kind === 'message' ? { type: 'output_text', annotations: [], logprobs: [], text: '' } : { type: 'reasoning_text', text: '' };
+    return event('response.content_part.added', { item_id: item.id, output_index: item.outputIndex, content_index: item.parts++, part }, this.next());
+  }
+
+  private addItem(kind: ItemKind): ItemState {
+    const prefix = kind === 'message' ? 'msg' : kind === 'reasoning' ? 'rs' : kind === 'function_call' ? 'fc' : 'item';
+    const item: ItemState = { kind, id: newId(prefix), outputIndex: this.items.length, text: '', partOpen: false, parts: 0, done: false };
+    this.items.push(item);
+    return item;
+  }
+
+  private closeOpen(which: (item: ItemState) => boolean, status: ItemStatus = 'completed'): string {
+    let out = '';
+    // A vendor's output indexes may leave holes in the list.
+    for (const item of this.items) if (item && !item.done && which(item)) out += this.closeItem(item, status);
+    return out;
+  }
+
+  /** The done events of an item the stream left open, then the item as done. */
+  private closeItem(item: ItemState, status: ItemStatus): string {
+    item.done = true;
+    let out = '';
+    const at = { item_id: item.id, output_index: item.outputIndex, content_index: item.parts - 1 };
+    if (item.kind === 'message' && item.partOpen) {
+      out += event('response.output_text.done', Object.assign({}, at, { text: item.text, logprobs: [] }), this.next());
+      out += event('response.content_part.done', Object.assign({}, at, { part: { type: 'output_text', annotations: [], logprobs: [], text: item.text } }), this.next());
+    } else if (item.kind === 'reasoning' && item.partOpen) {
+      out += event('response.reasoning_text.done', Object.assign({}, at, { text: item.text }), this.next());
+      out += event('response.content_part.done', Object.assign({}, at, { part: { type: 'reasoning_text', text: item.text } }), this.next());
+    } else if (item.kind === 'function_call') {
+      out += event('response.function_call_arguments.done', { item_id: item.id, output_index: item.outputIndex, arguments: item.text, name: item.name ?? '' }, this.next());
+    }
+    item.partOpen = false;
+    const final = this.itemOf(item, status);
+    item.vendorItem = final;
+    return out + event('response.output_item.done', { output_index: item.outputIndex, item: final }, this.next());
+  }
+
+  /* ---------------------------------------------------------------- shared state */
+
+  private openOf(kind: ItemKind): ItemState | undefined {
+    for (let i = this.items.length - 1; i >= 0; i--) {
+      const item = this.items[i];
+      if (item && !item.done && item.kind === kind) return item;
+    }
+    return undefined;
+  }
+
+  private callItem(index: number): ItemState | undefined {
+    for (const item of this.items) if (item?.kind === 'function_call' && item.callIndex === index) return item;
+    return undefined;
+  }
+
+  /** An item as the terminal response reports it: the vendor's done item, or one built from what arrived. */
+  private itemOf(item: ItemState, status: ItemStatus): ResponseItem {
+    switch (item.kind) {
+      case 'message':
+        return messageItem(item.id, item.text, status);
+      case 'reasoning':
+        return reasoningItem(item.id, item.text, status);
+      case 'function_call':
+        return functionCallItem(item.id, item.callId ?? '', item.name ?? '', item.text, status);
+      default:
+        return item.vendorItem ?? { type: 'message', id: item.id };
+    }
+  }
+
+  private output(): ResponseItem[] {
+    const out: ResponseItem[] = [];
+    for (const item of this.items) if (item) out.push(item.done && item.vendorItem ? item.vendorItem : this.itemOf(item, 'incomplete'));
+    return out;
+  }
+
+  private snapshot(status: ResponseObject['status'], output: ResponseItem[], usage: ReturnType<typeof responseUsage>, error?: ResponseObject['error'], incomplete?: ResponseObject['incomplete_details']): ResponseObject {
+    const own = responseObject(this.head, this.options.echo, { status, output, usage, error, incomplete });
+    if (!this.vendorBase) return own;
+    // The vendor's snapshot keeps fields we do not model; ours says how it ended.
+    return Object.assign({}, this.vendorBase, { status, output, usage, error: own.error, incomplete_details: own.incomplete_details });
+  }
+
+  /** The next sequence number: after the last one forwarded, or ours. */
+  private next(): number {
+    if (this.lastForwarded !== undefined) {
+      const at = this.lastForwarded.lastIndexOf('"sequence_number"');
+      const seen = at < 0 ? undefined : SEQUENCE_VALUE.exec(this.lastForwarded.slice(at + 17, at + 40));
+      if (seen && Number(seen[1]) >= this.sequence) this.sequence = Number(seen[1]) + 1;
+      this.lastForwarded = undefined;
+    }
+    return this.sequence++;
+  }
+}

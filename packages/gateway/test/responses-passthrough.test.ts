@@ -1,0 +1,176 @@
+/**
+ * Where client and vendor speak the same dialect (a Responses client, the `openai` provider on
+ * `/responses`), the answer passes through as the vendor wrote it: the client receives the
+ * vendor's bytes (its spacing, its fields no unified type models, its hosted-tool items), and
+ * the vendor receives the client's fields, with only what routing changes. Parts only the
+ * Responses API carries (hosted tools) keep other vendors out before any attempt.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPipeline } from '@switchyard/core';
+import { anthropicProvider } from '@switchyard/provider-anthropic';
+import { openaiProvider, vendorPresetProviders } from '@switchyard/provider-openai';
+import { raw, startGateway, stopAll, vendor, VENDOR_KEY, type Loopback } from './support/harness.js';
+import { anthropicVendor, chatVendor, textScript } from './support/scripted-vendors.js';
+
+afterEach(stopAll);
+
+const base = { object: 'response', created_at: 1_770_000_000, error: null, incomplete_details: null, model: 'gpt-5-mini', service_tier: 'priority', safety_identifier: 'user-7f3a', x_vendor_extension: { nested: [1, { deep: true }] } };
+const ev = (type: string, data: string) => `event: ${type}\ndata: ${data}\n\n`;
+const search = { id: 'ws_1', type: 'web_search_call', status: 'completed', action: { type: 'search', query: 'weather paris', sources: [{ type: 'url', url: 'https://weather.example/paris' }] } };
+const message = { id: 'msg_pt1', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Sunny, 18C.', annotations: [{ type: 'url_citation', start_index: 0, end_index: 5, url: 'https://weather.example/paris', title: 'Paris' }], logprobs: [] }] };
+const usage = { input_tokens: 20, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 25 };
+
+/** A vendor stream with a hosted tool, an annotation, unmodeled fields, and deltas spaced as no JSON encoder of ours would write them. */
+const VENDOR_STREAM = [
+  ev('response.created', JSON.stringify({ type: 'response.created', sequence_number: 0, response: { id: 'resp_pt1', ...base, status: 'in_progress', output: [], usage: null } })),
+  ev('response.in_progress', JSON.stringify({ type: 'response.in_progress', sequence_number: 1, response: { id: 'resp_pt1', ...base, status: 'in_progress', output: [], usage: null } })),
+  ev('response.output_item.added', JSON.stringify({ type: 'response.output_item.added', sequence_number: 2, output_index: 0, item: { id: 'ws_1', type: 'web_search_call', status: 'in_progress' } })),
+  ev('response.web_search_call.in_progress', JSON.stringify({ type: 'response.web_search_call.in_progress', sequence_number: 3, output_index: 0, item_id: 'ws_1' })),
+  ev('response.web_search_call.searching', JSON.stringify({ type: 'response.web_search_call.searching', sequence_number: 4, output_index: 0, item_id: 'ws_1' })),
+  ev('response.web_search_call.completed', JSON.stringify({ type: 'response.web_search_call.completed', sequence_number: 5, output_index: 0, item_id: 'ws_1' })),
+  ev('response.output_item.done', JSON.stringify({ type: 'response.output_item.done', sequence_number: 6, output_index: 0, item: search })),
+  ev('response.output_item.added', JSON.stringify({ type: 'response.output_item.added', sequence_number: 7, output_index: 1, item: { id: 'msg_pt1', type: 'message', status: 'in_progress', role: 'assistant', content: [] } })),
+  ev('response.content_part.added', JSON.stringify({ type: 'response.content_part.added', sequence_number: 8, item_id: 'msg_pt1', output_index: 1, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } })),
+  ev('response.output_text.delta', '{"type": "response.output_text.delta", "sequence_number": 9, "item_id": "msg_pt1", "output_index": 1, "content_index": 0, "delta": "Sunny,", "logprobs": [], "obfuscation": "q1"}'),
+  ev('response.output_text.delta', '{"type": "response.output_text.delta", "sequence_number": 10, "item_id": "msg_pt1", "output_index": 1, "content_index": 0, "delta": " 18C.", "logprobs": [], "obfuscation": "Zx"}'),
+  ev('response.output_text.annotation.added', JSON.stringify({ type: 'response.output_text.annotation.added', sequence_number: 11, item_id: 'msg_pt1', output_index: 1, content_index: 0, annotation_index: 0, annotation: message.content[0]!.annotations[0] })),
+  ev('response.output_text.done', JSON.stringify({ type: 'response.output_text.done', sequence_number: 12, item_id: 'msg_pt1', output_index: 1, content_index: 0, text: 'Sunny, 18C.', logprobs: [] })),
+  ev('response.content_part.done', JSON.stringify({ type: 'response.content_part.done', sequence_number: 13, item_id: 'msg_pt1', output_index: 1, content_index: 0, part: message.content[0] })),
+  ev('response.output_item.done', JSON.stringify({ type: 'response.output_item.done', sequence_number: 14, output_index: 1, item: message })),
+  ev('response.completed', JSON.stringify({ type: 'response.completed', sequence_number: 15, response: { id: 'resp_pt1', ...base, status: 'completed', output: [search, message], usage } })),
+].join('');
+
+const VENDOR_JSON = `{ "id": "resp_pt2", "object": "response", "created_at": 1770000000, "status": "completed", "model": "gpt-5-mini", "service_tier": "priority", "output": ${JSON.stringify([search, message])}, "usage": ${JSON.stringify(usage)}, "x_vendor_extension": {"nested": [1, {"deep": true}]} }`;
+
+function openaiVendor(): Promise<Loopback> {
+  return vendor((_req, res, body) => {
+    const stream = JSON.parse(body).stream === true;
+    res.writeHead(200, { 'content-type': stream ? 'text/event-stream' : 'application/json' });
+    res.end(stream ? VENDOR_STREAM : VENDOR_JSON);
+  });
+}
+
+/** What a client of the Responses API sends, with fields the unified request has no place for. */
+const CLIENT_BODY = {
+  model: 'chat',
+  input: [{ role: 'user', content: [{ type: 'input_text', text: 'Weather in Paris?' }] }],
+  instructions: 'Cite sources.',
+  tools: [{ type: 'web_search', search_context_size: 'low' }],
+  include: ['web_search_call.action.sources'],
+  reasoning: { effort: 'low', summary: 'auto' },
+  text: { format: { type: 'text' }, verbosity: 'low' },
+  service_tier: 'priority',
+  truncation: 'auto',
+  prompt_cache_key: 'weather-v1',
+  safety_identifier: 'user-7f3a',
+  store: false,
+  switchyard: { tags: { team: 'search' } },
+};
+
+describe('Responses pass-through to an openai vendor', () => {
+  it('streams the vendor’s events byte for byte, and sends the client’s fields on with only the model, stream and store changed', async () => {
+    const openai = await openaiVendor();
+    const pipeline = createPipeline({ endpoints: [{ name: 'openai', provider: 'openai', baseUrl: openai.url, apiKey: VENDOR_KEY }], models: { chat: [{ endpoint: 'openai', model: 'gpt-5-mini' }] }, providers: [openaiProvider] });
+    const { origin, client } = await startGateway(pipeline);
+    const wire = await raw(origin, '/v1/responses', { body: JSON.stringify({ ...CLIENT_BODY, stream: true }) });
+    expect(wire.status).toBe(200);
+    expect(wire.headers.get('content-type')).toContain('text/event-stream');
+    expect(wire.text).toBe(VENDOR_STREAM);
+
+    expect(openai.requests[0]!.path).toBe('/v1/responses');
+    const { switchyard: _hints, ...forwarded } = CLIENT_BODY;
+    expect(JSON.parse(openai.requests[0]!.body)).toEqual({ ...forwarded, model: 'gpt-5-mini', store: false, stream: true });
+    expect(openai.requests[0]!.headers.authorization).toBe(`Bearer ${VENDOR_KEY}`);
+
+    // The SDK's stream helper accumulates the same response OpenAI would have given it.
+    const final = await client.responses.stream(CLIENT_BODY as never).finalResponse();
+    expect(final.output.map((o) => o.type)).toEqual(['web_search_call', 'message']);
+    expect(final.output_text).toBe('Sunny, 18C.');
+    expect(final).toMatchObject({ id: 'resp_pt1', service_tier: 'priority', safety_identifier: 'user-7f3a' });
+  });
+
+  it('answers JSON with the vendor’s body as it came', async () => {
+    const openai = await openaiVendor();
+    const pipeline = createPipeline({ endpoints: [{ name: 'openai', provider: 'openai', baseUrl: openai.url, apiKey: VENDOR_KEY }], models: { chat: [{ endpoint: 'openai', model: 'gpt-5-mini' }] }, providers: [openaiProvider] });
+    const { origin } = await startGateway(pipeline);
+    const wire = await raw(origin, '/v1/responses', { body: JSON.stringify(CLIENT_BODY) });
+    expect(wire.status).toBe(200);
+    expect(wire.text).toBe(VENDOR_JSON);
+    expect(wire.headers.get('x-switchyard-endpoint')).toBe('openai');
+    expect(JSON.parse(openai.requests[0]!.body)).not.toHaveProperty('stream');
+  });
+
+  it('an endpoint with responsesApi: false gets the unified request on /chat/completions instead', async () => {
+    const compatible = await vendor(chatVendor(textScript('via chat')));
+    const pipeline = createPipeline({
+      endpoints: [{ name: 'openai', provider: 'openai', baseUrl: compatible.url, apiKey: VENDOR_KEY, options: { responsesApi: false } }],
+      models: { chat: [{ endpoint: 'openai', model: 'gpt-4o' }] },
+      providers: [openaiProvider],
+    });
+    const { client } = await startGateway(pipeline);
+    const answer = await client.responses.create({ model: 'chat', instructions: 'Be brief.', input: 'hi', max_output_tokens: 20, text: { format: { type: 'json_object' } }, reasoning: { effort: 'low' } });
+    expect(answer.output_text).toBe('via chat');
+    expect(compatible.requests[0]!.path).toBe('/v1/chat/completions');
+    expect(JSON.parse(compatible.requests[0]!.body)).toEqual({
+      model: 'gpt-4o',
+      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }],
+      max_completion_tokens: 20,
+      response_format: { type: 'json_object' },
+      reasoning_effort: 'low',
+    });
+  });
+});
+
+describe('parts only the Responses API carries', () => {
+  it('a stored prompt without input goes to OpenAI as the client wrote it', async () => {
+    const openai = await openaiVendor();
+    const pipeline = createPipeline({ endpoints: [{ name: 'openai', provider: 'openai', baseUrl: openai.url, apiKey: VENDOR_KEY }], models: { chat: [{ endpoint: 'openai', model: 'gpt-5-mini' }] }, providers: [openaiProvider] });
+    const { client } = await startGateway(pipeline);
+    const answer = await client.responses.create({ model: 'chat', prompt: { id: 'pmpt_weather', variables: { city: 'Paris' } } });
+    expect(answer.output_text).toBe('Sunny, 18C.');
+    expect(JSON.parse(openai.requests[0]!.body)).toEqual({ model: 'gpt-5-mini', prompt: { id: 'pmpt_weather', variables: { city: 'Paris' } }, store: false });
+  });
+
+  it('skip a vendor of another dialect before any attempt; the openai candidate answers', async () => {
+    const claude = await vendor(anthropicVendor(textScript('never')));
+    const openai = await openaiVendor();
+    const pipeline = createPipeline({
+      endpoints: [{ name: 'claude', provider: 'anthropic', baseUrl: claude.url, apiKey: VENDOR_KEY }, { name: 'openai', provider: 'openai', baseUrl: openai.url, apiKey: VENDOR_KEY }],
+      models: { chat: [{ endpoint: 'claude', model: 'claude-x' }, { endpoint: 'openai', model: 'gpt-5-mini' }] },
+      providers: [openaiProvider, anthropicProvider],
+    });
+    const { client } = await startGateway(pipeline);
+    const { data, response } = await client.responses.create({ model: 'chat', input: 'Weather in Paris?', tools: [{ type: 'web_search' }] }).withResponse();
+    expect(data.output_text).toBe('Sunny, 18C.');
+    expect(response.headers.get('x-switchyard-endpoint')).toBe('openai');
+    expect(response.headers.get('x-switchyard-attempts')).toBe('1');
+    expect(claude.requests).toHaveLength(0);
+  });
+
+  it('are a 400 naming the field and the targets when no candidate speaks the Responses API', async () => {
+    const claude = await vendor(anthropicVendor(textScript('never')));
+    const deepseek = await vendor(chatVendor(textScript('never')));
+    const pipeline = createPipeline({
+      endpoints: [{ name: 'claude', provider: 'anthropic', baseUrl: claude.url, apiKey: VENDOR_KEY }, { name: 'deepseek', provider: 'deepseek', baseUrl: deepseek.url, apiKey: VENDOR_KEY }],
+      models: { chat: [{ endpoint: 'claude', model: 'claude-x' }, { endpoint: 'deepseek', model: 'deepseek-chat' }] },
+      providers: [openaiProvider, anthropicProvider, ...vendorPresetProviders],
+    });
+    const { origin } = await startGateway(pipeline, { server: { exposeUpstream: true } });
+    const cases: [body: Record<string, unknown>, param: string, what: RegExp][] = [
+      [{ tools: [{ type: 'function', name: 'f', parameters: { type: 'object' } }, { type: 'file_search', vector_store_ids: ['vs_1'] }] }, 'tools[1]', /a file_search tool/],
+      [{ input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file-abc', detail: 'auto' }] }] }, 'input[0].content[0]', /OpenAI file id/],
+      [{ input: [{ role: 'user', content: 'hi' }, { type: 'item_reference', id: 'msg_old' }] }, 'input[1]', /item_reference/],
+      [{ prompt: { id: 'pmpt_1' } }, 'prompt', /stored prompt/],
+    ];
+    for (const [extra, param, what] of cases) {
+      const res = await raw(origin, '/v1/responses', { body: JSON.stringify({ model: 'chat', input: 'hi', ...extra }) });
+      expect(res.status, param).toBe(400);
+      expect(res.json.error).toMatchObject({ type: 'invalid_request_error', param });
+      expect(res.json.error.message).toMatch(what);
+      expect(res.json.error.message).toContain('claude/claude-x');
+      expect(res.json.error.message).toContain('deepseek/deepseek-chat');
+    }
+    expect(claude.requests).toHaveLength(0);
+    expect(deepseek.requests).toHaveLength(0);
+  });
+});

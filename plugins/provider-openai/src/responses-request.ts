@@ -1,0 +1,38 @@
+/**
+ * The OpenAI Responses API as a second wire of the family. A request that came in that dialect
+ * (the gateway's `POST /v1/responses`, core's request-origin.ts) goes to `{baseUrl}/responses`
+ * as the client wrote it: only what routing changes is set (the upstream model, `stream`), and
+ * the gateway keeps the conversation state itself, so OpenAI is asked with `store: false`.
+ * On for the `openai` provider; the endpoint option `responsesApi: true | false` turns it on
+ * or off per endpoint (OpenAI-compatible servers and Azure's older API versions lack it).
+ */
+import { requestOriginOf, OPENAI_RESPONSES, type Candidate, type ChatRequest, type RequestOrigin } from '@switchyard/core';
+
+/** Fields of the client's body that are the gateway's, never the vendor's. */
+const GATEWAY_FIELDS = new Set(['model', 'stream', 'store', 'previous_response_id', 'switchyard']);
+
+export function responsesApiEnabled(target: Candidate, byDefault: boolean): boolean {
+  const option = target.endpoint?.options?.responsesApi;
+  return typeof option === 'boolean' ? option : byDefault;
+}
+
+/** The client's Responses request behind `request`, when this target sends it on as it is. */
+export function responsesOrigin(request: ChatRequest, target: Candidate, byDefault: boolean): RequestOrigin | undefined {
+  const origin = requestOriginOf(request, OPENAI_RESPONSES);
+  return origin && responsesApiEnabled(target, byDefault) ? origin : undefined;
+}
+
+export function buildResponsesBody(origin: RequestOrigin, options: { model: string; stream: boolean }): Record<string, unknown> {
+  const fields = origin.body;
+  const body: Record<string, unknown> = {};
+  for (const key in fields) {
+    const value = fields[key];
+    if (value === undefined || GATEWAY_FIELDS.has(key) || !Object.hasOwn(fields, key)) continue;
+    if (!options.stream && key === 'stream_options') continue;
+    body[key] = value;
+  }
+  body.model = options.model;
+  body.store = false;
+  if (options.stream) body.stream = true;
+  return body;
+}

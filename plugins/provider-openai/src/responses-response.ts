@@ -1,0 +1,102 @@
+/**
+ * A Responses API `response` object → the unified ChatResponse: the text of its message items,
+ * its function calls, its reasoning (summaries, or the reasoning text when sent), usage and how
+ * it ended. The vendor's own text is kept with it (wire-body.ts), so a Responses client gets
+ * the answer as OpenAI wrote it, items the unified shape does not model included.
+ */
+import { keepWireBody, OPENAI_RESPONSES, SwitchyardError, type Candidate, type ChatResponse, type ErrorRule, type FinishReason, type ProviderHttpResponse, type ToolCall, type Usage } from '@switchyard/core';
+import { classifyResponseFailure } from './responses-errors.js';
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+
+export function isResponseObject(json: unknown): json is Json {
+  return isObject(json) && json.object === 'response';
+}
+
+/** Responses API usage → unified usage. */
+export function responsesUsage(usage: unknown): Usage | undefined {
+  if (!isObject(usage)) return undefined;
+  const prompt = count(usage.input_tokens);
+  const completion = count(usage.output_tokens);
+  const out: Usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: typeof usage.total_tokens === 'number' ? usage.total_tokens : prompt + completion };
+  const input = usage.input_tokens_details;
+  if (isObject(input) && typeof input.cached_tokens === 'number') out.prompt_tokens_details = { cached_tokens: input.cached_tokens };
+  const output = usage.output_tokens_details;
+  if (isObject(output) && typeof output.reasoning_tokens === 'number') out.completion_tokens_details = { reasoning_tokens: output.reasoning_tokens };
+  return out;
+}
+
+/** How a response that was not `failed` ended, in unified terms. */
+export function finishOf(response: Json, hasCalls: boolean): FinishReason {
+  if (response.status === 'incomplete') {
+    const reason = isObject(response.incomplete_details) ? response.incomplete_details.reason : undefined;
+    return reason === 'content_filter' ? 'content_filter' : 'length';
+  }
+  return hasCalls ? 'tool_calls' : 'stop';
+}
+
+/** The texts of a reasoning item: its reasoning text when the model sent it, else its summaries. */
+export function reasoningTextOf(item: Json): string {
+  const list = Array.isArray(item.content) && item.content.length > 0 ? item.content : item.summary;
+  if (!Array.isArray(list)) return '';
+  return list
+    .map((entry) => (isObject(entry) && typeof entry.text === 'string' ? entry.text : ''))
+    .filter((text) => text.length > 0)
+    .join('\n\n');
+}
+
+export function parseResponsesResponse(res: ProviderHttpResponse, providerId: string, target: Pick<Candidate, 'model' | 'apiKey'>, rules?: readonly ErrorRule[]): ChatResponse {
+  const body = res.json as Json;
+  if (body.status === 'failed') throw classifyResponseFailure(providerId, body.error, target.apiKey, rules);
+  if (!Array.isArray(body.output) || (body.status !== undefined && body.status !== 'completed' && body.status !== 'incomplete')) {
+    throw new SwitchyardError('server', `${providerId} answered ${res.status} with a response that is not finished (status ${String(body.status)})`, { status: res.status, provider: providerId });
+  }
+  let content = '';
+  let refusal = '';
+  let reasoning = '';
+  const calls: ToolCall[] = [];
+  for (const item of body.output as unknown[]) {
+    if (!isObject(item)) continue;
+    if (item.type === 'message' && Array.isArray(item.content)) {
+      for (const part of item.content) {
+        if (!isObject(part)) continue;
+        if (part.type === 'output_text' && typeof part.text === 'string') content += part.text;
+        else if (part.type === 'refusal' && typeof part.refusal === 'string') refusal += part.refusal;
+      }
+    } else if (item.type === 'function_call') {
+      calls.push({ id: String(item.call_id ?? item.id ?? `call_${calls.length}`), type: 'function', function: { name: String(item.name ?? ''), arguments: typeof item.arguments === 'string' ? item.arguments : '' } });
+    } else if (item.type === 'reasoning') {
+      const text = reasoningTextOf(item);
+      if (text) reasoning = reasoning ? `${reasoning}\n\n${text}` : text;
+    }
+  }
+  const usage = responsesUsage(body.usage);
+  const response: ChatResponse = {
+    id: typeof body.id === 'string' ? body.id : '',
+    object: 'chat.completion',
+    created: typeof body.created_at === 'number' ? body.created_at : 0,
+    model: typeof body.model === 'string' && body.model.length > 0 ? body.model : target.model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: content.length > 0 || (calls.length === 0 && refusal.length === 0) ? content : null,
+          ...(calls.length > 0 ? { tool_calls: calls } : {}),
+          ...(refusal ? { refusal } : {}),
+          ...(reasoning ? { reasoning_content: reasoning } : {}),
+        },
+        finish_reason: finishOf(body, calls.length > 0),
+      },
+    ],
+    ...(usage ? { usage } : {}),
+  };
+  const meta: Json = {};
+  for (const key of ['status', 'incomplete_details', 'service_tier'] as const) if (body[key] !== undefined && body[key] !== null) meta[key] = body[key];
+  if (Object.keys(meta).length > 0) response.providerMetadata = { [providerId]: meta };
+  keepWireBody(response, { format: OPENAI_RESPONSES, text: res.text });
+  return response;
+}

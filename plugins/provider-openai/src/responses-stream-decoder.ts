@@ -1,0 +1,109 @@
+/**
+ * Responses API stream events → unified stream parts. The decoder declares its wire format, so
+ * when the client spoke the Responses API too the core keeps each event's text with the part it
+ * produced and the gateway forwards the events as they came (core's wire-events.ts).
+ *
+ * Each event produces at most one part: the text of an event travels with its first part only,
+ * so a second part would look to the gateway like a part of another source (one it must
+ * encode). The terminal event is one `finish` part with the usage inside it.
+ */
+import { OPENAI_RESPONSES, type DecodedSseEvent, type ErrorRule, type StreamDecoder, type StreamPart } from '@switchyard/core';
+import { classifyStreamError } from './classify-error.js';
+import { classifyResponseFailure } from './responses-errors.js';
+import { finishOf, responsesUsage } from './responses-response.js';
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export class ResponsesStreamDecoder implements StreamDecoder {
+  readonly wireFormat = OPENAI_RESPONSES;
+  done = false;
+  /** Output index of a function_call item → its unified call index. */
+  private readonly calls = new Map<number, number>();
+  private refusal = '';
+
+  constructor(
+    private readonly providerId: string,
+    private readonly apiKey?: string,
+    private readonly errorRules?: readonly ErrorRule[],
+  ) {}
+
+  push(event: DecodedSseEvent): StreamPart[] {
+    if (!isObject(event.json)) return [];
+    const data = event.json;
+    const type = typeof data.type === 'string' ? data.type : event.event;
+    switch (type) {
+      case 'response.created': {
+        const response = isObject(data.response) ? data.response : {};
+        return [
+          {
+            type: 'response-metadata',
+            ...(typeof response.id === 'string' ? { id: response.id } : {}),
+            ...(typeof response.model === 'string' ? { model: response.model } : {}),
+            ...(typeof response.created_at === 'number' ? { created: response.created_at } : {}),
+          },
+        ];
+      }
+      case 'response.output_text.delta':
+        return typeof data.delta === 'string' && data.delta.length > 0 ? [{ type: 'text-delta', text: data.delta }] : [];
+      case 'response.reasoning_summary_text.delta':
+      case 'response.reasoning_text.delta':
+        return typeof data.delta === 'string' && data.delta.length > 0 ? [{ type: 'reasoning-delta', text: data.delta }] : [];
+      case 'response.refusal.delta':
+        if (typeof data.delta === 'string') this.refusal += data.delta;
+        return [];
+      case 'response.output_item.added': {
+        const item = data.item;
+        if (!isObject(item) || item.type !== 'function_call' || typeof data.output_index !== 'number') return [];
+        const index = this.calls.size;
+        this.calls.set(data.output_index, index);
+        return [
+          {
+            type: 'tool-call-delta',
+            index,
+            ...(typeof item.call_id === 'string' ? { id: item.call_id } : {}),
+            ...(typeof item.name === 'string' ? { name: item.name } : {}),
+            argumentsDelta: typeof item.arguments === 'string' ? item.arguments : '',
+          },
+        ];
+      }
+      case 'response.function_call_arguments.delta': {
+        const index = typeof data.output_index === 'number' ? this.calls.get(data.output_index) : undefined;
+        return index !== undefined && typeof data.delta === 'string' && data.delta.length > 0 ? [{ type: 'tool-call-delta', index, argumentsDelta: data.delta }] : [];
+      }
+      case 'response.completed':
+      case 'response.incomplete': {
+        this.done = true;
+        const response = isObject(data.response) ? data.response : {};
+        const usage = responsesUsage(response.usage);
+        const finishReason = finishOf(response, this.calls.size > 0);
+        const meta: Json = {};
+        if (isObject(response.incomplete_details)) meta.incomplete_details = response.incomplete_details;
+        if (this.refusal) meta.refusal = this.refusal;
+        return [
+          {
+            type: 'finish',
+            finishReason,
+            ...(usage ? { usage } : {}),
+            ...(Object.keys(meta).length > 0 ? { providerMetadata: { [this.providerId]: meta } } : {}),
+          },
+        ];
+      }
+      case 'response.failed': {
+        this.done = true;
+        const response = isObject(data.response) ? data.response : {};
+        return [{ type: 'error', error: classifyResponseFailure(this.providerId, response.error, this.apiKey, this.errorRules) }];
+      }
+      case 'error':
+        // The type says `{code, message, param}`; some deployments nest them under `error`.
+        return [{ type: 'error', error: isObject(data.error) ? classifyStreamError(this.providerId, data, this.apiKey, this.errorRules) : classifyResponseFailure(this.providerId, data, this.apiKey, this.errorRules) }];
+      default:
+        return [];
+    }
+  }
+
+  end(): StreamPart[] {
+    return [];
+  }
+}
