@@ -26,7 +26,8 @@ async function thinProxy(first: string, second: string): Promise<string> {
     for (const base of [first, second]) {
       let up;
       try {
-        up = await request(`${base}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, dispatcher: agent });
+        // The client's API path under the vendor's base URL (/v1/messages → {base}/messages).
+        up = await request(`${base}${(req.url ?? '').replace(/^\/v1/, '')}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, dispatcher: agent });
       } catch {
         if (base === first) continue;
         res.writeHead(502).end();
@@ -58,7 +59,8 @@ async function serveLogger() {
 async function gateway(first: string, second: string, withPlugins: boolean, logged: boolean): Promise<string> {
   const { createPipeline, createUndiciTransport } = await import('@switchyard/core');
   const { createGateway } = await import('@switchyard/gateway');
-  const { providers } = await import('@switchyard/provider-openai');
+  const { providers: openaiFamily } = await import('@switchyard/provider-openai');
+  const { providers: anthropic } = await import('@switchyard/provider-anthropic');
   const plugins = [];
   if (withPlugins) {
     const [{ router }, { health }, { circuitBreaker }, { retry }] = await Promise.all([
@@ -73,9 +75,18 @@ async function gateway(first: string, second: string, withPlugins: boolean, logg
     endpoints: [
       { name: 'primary', provider: 'openai-compatible', baseUrl: first },
       { name: 'secondary', provider: 'openai-compatible', baseUrl: second },
+      // The other dialects' pass-through paths: Messages → anthropic, Responses → openai.
+      { name: 'claude-primary', provider: 'anthropic', baseUrl: first },
+      { name: 'claude-secondary', provider: 'anthropic', baseUrl: second },
+      { name: 'gpt-primary', provider: 'openai', baseUrl: first },
+      { name: 'gpt-secondary', provider: 'openai', baseUrl: second },
     ],
-    models: { chat: [{ endpoint: 'primary', model: 'bench-model' }, { endpoint: 'secondary', model: 'bench-model' }] },
-    providers,
+    models: {
+      chat: [{ endpoint: 'primary', model: 'bench-model' }, { endpoint: 'secondary', model: 'bench-model' }],
+      claude: [{ endpoint: 'claude-primary', model: 'bench-model' }, { endpoint: 'claude-secondary', model: 'bench-model' }],
+      gpt: [{ endpoint: 'gpt-primary', model: 'bench-model' }, { endpoint: 'gpt-secondary', model: 'bench-model' }],
+    },
+    providers: [...openaiFamily, ...anthropic],
     transport: createUndiciTransport({ dispatcher: agent }),
     plugins,
   });

@@ -28,14 +28,25 @@ const BASELINE = process.env.BENCH_BASELINE;
 /** The contender kinds the baseline runs (`logged` needs a baseline whose bench/gateway-servers.ts knows it). */
 const BASELINE_KINDS = (process.env.BENCH_BASELINE_KINDS ?? 'core,plugins').split(',') as GatewayKind[];
 
-type Mode = 'chat' | 'stream';
+/**
+ * What the load generator sends: Chat Completions (the default modes), and the other ingress
+ * dialects against a vendor of the same dialect (the pass-through paths): Anthropic Messages
+ * to an `anthropic` endpoint, OpenAI Responses to an `openai` endpoint, JSON and streaming.
+ */
+type Mode = 'chat' | 'stream' | 'messages' | 'messages-stream' | 'responses' | 'responses-stream';
+const isStream = (mode: Mode) => mode === 'stream' || mode.endsWith('-stream');
 type GatewayKind = 'core' | 'plugins' | 'logged';
 type Target = 'direct' | 'thin' | 'served' | GatewayKind | `${GatewayKind}-baseline`;
 /** BENCH_TARGETS: which contenders run (default thin, core, plugins, logged; `served` is the real `switchyard serve` from the production bundle). */
 const KINDS = (process.env.BENCH_TARGETS ?? 'thin,core,plugins,logged').split(',') as ('thin' | 'served' | GatewayKind)[];
-const bodies: Record<Mode, string> = {
-  chat: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'Say something short.' }] }),
-  stream: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'Say something short.' }], stream: true }),
+const ask = [{ role: 'user', content: 'Say something short.' }];
+const bodies: Record<Mode, { path: string; body: string }> = {
+  chat: { path: '/chat/completions', body: JSON.stringify({ model: 'chat', messages: ask }) },
+  stream: { path: '/chat/completions', body: JSON.stringify({ model: 'chat', messages: ask, stream: true }) },
+  messages: { path: '/messages', body: JSON.stringify({ model: 'claude', max_tokens: 256, messages: ask }) },
+  'messages-stream': { path: '/messages', body: JSON.stringify({ model: 'claude', max_tokens: 256, messages: ask, stream: true }) },
+  responses: { path: '/responses', body: JSON.stringify({ model: 'gpt', input: 'Say something short.' }) },
+  'responses-stream': { path: '/responses', body: JSON.stringify({ model: 'gpt', input: 'Say something short.', stream: true }) },
 };
 
 /** The contenders run built (see build-contenders.ts) unless BENCH_TSX=1. */
@@ -89,9 +100,9 @@ interface Result {
 async function load(baseUrl: string, mode: Mode, concurrency: number, pid: number, opts: { seconds: number; maxRequests: number; onSample?: (done: number) => void }): Promise<Result> {
   const url = new URL(baseUrl);
   const pool = new Pool(url.origin, { connections: concurrency, keepAliveTimeout: 30_000, pipelining: 1 });
-  const path = `${url.pathname.replace(/\/$/, '')}/chat/completions`;
+  const path = `${url.pathname.replace(/\/$/, '')}${bodies[mode].path}`;
   const headers = { 'content-type': 'application/json' };
-  const body = bodies[mode];
+  const body = bodies[mode].body;
   const latencies = new Float64Array(opts.maxRequests);
   const ttfbs = new Float64Array(opts.maxRequests);
   let done = 0;
@@ -231,7 +242,7 @@ for (const mode of MODES) {
       for (const [target] of targets[scenario]) {
         const r = get(mode, scenario, c, target)!;
         const ratio = target !== 'direct' ? f(vsThin(mode, scenario, c, target)) : '';
-        rows.push([mode, scenario, String(c), label[target], f(r.rps, 0), ratio, f(r.p50), f(r.p99), mode === 'stream' ? f(r.ttfb50) : '', mode === 'stream' ? f(r.ttfb99) : '', String(r.errors), f(r.cpuUs, 0), f(r.rss, 0)]);
+        rows.push([mode, scenario, String(c), label[target], f(r.rps, 0), ratio, f(r.p50), f(r.p99), isStream(mode) ? f(r.ttfb50) : '', isStream(mode) ? f(r.ttfb99) : '', String(r.errors), f(r.cpuUs, 0), f(r.rss, 0)]);
       }
     }
   }

@@ -28,10 +28,20 @@ server: { host: 127.0.0.1, port: 0, maxInFlight: 100000 }
 endpoints:
   - { name: primary, provider: openai-compatible, baseUrl: "${primary}" }
   - { name: secondary, provider: openai-compatible, baseUrl: "${secondary}" }
+  - { name: claude-primary, provider: anthropic, baseUrl: "${primary}" }
+  - { name: claude-secondary, provider: anthropic, baseUrl: "${secondary}" }
+  - { name: gpt-primary, provider: openai, baseUrl: "${primary}" }
+  - { name: gpt-secondary, provider: openai, baseUrl: "${secondary}" }
 models:
   chat:
     - { endpoint: primary, model: bench-model }
     - { endpoint: secondary, model: bench-model }
+  claude:
+    - { endpoint: claude-primary, model: bench-model }
+    - { endpoint: claude-secondary, model: bench-model }
+  gpt:
+    - { endpoint: gpt-primary, model: bench-model }
+    - { endpoint: gpt-secondary, model: bench-model }
 plugins:
   - use: "@switchyard/plugin-router"
   - use: "@switchyard/plugin-health"

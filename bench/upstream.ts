@@ -17,6 +17,54 @@ const sse =
   `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1, model: 'bench-model', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 12, completion_tokens: 13, total_tokens: 25 } })}\n\n` +
   'data: [DONE]\n\n';
 
+/** The same answer as Anthropic's Messages API writes it (JSON and its SSE events). */
+const message = JSON.stringify({
+  id: 'msg_bench',
+  type: 'message',
+  role: 'assistant',
+  model: 'bench-model',
+  content: [{ type: 'text', text: 'The quick brown fox jumps over the lazy dog.' }],
+  stop_reason: 'end_turn',
+  stop_sequence: null,
+  usage: { input_tokens: 12, output_tokens: 10 },
+});
+const anthropicEvent = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+const messageSse =
+  anthropicEvent('message_start', { message: { id: 'msg_bench', type: 'message', role: 'assistant', model: 'bench-model', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 12, output_tokens: 1 } } }) +
+  anthropicEvent('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }) +
+  anthropicEvent('ping', {}) +
+  words.map((w, i) => anthropicEvent('content_block_delta', { index: 0, delta: { type: 'text_delta', text: i === 0 ? w : ` ${w}` } })).join('') +
+  anthropicEvent('content_block_stop', { index: 0 }) +
+  anthropicEvent('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 13 } }) +
+  anthropicEvent('message_stop', {});
+
+/** The same answer as OpenAI's Responses API writes it (JSON and its typed events). */
+const responseObject = (status: string, output: unknown[], usage: unknown) => ({ id: 'resp_bench', object: 'response', created_at: 1, status, model: 'bench-model', output, usage });
+const outputText = 'The quick brown fox jumps over the lazy dog.';
+const outputMessage = (text: string) => ({ id: 'msg_bench', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] });
+const responseUsage = { input_tokens: 12, output_tokens: 10, total_tokens: 22 };
+const response = JSON.stringify(responseObject('completed', [outputMessage(outputText)], responseUsage));
+let sequence = 0;
+const responsesEvent = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`;
+const streamedText = words.map((w, i) => (i === 0 ? w : ` ${w}`)).join('');
+const responseSse =
+  responsesEvent('response.created', { response: responseObject('in_progress', [], null) }) +
+  responsesEvent('response.in_progress', { response: responseObject('in_progress', [], null) }) +
+  responsesEvent('response.output_item.added', { output_index: 0, item: { id: 'msg_bench', type: 'message', status: 'in_progress', role: 'assistant', content: [] } }) +
+  responsesEvent('response.content_part.added', { item_id: 'msg_bench', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }) +
+  words.map((w, i) => responsesEvent('response.output_text.delta', { item_id: 'msg_bench', output_index: 0, content_index: 0, delta: i === 0 ? w : ` ${w}` })).join('') +
+  responsesEvent('response.output_text.done', { item_id: 'msg_bench', output_index: 0, content_index: 0, text: streamedText }) +
+  responsesEvent('response.content_part.done', { item_id: 'msg_bench', output_index: 0, content_index: 0, part: { type: 'output_text', text: streamedText, annotations: [] } }) +
+  responsesEvent('response.output_item.done', { output_index: 0, item: outputMessage(streamedText) }) +
+  responsesEvent('response.completed', { response: responseObject('completed', [outputMessage(streamedText)], { input_tokens: 12, output_tokens: 13, total_tokens: 25 }) });
+
+/** What the mock answers on each API path: the JSON body and the SSE text. */
+const ANSWERS: Record<string, { json: string; sse: string }> = {
+  '/v1/chat/completions': { json: completion, sse },
+  '/v1/messages': { json: message, sse: messageSse },
+  '/v1/responses': { json: response, sse: responseSse },
+};
+
 export interface Upstream {
   url: string;
   /** When set, answers 503 to this share of requests (0..1), deterministically every n-th. */
@@ -41,12 +89,13 @@ export async function startUpstream(): Promise<Upstream> {
         res.end('{"error":{"message":"overloaded","type":"server_error","code":null}}');
         return;
       }
+      const answer = ANSWERS[(req.url ?? '').split('?', 1)[0]!] ?? ANSWERS['/v1/chat/completions']!;
       if (body.includes('"stream":true')) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.end(sse);
+        res.end(answer.sse);
       } else {
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(completion) });
-        res.end(completion);
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer.json) });
+        res.end(answer.json);
       }
     };
   });
