@@ -1,7 +1,8 @@
 /** The dialects a gateway serves unless told otherwise. */
 import type { Dialect } from '../dialect.js';
+import { anthropicMessagesDialect } from './anthropic-messages/index.js';
 import { openaiChatDialect } from './openai-chat.js';
 
-export const DEFAULT_DIALECTS: readonly Dialect[] = [openaiChatDialect];
+export const DEFAULT_DIALECTS: readonly Dialect[] = [openaiChatDialect, anthropicMessagesDialect];
 
-export { openaiChatDialect };
+export { openaiChatDialect, anthropicMessagesDialect };
