@@ -1,5 +1,5 @@
 /** OpenAI's own API (`https://api.openai.com/v1`, `Authorization: Bearer`). */
-import { bearerAuth, defineOpenAIFamilyProvider } from './provider.js';
+import { bearerAuth, defineOpenAIFamilyProvider, PDF_DOCUMENTS } from './provider.js';
 
 export const openaiProvider = defineOpenAIFamilyProvider({
   id: 'openai',
@@ -8,4 +8,5 @@ export const openaiProvider = defineOpenAIFamilyProvider({
   pathFor: (operation) => `/${operation}`,
   authHeaders: bearerAuth,
   keepReasoning: false,
+  documentTypes: PDF_DOCUMENTS,
 });

@@ -7,6 +7,7 @@ import { classifyHttpError } from './classify-error.js';
 import { parseChatResponse } from './response.js';
 import { buildChatBody, buildEmbeddingsBody } from './request.js';
 import { ChatStreamDecoder } from './stream-decoder.js';
+import { openAIFamilyUnsupported } from './unsupported.js';
 
 export interface OpenAIFamilyOptions {
   id: string;
@@ -19,6 +20,12 @@ export interface OpenAIFamilyOptions {
   keepReasoning: boolean;
   /** The vendor's own error table, applied before the family's generic classification. */
   errorRules?: readonly ErrorRule[];
+  /**
+   * Media types of the documents (`file` parts) it reads; none when absent (see unsupported.ts).
+   * A deployment that declares the `documents` capability is taken to read PDFs (Azure API
+   * versions with file input, a vLLM serving a model that reads them).
+   */
+  documentTypes?: ReadonlySet<string>;
 }
 
 export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): ProviderV1 {
@@ -35,6 +42,7 @@ export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): Provid
     id,
     ...(options.defaultBaseUrl ? { defaultBaseUrl: options.defaultBaseUrl } : {}),
     defaultCapabilities: options.defaultCapabilities,
+    unsupported: (request, target) => openAIFamilyUnsupported(request, id, options.documentTypes ?? (target.capabilities.has('documents') ? PDF_DOCUMENTS : undefined)),
     buildRequest(request, target, { stream }) {
       const body = buildChatBody(request, { stream, model: target.model, allowedFields: options.allowedFields, keepReasoning: options.keepReasoning });
       return post('chat/completions', target, body, stream ? 'text/event-stream' : 'application/json');
@@ -68,5 +76,8 @@ export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): Provid
     },
   });
 }
+
+/** What OpenAI's Chat Completions reads as a `file` part. */
+export const PDF_DOCUMENTS: ReadonlySet<string> = new Set(['application/pdf']);
 
 export const bearerAuth = (target: Candidate): Record<string, string> => (target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {});
