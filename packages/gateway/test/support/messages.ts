@@ -4,7 +4,7 @@
  * answer one vendor-neutral script in their own wire format, JSON or SSE.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { createPipeline, type Capability, type EndpointConfig, type Pipeline, type PipelineOptions } from '@switchyard/core';
+import { createPipeline, type AttemptTimeouts, type Capability, type EndpointConfig, type Pipeline, type PipelineOptions } from '@switchyard/core';
 import { anthropicProvider } from '@switchyard/provider-anthropic';
 import { geminiProvider } from '@switchyard/provider-gemini';
 import providers from '@switchyard/provider-openai';
@@ -30,10 +30,11 @@ export interface Deployment {
   kind: VendorKind;
   url: string;
   capabilities?: Capability[];
+  timeouts?: Partial<AttemptTimeouts>;
 }
 
 function endpointOf(d: Deployment): EndpointConfig {
-  return { name: d.name, provider: d.kind, baseUrl: d.url, apiKey: VENDOR_KEYS[d.kind] };
+  return { name: d.name, provider: d.kind, baseUrl: d.url, apiKey: VENDOR_KEYS[d.kind], ...(d.timeouts ? { timeouts: d.timeouts } : {}) };
 }
 
 const UPSTREAM_MODEL: Record<VendorKind, string> = { anthropic: 'claude-sonnet-4-5-20250929', openai: 'gpt-4.1', gemini: 'gemini-2.5-flash', deepseek: 'deepseek-chat' };

@@ -163,6 +163,7 @@ class MessagesDecoder {
       parts = [];
       partPaths = [];
     };
+    const before = this.messages.length;
     blocks.forEach((block, j) => {
       const at = `${path}[${j}]`;
       if (block.type === 'tool_result') {
@@ -177,6 +178,8 @@ class MessagesDecoder {
       }
     });
     flush();
+    // A turn of Anthropic-only blocks still counts as a turn (only Anthropic gets it anyway).
+    if (this.messages.length === before) this.push({ role: 'user', content: '' }, path.slice(0, -'.content'.length));
   }
 
   /** A block of user content (or of a tool result) as a unified part; undefined when it has none. */

@@ -15,16 +15,33 @@
  * | vendors overloaded, unavailable or failing (502/503) | 529    | overloaded_error      |
  * | the gateway's own config, upstream credentials, 500  | 500    | api_error             |
  *
+ * A request every vendor failed counts as overloaded, unless every attempt timed out (504) or
+ * failed on the gateway's configuration, keys refused or deployments unknown (500).
+ *
  * Headers stay: `retry-after` where the gateway has a wait to advise, `x-should-retry: false`
  * on final errors (the Anthropic SDKs honour both).
  */
+import { isSwitchyardError } from '@switchyard/core';
 import type { WireError } from '../../dialect.js';
 import type { ErrorReply } from '../../openai-errors.js';
 
 /** Failures an operator must fix: retrying or waiting does not help, so not "overloaded". */
 const GATEWAY_FAULTS = new Set(['upstream_auth_failed', 'upstream_misconfigured', 'gateway_misconfigured', 'internal_error']);
 
-function statusAndType(reply: ErrorReply): [number, string] {
+const TIMEOUTS = new Set(['timeout', 'ttft-timeout', 'idle-timeout']);
+
+/**
+ * A request every vendor failed, by what its attempts have in common: each refused the
+ * gateway's keys or did not know its deployment (an operator's problem), or each timed out.
+ */
+function failedEverywhere(error: unknown): [number, string] | undefined {
+  if (!isSwitchyardError(error) || error.kind !== 'all-candidates-failed' || !error.attempts?.length) return undefined;
+  if (error.attempts.every((a) => a.outcome === 'key-failure' || a.outcome === 'misconfigured')) return [500, 'api_error'];
+  if (error.attempts.every((a) => TIMEOUTS.has(a.kind))) return [504, 'timeout_error'];
+  return undefined;
+}
+
+function statusAndType(reply: ErrorReply, error?: unknown): [number, string] {
   const { status } = reply;
   const code = reply.body.error.code;
   switch (status) {
@@ -42,6 +59,8 @@ function statusAndType(reply: ErrorReply): [number, string] {
       return [504, 'timeout_error'];
   }
   if (status < 500) return [status, 'invalid_request_error'];
+  const everywhere = failedEverywhere(error);
+  if (everywhere) return everywhere;
   if (code !== null && GATEWAY_FAULTS.has(code)) return [500, 'api_error'];
   if (status === 502 || status === 503) return [529, 'overloaded_error'];
   return [500, 'api_error'];
@@ -52,16 +71,16 @@ export interface MessagesErrorBody {
   error: { type: string; message: string };
 }
 
-export function messagesErrorBody(reply: ErrorReply): { status: number; body: MessagesErrorBody } {
-  const [status, type] = statusAndType(reply);
+export function messagesErrorBody(reply: ErrorReply, error?: unknown): { status: number; body: MessagesErrorBody } {
+  const [status, type] = statusAndType(reply, error);
   const { message, param } = reply.body.error;
-  // Anthropic names the field inside the message; so does this, when the message does not yet.
-  const named = param && !message.includes(param) ? `${param}: ${message}` : message;
+  // Anthropic's messages start with the field they are about (`model: claude-x`).
+  const named = param && !message.startsWith(param) ? `${param}: ${message}` : message;
   return { status, body: { type: 'error', error: { type, message: named } } };
 }
 
-export function renderMessagesError(reply: ErrorReply): WireError {
-  const { status, body } = messagesErrorBody(reply);
+export function renderMessagesError(reply: ErrorReply, error?: unknown): WireError {
+  const { status, body } = messagesErrorBody(reply, error);
   return { status, body, headers: reply.headers };
 }
 
