@@ -95,3 +95,94 @@ describe.each(['anthropic', 'openai', 'gemini', 'deepseek'] as const)('Messages 
     expectToolResultSent(kind, JSON.parse(upstream.requests[1]!.body), toolUseId);
   });
 });
+
+describe('what other vendors receive of a Messages request', () => {
+  const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+  const rich = {
+    model: MODEL,
+    max_tokens: 1000,
+    system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'Use metric units.' }],
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is in these?' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
+          { type: 'image', source: { type: 'url', url: 'https://example.com/map.jpg' } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'Two images.', signature: 'sig-abc' },
+          { type: 'redacted_thinking', data: 'cmVkYWN0ZWQ=' },
+          { type: 'text', text: 'Looking.' },
+          { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } },
+        ],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'failed: timeout', is_error: true }, { type: 'text', text: 'Try again?' }] },
+    ],
+    tools: [WEATHER_TOOL],
+    tool_choice: { type: 'any', disable_parallel_tool_use: true },
+    stop_sequences: ['END'],
+    temperature: 0.2,
+    top_p: 0.9,
+    top_k: 40,
+    metadata: { user_id: 'user-42' },
+    service_tier: 'auto',
+    thinking: { type: 'enabled', budget_tokens: 2048 },
+  };
+
+  it('OpenAI: Chat Completions messages, tools and sampling; nothing Anthropic-only', async () => {
+    const openai = await scriptedVendor('openai', () => ({ text: 'ok' }));
+    const { anthropic } = await startMessagesGateway(pipelineOf([{ name: 'openai', kind: 'openai', url: openai.url }]));
+    await anthropic.messages.create(rich as never);
+    expect(JSON.parse(openai.requests[0]!.body)).toEqual({
+      model: 'gpt-4.1',
+      messages: [
+        { role: 'system', content: 'You are terse.\nUse metric units.' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is in these?' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+            { type: 'image_url', image_url: { url: 'https://example.com/map.jpg' } },
+          ],
+        },
+        // Reasoning and signed thinking are Anthropic's; OpenAI rejects them in a request.
+        { role: 'assistant', content: 'Looking.', tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+        { role: 'tool', tool_call_id: 'toolu_1', content: 'failed: timeout' },
+        { role: 'user', content: 'Try again?' },
+      ],
+      max_completion_tokens: 1000,
+      tools: [{ type: 'function', function: { name: 'get_weather', description: 'Current weather for a city', parameters: WEATHER_TOOL.input_schema } }],
+      tool_choice: 'required',
+      parallel_tool_calls: false,
+      stop: ['END'],
+      temperature: 0.2,
+      top_p: 0.9,
+      user: 'user-42',
+    });
+  });
+
+  it('DeepSeek keeps the reasoning of earlier turns; Gemini gets its own contents and config', async () => {
+    const deepseek = await scriptedVendor('deepseek', () => ({ text: 'ok' }));
+    const gemini = await scriptedVendor('gemini', () => ({ text: 'ok' }));
+    await (await startMessagesGateway(pipelineOf([{ name: 'deepseek', kind: 'deepseek', url: deepseek.url }]))).anthropic.messages.create(rich as never);
+    expect(JSON.parse(deepseek.requests[0]!.body).messages[2]).toMatchObject({ role: 'assistant', reasoning_content: 'Two images.' });
+
+    await (await startMessagesGateway(pipelineOf([{ name: 'gemini', kind: 'gemini', url: gemini.url }]))).anthropic.messages.create(rich as never);
+    const sent = JSON.parse(gemini.requests[0]!.body);
+    expect(sent.systemInstruction).toEqual({ parts: [{ text: 'You are terse.\nUse metric units.' }] });
+    expect(sent.contents.map((c: { role: string }) => c.role)).toEqual(['user', 'model', 'user', 'user']);
+    expect(sent.contents[2].parts).toEqual([{ functionResponse: { name: 'get_weather', response: { result: 'failed: timeout' } } }]);
+    expect(sent.generationConfig).toEqual({ temperature: 0.2, topP: 0.9, maxOutputTokens: 1000, stopSequences: ['END'] });
+    expect(sent.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY' } });
+  });
+
+  it('Anthropic gets it all as written: signatures, redacted thinking, is_error, cache_control, top_k, service_tier', async () => {
+    const claude = await scriptedVendor('anthropic', () => ({ text: 'ok' }));
+    await (await startMessagesGateway(pipelineOf([{ name: 'claude', kind: 'anthropic', url: claude.url }]))).anthropic.messages.create(rich as never);
+    expect(JSON.parse(claude.requests[0]!.body)).toEqual({ ...rich, model: 'claude-sonnet-4-5-20250929' });
+  });
+});
