@@ -45,6 +45,7 @@ const ANTHROPIC_ONLY_BLOCKS = new Set([
   'tool_search_tool_result',
   'mcp_tool_use',
   'mcp_tool_result',
+  'tool_reference',
 ]);
 
 const ASSISTANT_BLOCKS = new Set(['tool_use', 'thinking', 'redacted_thinking']);
