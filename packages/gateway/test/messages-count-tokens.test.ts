@@ -64,7 +64,7 @@ describe('count_tokens', () => {
   });
 
   it('with no vendor able to count, an estimate marked as one', async () => {
-    const claude = await vendor((_req, res) => res.destroy());
+    const claude = await vendor((_req, res) => void res.destroy());
     const deepseek = await scriptedVendor('deepseek', () => ({ text: 'unused' }));
     const { origin } = await startMessagesGateway(pipelineOf([{ name: 'claude', kind: 'anthropic', url: claude.url }, { name: 'deepseek', kind: 'deepseek', url: deepseek.url }]));
     const short = await raw(origin, '/v1/messages/count_tokens', { body: JSON.stringify(countBody()) });
