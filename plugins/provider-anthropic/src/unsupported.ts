@@ -5,7 +5,7 @@
  * carried inline. A request that came in the Messages dialect is sent as the client wrote it,
  * so it is Anthropic's to judge.
  */
-import type { ChatRequest, ContentPart, Unsupported } from '@switchyard/core';
+import { refusedPart, type ChatRequest, type ContentPart, type Unsupported } from '@switchyard/core';
 import { DOCUMENT_MEDIA_TYPES, inlineFileOf } from './documents.js';
 import { messagesOrigin } from './pass-through.js';
 
@@ -26,15 +26,5 @@ function partRefusal(part: ContentPart, path: string): Unsupported | undefined {
 }
 
 export function anthropicUnsupported(request: ChatRequest): Unsupported | undefined {
-  if (messagesOrigin(request)) return undefined;
-  const { messages } = request;
-  for (let i = 0; i < messages.length; i++) {
-    const content = messages[i]!.content;
-    if (!Array.isArray(content)) continue;
-    for (let j = 0; j < content.length; j++) {
-      const refused = partRefusal(content[j]!, `messages[${i}].content[${j}]`);
-      if (refused) return refused;
-    }
-  }
-  return undefined;
+  return messagesOrigin(request) ? undefined : refusedPart(request, partRefusal);
 }

@@ -4,14 +4,16 @@
  * a file of a type Gemini does not read inline, a file named by an upload id, media in a tool
  * result (function responses are JSON built from text), a part type it has no equivalent for.
  */
-import type { ChatRequest, ContentPart, Unsupported } from '@switchyard/core';
+import { refusedPart, type ChatMessage, type ChatRequest, type ContentPart, type Unsupported } from '@switchyard/core';
 
 /** What Gemini reads as inline data: documents as PDF or text, and media. */
 const READABLE = /^(application\/pdf|text\/[\w.+-]+|image\/[\w.+-]+|audio\/[\w.+-]+|video\/[\w.+-]+)$/;
 const DATA_URL_TYPE = /^data:([^;,]+)/;
 const PART_TYPES = new Set(['text', 'image_url', 'input_audio', 'file']);
 
-function partRefusal(part: ContentPart, path: string): Unsupported | undefined {
+function partRefusal(part: ContentPart, path: string, { role }: ChatMessage): Unsupported | undefined {
+  if (part.type === 'text') return undefined;
+  if (role !== 'user') return { path, reason: `a "${part.type}" part in a ${role === 'tool' ? 'tool result' : `${role} message`} (gemini takes text only there)` };
   if (!PART_TYPES.has(part.type)) return { path, reason: `a "${part.type}" part (gemini has no such input)` };
   if (part.type !== 'file') return undefined;
   const data = (part as { file?: { file_data?: unknown } }).file?.file_data;
@@ -22,18 +24,5 @@ function partRefusal(part: ContentPart, path: string): Unsupported | undefined {
 }
 
 export function geminiUnsupported(request: ChatRequest): Unsupported | undefined {
-  const { messages } = request;
-  for (let i = 0; i < messages.length; i++) {
-    const { role, content } = messages[i]!;
-    if (!Array.isArray(content)) continue;
-    for (let j = 0; j < content.length; j++) {
-      const part = content[j]!;
-      if (part.type === 'text') continue;
-      const path = `messages[${i}].content[${j}]`;
-      if (role !== 'user') return { path, reason: `a "${part.type}" part in a ${role === 'tool' ? 'tool result' : `${role} message`} (gemini takes text only there)` };
-      const refused = partRefusal(part, path);
-      if (refused) return refused;
-    }
-  }
-  return undefined;
+  return refusedPart(request, partRefusal);
 }

@@ -5,7 +5,7 @@
  * the compatible servers and presets take none), a document of another type, media in a tool
  * result (Chat Completions tool messages are text only).
  */
-import type { ChatRequest, ContentPart, Unsupported } from '@switchyard/core';
+import { refusedPart, type ChatRequest, type ContentPart, type Unsupported } from '@switchyard/core';
 
 const DATA_URL_TYPE = /^data:([^;,]+)/;
 
@@ -21,20 +21,10 @@ function fileRefusal(part: ContentPart, path: string, providerId: string, docume
 }
 
 export function openAIFamilyUnsupported(request: ChatRequest, providerId: string, documentTypes: ReadonlySet<string> | undefined): Unsupported | undefined {
-  const { messages } = request;
-  for (let i = 0; i < messages.length; i++) {
-    const { role, content } = messages[i]!;
-    if (!Array.isArray(content)) continue;
-    for (let j = 0; j < content.length; j++) {
-      const part = content[j]!;
-      if (part.type === 'text') continue;
-      const path = `messages[${i}].content[${j}]`;
-      if (role === 'tool') return { path, reason: `a "${part.type}" part in a tool result (${providerId} takes text tool results only)` };
-      if (part.type === 'file') {
-        const refused = role === 'user' ? fileRefusal(part, path, providerId, documentTypes) : { path, reason: `a document in a ${role} message (${providerId} takes documents from the user only)` };
-        if (refused) return refused;
-      }
-    }
-  }
-  return undefined;
+  return refusedPart(request, (part, path, { role }) => {
+    if (part.type === 'text') return undefined;
+    if (role === 'tool') return { path, reason: `a "${part.type}" part in a tool result (${providerId} takes text tool results only)` };
+    if (part.type !== 'file') return undefined;
+    return role === 'user' ? fileRefusal(part, path, providerId, documentTypes) : { path, reason: `a document in a ${role} message (${providerId} takes documents from the user only)` };
+  });
 }
