@@ -13,7 +13,7 @@
  * back as thinking) are left out of what Anthropic gets: it would reject them.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { ANTHROPIC_MESSAGES, setRequestOrigin, type ChatRequest, type ToolChoice } from '@switchyard/core';
+import { ANTHROPIC_MESSAGES, setRequestOrigin, type ChatRequest, type RequestOrigin, type ToolChoice } from '@switchyard/core';
 import type { PathRecorder } from './client-paths.js';
 import { TurnDecoder } from './decode-turns.js';
 import { invalid, isObject, optionalNumber, requireString, typeOf, type Json } from './json-checks.js';
@@ -93,17 +93,17 @@ function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string> 
 function anthropicBody(body: Json, decoder: TurnDecoder): Json {
   const unsigned = decoder.unsigned;
   if (body.switchyard === undefined && !unsigned) return body;
-  const out: Json = {};
-  for (const key in body) if (key !== 'switchyard' && Object.hasOwn(body, key)) out[key] = body[key];
-  if (!unsigned) return out;
   const messages = (body.messages as Json[]).slice();
   let lastAssistant = -1;
   for (let i = messages.length - 1; i >= 0 && lastAssistant < 0; i--) if (messages[i]!.role === 'assistant') lastAssistant = i;
-  for (const [i, drop] of unsigned) {
-    const content = (messages[i]!.content as Json[]).filter((_, j) => !drop.includes(j));
-    messages[i] = Object.assign({}, messages[i], { content });
-    if (i === lastAssistant) delete out.thinking;
+  const thinkingOff = unsigned?.has(lastAssistant) === true;
+  const out: Json = {};
+  for (const key in body) {
+    if (key === 'switchyard' || (thinkingOff && key === 'thinking') || !Object.hasOwn(body, key)) continue;
+    out[key] = body[key];
   }
+  if (!unsigned) return out;
+  for (const [i, drop] of unsigned) messages[i] = Object.assign({}, messages[i], { content: (messages[i]!.content as Json[]).filter((_, j) => !drop.includes(j)) });
   out.messages = messages;
   return out;
 }
@@ -156,12 +156,10 @@ export function decodeMessagesRequest(body: unknown, headers: IncomingHttpHeader
   if (stream === true) request.stream = true;
   if (body.switchyard !== undefined) request.switchyard = body.switchyard as ChatRequest['switchyard'];
 
+  const origin: { -readonly [K in keyof RequestOrigin]: RequestOrigin[K] } = { format: ANTHROPIC_MESSAGES, body: anthropicBody(body, decoder) };
   const forwarded = forwardedHeaders(headers);
-  setRequestOrigin(request, {
-    format: ANTHROPIC_MESSAGES,
-    body: anthropicBody(body, decoder),
-    ...(forwarded ? { headers: forwarded } : {}),
-    ...(decoder.untranslatable.length > 0 ? { untranslatable: decoder.untranslatable } : {}),
-  });
+  if (forwarded) origin.headers = forwarded;
+  if (decoder.untranslatable.length > 0) origin.untranslatable = decoder.untranslatable;
+  setRequestOrigin(request, origin);
   return { request, stream: stream === true };
 }

@@ -45,6 +45,7 @@ export class TurnDecoder {
   /** Unsigned thinking blocks found (message index → block indexes): Anthropic gets the body without them. */
   unsigned: Map<number, number[]> | undefined;
 
+  /** `paths` is set only when an error needs the client's paths (the request is decoded again). */
   constructor(private readonly paths: PathRecorder | undefined) {}
 
   foreign(path: string, what: string): void {
@@ -106,7 +107,7 @@ export class TurnDecoder {
       const part = this.userPart(block, at, 'user');
       if (part) {
         parts.push(part);
-        partPaths.push(at);
+        if (this.paths) partPaths.push(at);
       }
     });
     flush();
@@ -187,7 +188,7 @@ export class TurnDecoder {
         const part = this.userPart(inner, `${at}.content[${k}]`, 'tool_result');
         if (part) {
           parts.push(part);
-          partPaths.push(`${at}.content[${k}]`);
+          if (this.paths) partPaths.push(`${at}.content[${k}]`);
         }
       });
       content = compact(parts);
@@ -215,7 +216,7 @@ export class TurnDecoder {
           const name = requireString(block.name, `${at}.name`);
           if (!isObject(block.input)) throw invalid(`${at}.input`, `must be an object, got ${typeOf(block.input)}`);
           toolCalls.push({ id, type: 'function', function: { name, arguments: JSON.stringify(block.input) } });
-          toolCallPaths.push(at);
+          if (this.paths) toolCallPaths.push(at);
           return;
         }
         case 'thinking': {
