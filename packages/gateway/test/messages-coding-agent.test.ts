@@ -67,6 +67,9 @@ describe('a coding agent session', () => {
     expect(sent).toMatchObject({ model: 'gpt-4.1', max_completion_tokens: 32000, user: 'user_4f1c_account__session_9d2e', stream: true });
     for (const field of ['thinking', 'system', 'metadata', 'max_tokens', 'reasoning_effort', 'top_k']) expect(sent).not.toHaveProperty(field);
     expect(JSON.stringify(sent)).not.toContain('cache_control');
+    // Anthropic's headers are for Anthropic only.
+    expect(openai.requests[0]!.headers['anthropic-beta']).toBeUndefined();
+    expect(openai.requests[0]!.headers['anthropic-version']).toBeUndefined();
 
     const second = await agentTurn(anthropic, withToolResult(first.message));
     expect(second.message.content).toEqual([{ type: 'text', text: 'All 42 tests passed.' }]);

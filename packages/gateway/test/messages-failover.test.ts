@@ -7,8 +7,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import Anthropic from '@anthropic-ai/sdk';
 import { startFaultServer, type FaultName, type FaultOptions, type FaultServer, type Vendor } from '@switchyard/simulate';
-import { raw, stopAll } from './support/harness.js';
-import { MODEL, pipelineOf, scriptedVendor, startMessagesGateway } from './support/messages.js';
+import { raw, stopAll, vendor } from './support/harness.js';
+import { anthropicEvents, MODEL, pipelineOf, scriptedVendor, startMessagesGateway } from './support/messages.js';
 
 const faults: FaultServer[] = [];
 afterEach(async () => {
@@ -63,6 +63,19 @@ describe('a failure before the first byte fails over invisibly', () => {
     const message = await anthropic.messages.stream(ask).finalMessage();
     expect(message.content).toEqual([{ type: 'thinking', thinking: 'Foxes: canids.', signature: '' }, { type: 'text', text: 'Foxes are canids.' }]);
     expect(gemini.requests).toHaveLength(1);
+  });
+});
+
+describe('waiting for the first token', () => {
+  it('SSE comment heartbeats keep the client waiting; the SDK reads past them', async () => {
+    const slow = await vendor((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      setTimeout(() => res.end(anthropicEvents({ text: 'Finally.' })), 120);
+    });
+    const { anthropic, origin } = await startMessagesGateway(pipelineOf([{ name: 'claude', kind: 'anthropic', url: slow.url }]), { server: { heartbeatMs: 20 } });
+    const res = await raw(origin, '/v1/messages', { body: JSON.stringify({ ...ask, stream: true }) });
+    expect(res.text.startsWith(': heartbeat\n\n')).toBe(true);
+    expect((await anthropic.messages.stream(ask).finalMessage()).content).toEqual([{ type: 'text', text: 'Finally.' }]);
   });
 });
 
