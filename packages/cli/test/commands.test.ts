@@ -62,7 +62,7 @@ describe('validate', () => {
     const code = await main(['validate', '--config', EXAMPLE], c.io);
     expect(c.err).toBe('');
     expect(code).toBe(0);
-    expect(c.out).toMatch(/is valid: 6 endpoint\(s\) \(\+1 disabled\), 3 model\(s\) \[chat, reasoning, embed\], 2 plugin\(s\)/);
+    expect(c.out).toMatch(/is valid: 6 endpoint\(s\) \(\+1 disabled\), 5 model\(s\) \[chat, reasoning, claude-sonnet-4-5, claude-haiku-4-5, embed\], 2 plugin\(s\)/);
     for (const secret of Object.values(exampleEnv)) expect(c.out).not.toContain(secret);
   });
 

@@ -8,7 +8,7 @@
 import { SwitchyardError } from './errors.js';
 import type { ProviderV1, Unsupported } from './provider.js';
 import { requestOriginOf } from './request-origin.js';
-import type { Candidate, ChatRequest } from './types.js';
+import type { Candidate, ChatMessage, ChatRequest, ContentPart } from './types.js';
 
 export const UNEXPRESSIBLE_CODE = 'SWITCHYARD_ERR_UNEXPRESSIBLE';
 
@@ -52,4 +52,23 @@ export function expressibleCandidates(request: ChatRequest, configured: readonly
     });
   }
   return kept;
+}
+
+/**
+ * The first content part a provider's `unsupported` check turns down: `refuse` sees every part
+ * of every message whose content is an array (string content is text, which every vendor
+ * takes), with its path.
+ */
+export function refusedPart(request: ChatRequest, refuse: (part: ContentPart, path: string, message: ChatMessage) => Unsupported | undefined): Unsupported | undefined {
+  const { messages } = request;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
+    const { content } = message;
+    if (!Array.isArray(content)) continue;
+    for (let j = 0; j < content.length; j++) {
+      const refused = refuse(content[j]!, `messages[${i}].content[${j}]`, message);
+      if (refused) return refused;
+    }
+  }
+  return undefined;
 }

@@ -42,7 +42,7 @@ export { keepWireBody, wireBodyOf, type WireBody } from './wire-body.js';
 export * from './wire-formats.js';
 export * from './request-origin.js';
 export { keepWireText, wireTextOf } from './wire-events.js';
-export { expressibleCandidates, UNEXPRESSIBLE_CODE } from './expressible.js';
+export { expressibleCandidates, refusedPart, UNEXPRESSIBLE_CODE } from './expressible.js';
 export * from './request-summary.js';
 export * from './request-failure.js';
 export * from './request-limits.js';

@@ -91,6 +91,14 @@ export interface ProviderV1 {
   probe?(target: Candidate): ProviderRequest;
   buildEmbeddingsRequest?(request: EmbeddingRequest, target: Candidate): ProviderRequest;
   parseEmbeddingsResponse?(response: ProviderHttpResponse, target: Candidate): EmbeddingResponse;
+  /**
+   * The vendor's own count of a request's input tokens (Anthropic `/messages/count_tokens`,
+   * Gemini `countTokens`). The gateway's count endpoints send it through the pipeline's
+   * transport; a provider without it is answered with an estimate.
+   */
+  buildCountTokensRequest?(request: ChatRequest, target: Candidate): ProviderRequest;
+  /** The input token count in the vendor's answer to `buildCountTokensRequest`. */
+  parseCountTokensResponse?(response: ProviderHttpResponse, target: Candidate): number;
 }
 
 export function defineProvider<P extends Omit<ProviderV1, typeof PROVIDER_MARKER>>(provider: P): P & ProviderV1 {

@@ -39,9 +39,9 @@ export interface Dialect {
    * A gateway error in this dialect's shape. Every error starts as the gateway's own reply
    * (OpenAI-shaped: status, type, code, param, message, headers); a dialect renders it as its
    * clients expect (Anthropic: `{type:"error",error:{type,message}}`, 529 for overloaded).
-   * Default: as it is.
+   * Default: as it is. `error` is what the reply was made from, when there is one.
    */
-  renderError?(reply: ErrorReply): WireError;
+  renderError?(reply: ErrorReply, error?: unknown): WireError;
   /** What a stream that already sent its head ends with on failure: this dialect's SSE error event. */
   streamError(reply: ErrorReply): string;
 }
@@ -70,6 +70,6 @@ export function bearerCredential(req: IncomingMessage): string | undefined {
   return bearerToken(req.headers.authorization);
 }
 
-export function renderError(dialect: Dialect, reply: ErrorReply): WireError {
-  return dialect.renderError ? dialect.renderError(reply) : reply;
+export function renderError(dialect: Dialect, reply: ErrorReply, error?: unknown): WireError {
+  return dialect.renderError ? dialect.renderError(reply, error) : reply;
 }

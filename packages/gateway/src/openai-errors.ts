@@ -127,6 +127,6 @@ export interface ErrorTarget {
 export function replyWithError(target: ErrorTarget, error: unknown): void {
   const { res, dialect } = target;
   const reply = replyForError(error, target.errorOptions);
-  if (!res.headersSent) return sendError(res, renderError(dialect, reply), attemptsHeader(error));
+  if (!res.headersSent) return sendError(res, renderError(dialect, reply, error), attemptsHeader(error));
   if (!res.writableEnded && !res.destroyed) res.end(dialect.streamError(reply));
 }

@@ -12,8 +12,12 @@ import { replyForError, replyWithError } from './openai-errors.js';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
 
-/** Streams the answer to `request`; `encoderFor` makes the dialect's encoder once the stream committed. */
-export async function serveStream(x: Exchange, request: ChatRequest, encoderFor: StreamEncoderFactory): Promise<void> {
+/**
+ * Streams the answer to `request`; `encoderFor` makes the dialect's encoder once the stream
+ * committed. `inClientTerms` lets a dialect whose requests were translated rename the fields an
+ * error names before it is answered (see the Messages dialect's client-paths.ts).
+ */
+export async function serveStream(x: Exchange, request: ChatRequest, encoderFor: StreamEncoderFactory, inClientTerms?: (error: unknown) => unknown): Promise<void> {
   const { res } = x;
   let heartbeat: ReturnType<Exchange['clock']['setTimeout']> | undefined;
   const beat = () => {
@@ -31,7 +35,7 @@ export async function serveStream(x: Exchange, request: ChatRequest, encoderFor:
     stream = await x.pipeline.stream(request, x.call);
   } catch (error) {
     // Before any byte went out the client gets a normal error status; after heartbeats, an SSE error event.
-    replyWithError(x, error);
+    replyWithError(x, inClientTerms ? inClientTerms(error) : error);
     return;
   } finally {
     x.clock.clearTimeout(heartbeat);

@@ -4,7 +4,7 @@
  * delivered (`stream`), who asked (`user`, `metadata`) and our own hints (`switchyard`) are not.
  */
 import { createHash } from 'node:crypto';
-import type { ChatRequest } from '@switchyard/core';
+import { requestOriginOf, type ChatRequest } from '@switchyard/core';
 
 const DELIVERY_FIELDS = new Set(['stream', 'stream_options', 'user', 'metadata', 'switchyard', 'store', 'service_tier']);
 
@@ -34,6 +34,15 @@ export function normaliseRequest(request: ChatRequest): Record<string, unknown> 
   }
   out.messages = (request.messages ?? []).map((m) => ({ ...m, content: normaliseContent(m.content) }));
   if (typeof request.stop === 'string') out.stop = [request.stop];
+  // A request that came in another dialect (the gateway's Messages API) may carry what the
+  // unified shape cannot (a server tool, a search result, thinking settings), and a vendor of
+  // that dialect gets all of it: its own body is part of the key too.
+  const origin = requestOriginOf(request);
+  if (origin) {
+    const body: Record<string, unknown> = {};
+    for (const [field, value] of Object.entries(origin.body)) if (!DELIVERY_FIELDS.has(field)) body[field] = value;
+    out['(origin)'] = { format: origin.format, body };
+  }
   return out;
 }
 

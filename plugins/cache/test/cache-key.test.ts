@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatRequest } from '@switchyard/core';
+import { ANTHROPIC_MESSAGES, setRequestOrigin, type ChatRequest } from '@switchyard/core';
 import { cacheKey, MemoryResponseStore } from '../src/index.js';
 
 const base: ChatRequest = { model: 'chat', messages: [{ role: 'user', content: 'hi' }], temperature: 0, tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] };
@@ -33,6 +33,20 @@ describe('cacheKey', () => {
     ['an unknown vendor field', { logit_bias: { 50256: -100 } }],
   ])('changes with %s', (_name, change) => {
     expect(cacheKey({ ...base, ...change } as ChatRequest)).not.toBe(cacheKey(base));
+  });
+
+  it("keys a request from another dialect on the client's own body too (what the unified shape cannot carry changes the answer)", () => {
+    const fromMessages = (body: Record<string, unknown>) => {
+      const request: ChatRequest = { ...base };
+      setRequestOrigin(request, { format: ANTHROPIC_MESSAGES, body });
+      return cacheKey(request);
+    };
+    const plain = { model: 'chat', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] };
+    const withServerTool = { ...plain, tools: [{ type: 'web_search_20250305', name: 'web_search' }] };
+    expect(fromMessages(plain)).not.toBe(cacheKey(base));
+    expect(fromMessages(withServerTool)).not.toBe(fromMessages(plain));
+    // How it is delivered and who asked still do not count.
+    expect(fromMessages({ ...plain, stream: true, metadata: { user_id: 'u' } })).toBe(fromMessages(plain));
   });
 });
 

@@ -2,11 +2,14 @@
  * @switchyard/provider-anthropic: the Anthropic Messages API as a Switchyard provider codec
  * (id `anthropic`). The core sends the requests and parses SSE; this package only translates.
  */
-import { defineProvider } from '@switchyard/core';
+import { ANTHROPIC_MESSAGES, defineProvider, keepWireBody } from '@switchyard/core';
 import { classifyAnthropicError } from './classify-error.js';
+import { buildCountTokensRequest, parseCountTokensResponse } from './count-tokens.js';
+import { messagesOrigin, passThroughBody } from './pass-through.js';
 import { buildMessagesBody, requestHeaders } from './request.js';
-import { parseMessagesResponse } from './response.js';
+import { forwardable, parseMessagesResponse } from './response.js';
 import { AnthropicStreamDecoder } from './stream-decoder.js';
+import { anthropicUnsupported } from './unsupported.js';
 
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com/v1';
 
@@ -16,23 +19,31 @@ export const anthropicProvider = defineProvider({
   defaultBaseUrl: ANTHROPIC_BASE_URL,
   // No native JSON mode in API version 2023-06-01, so `json` is not claimed.
   defaultCapabilities: ['tools', 'vision', 'prefill', 'stream'],
+  speaks: (format) => format === ANTHROPIC_MESSAGES,
+  unsupported: anthropicUnsupported,
   buildRequest(request, target, { stream }) {
+    // A client of the Messages API gets its own request sent on (pass-through.ts).
+    const origin = messagesOrigin(request);
     return {
       method: 'POST',
       path: '/messages',
-      headers: { 'content-type': 'application/json', ...requestHeaders(target) },
-      body: JSON.stringify(buildMessagesBody(request, target, stream)),
+      headers: Object.assign({ 'content-type': 'application/json' }, requestHeaders(target, origin?.headers)),
+      body: JSON.stringify(origin ? passThroughBody(origin.body, target.model, stream) : buildMessagesBody(request, target, stream)),
     };
   },
   parseResponse(response, target) {
     const chat = parseMessagesResponse(response);
     chat.model ||= target.model;
+    // A Messages client gets the vendor's own answer (every block, citations and all).
+    if (forwardable(response.json)) keepWireBody(chat, { format: ANTHROPIC_MESSAGES, text: response.text });
     return chat;
   },
   createStreamDecoder(target) {
     return new AnthropicStreamDecoder(target);
   },
   classifyError: classifyAnthropicError,
+  buildCountTokensRequest,
+  parseCountTokensResponse,
   probe(target) {
     return { method: 'GET', path: '/models', headers: requestHeaders(target) };
   },

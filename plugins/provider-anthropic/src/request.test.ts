@@ -187,6 +187,28 @@ describe('request translation', () => {
     expect(body.messages[0].content).toEqual([{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } }]);
   });
 
+  it('file parts become document blocks (a PDF as base64, plain text as a text source, the filename as title); a failed tool result keeps is_error', async () => {
+    const text = Buffer.from('Plain notes.').toString('base64');
+    const { body } = await sent({
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0=', filename: 'report.pdf' } },
+            { type: 'file', file: { file_data: `data:text/plain;base64,${text}` } },
+          ],
+        },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_9', type: 'function', function: { name: 'run', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'toolu_9', content: 'exit 1', providerMetadata: { anthropic: { isError: true } } },
+      ],
+    });
+    expect(body.messages[0].content).toEqual([
+      { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' }, title: 'report.pdf' },
+      { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'Plain notes.' } },
+    ]);
+    expect(body.messages[2].content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_9', content: 'exit 1', is_error: true }]);
+  });
+
   it.each([
     ['auto', { type: 'auto' }],
     ['none', { type: 'none' }],
@@ -212,13 +234,16 @@ describe('request translation', () => {
   });
 
   it.each([
-    [{ role: 'assistant', content: null, tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '{not json' } }] }, 'messages[1].tool_calls[0].function.arguments'],
-    [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://example.com/a.png' } }] }, 'messages[1].content[0].image_url.url'],
-    [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: '', format: 'wav' } }] }, 'messages[1].content[0]'],
-  ] as const)('bad input fails with a coded error naming the path, before any upstream call (%#)', async (bad, path) => {
+    [{ role: 'assistant', content: null, tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '{not json' } }] }, 'messages[1].tool_calls[0].function.arguments', 'SWITCHYARD_ERR_INVALID_REQUEST'],
+    [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://example.com/a.png' } }] }, 'messages[1].content[0].image_url.url', 'SWITCHYARD_ERR_INVALID_REQUEST'],
+    // What Anthropic has no input for is refused before routing, naming the target.
+    [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: '', format: 'wav' } }] }, 'messages[1].content[0]', 'SWITCHYARD_ERR_UNEXPRESSIBLE'],
+    [{ role: 'user', content: [{ type: 'file', file: { file_data: 'data:application/msword;base64,AAAA', filename: 'a.doc' } }] }, 'messages[1].content[0].file', 'SWITCHYARD_ERR_UNEXPRESSIBLE'],
+    [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-abc' } }] }, 'messages[1].content[0].file', 'SWITCHYARD_ERR_UNEXPRESSIBLE'],
+  ] as const)('bad input fails with a coded error naming the path, before any upstream call (%#)', async (bad, path, code) => {
     rig = await anthropicRig([textAnswer()]);
     const error = await rig.pipeline.chat({ model: 'chat', messages: [{ role: 'user', content: 'x' }, bad as never] }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ kind: 'invalid-request', code: 'SWITCHYARD_ERR_INVALID_REQUEST', path });
+    expect(error).toMatchObject({ kind: 'invalid-request', code, path });
     expect(rig.servers[0]!.requests).toHaveLength(0);
   });
 });

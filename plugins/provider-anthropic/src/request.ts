@@ -4,8 +4,9 @@
  * alternating roles and requires `max_tokens`.
  */
 import { SwitchyardError, type Candidate, type ChatMessage, type ChatRequest, type ToolChoice, type ToolDefinition } from '@switchyard/core';
-import { thinkingBlocksOf } from './thinking.js';
-import type { AnthropicMessage, AnthropicTool, AnthropicToolChoice, ImageBlock, MessagesRequestBody, RequestBlock, TextBlock, ToolResultBlock } from './wire-types.js';
+import { base64DataUrl, documentBlock, inlineFileOf } from './documents.js';
+import { PROVIDER_KEY, thinkingBlocksOf } from './thinking.js';
+import type { AnthropicMessage, AnthropicTool, AnthropicToolChoice, DocumentBlock, ImageBlock, MessagesRequestBody, RequestBlock, ToolResultBlock, UserMediaBlock } from './wire-types.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -17,8 +18,14 @@ function invalid(message: string, path: string): SwitchyardError {
   return new SwitchyardError('invalid-request', `anthropic: ${message}`, { path, status: 400, retryable: false });
 }
 
-export function requestHeaders(target: Candidate): Record<string, string> {
-  const headers: Record<string, string> = { 'anthropic-version': target.endpoint.apiVersion ?? ANTHROPIC_VERSION };
+/**
+ * The version header, the key, and the client's own `anthropic-version` / `anthropic-beta` when
+ * its request is sent on as it wrote it (its body is in the version it named).
+ */
+export function requestHeaders(target: Candidate, clientHeaders?: Readonly<Record<string, string>>): Record<string, string> {
+  const headers: Record<string, string> = { 'anthropic-version': clientHeaders?.['anthropic-version'] ?? target.endpoint.apiVersion ?? ANTHROPIC_VERSION };
+  const beta = clientHeaders?.['anthropic-beta'];
+  if (beta) headers['anthropic-beta'] = beta;
   if (target.apiKey) headers['x-api-key'] = target.apiKey;
   return headers;
 }
@@ -102,17 +109,21 @@ function plainText(content: ChatMessage['content'], path: string): string {
     .join('\n');
 }
 
-function contentBlocks(content: ChatMessage['content'], path: string): (TextBlock | ImageBlock)[] {
+function contentBlocks(content: ChatMessage['content'], path: string): UserMediaBlock[] {
   if (content === undefined || content === null) return [];
   // Anthropic rejects empty text blocks.
   if (typeof content === 'string') return content.length > 0 ? [{ type: 'text', text: content }] : [];
-  const blocks: (TextBlock | ImageBlock)[] = [];
+  const blocks: UserMediaBlock[] = [];
   content.forEach((part, j) => {
     if (part.type === 'text' && typeof part.text === 'string') {
       if (part.text.length > 0) blocks.push({ type: 'text', text: part.text });
     } else if (part.type === 'image_url') {
       const url = (part.image_url as { url?: unknown } | undefined)?.url;
       blocks.push(imageBlock(url, `${path}[${j}].image_url.url`));
+    } else if (part.type === 'file') {
+      const file = inlineFileOf(part);
+      if (!file) throw invalid('a file part needs its data inline: file.file_data as a base64 data: URL', `${path}[${j}].file`);
+      blocks.push(documentBlock(file));
     } else {
       throw invalid(`content part type "${part.type}" is not supported`, `${path}[${j}]`);
     }
@@ -120,15 +131,14 @@ function contentBlocks(content: ChatMessage['content'], path: string): (TextBloc
   return blocks;
 }
 
-const DATA_URL = /^data:([^;,]+)[^,]*;base64,(.*)$/s;
-
-function imageBlock(url: unknown, path: string): ImageBlock {
+function imageBlock(url: unknown, path: string): ImageBlock | DocumentBlock {
   if (typeof url !== 'string') throw invalid('image_url.url must be a string', path);
   if (url.startsWith('data:')) {
-    const match = DATA_URL.exec(url);
-    if (!match) throw invalid('a data URL image must be base64-encoded (data:<type>;base64,...)', path);
-    const mediaType = match[1]!;
-    return { type: mediaType === 'application/pdf' ? 'document' : 'image', source: { type: 'base64', media_type: mediaType, data: match[2]! } };
+    const data = base64DataUrl(url);
+    if (!data) throw invalid('a data URL image must be base64-encoded (data:<type>;base64,...)', path);
+    // A PDF sent as an image (an OpenAI-client habit) is a document to Anthropic.
+    if (data.mediaType === 'application/pdf') return documentBlock(data);
+    return { type: 'image', source: { type: 'base64', media_type: data.mediaType, data: data.base64 } };
   }
   if (/^https?:\/\//i.test(url)) return { type: 'image', source: { type: 'url', url } };
   throw invalid('image_url.url must be an http(s) URL or a base64 data URL', path);
@@ -159,6 +169,8 @@ function toolResult(message: ChatMessage, path: string): ToolResultBlock {
   const block: ToolResultBlock = { type: 'tool_result', tool_use_id: message.tool_call_id ?? '' };
   const content = typeof message.content === 'string' ? message.content : contentBlocks(message.content, `${path}.content`);
   if (content.length > 0) block.content = content;
+  // The Messages ingress keeps a failed tool's flag here; no other unified field carries it.
+  if (message.providerMetadata?.[PROVIDER_KEY]?.isError === true) block.is_error = true;
   return block;
 }
 

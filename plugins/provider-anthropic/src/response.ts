@@ -13,6 +13,12 @@ export function stopMetadata(body: Pick<MessagesResponseBody, 'stop_reason' | 's
   return meta;
 }
 
+/** A Message as Anthropic writes it, fit to reach a Messages client as it came. */
+export function forwardable(json: unknown): boolean {
+  const body = json as MessagesResponseBody & { type?: unknown; role?: unknown };
+  return typeof body === 'object' && body !== null && body.type === 'message' && body.role === 'assistant' && typeof body.id === 'string' && Array.isArray(body.content) && typeof body.usage === 'object' && body.usage !== null;
+}
+
 export function parseMessagesResponse(response: ProviderHttpResponse): ChatResponse {
   const body = response.json as MessagesResponseBody;
   if (typeof body !== 'object' || body === null || !Array.isArray(body.content)) {

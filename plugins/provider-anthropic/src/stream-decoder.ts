@@ -3,7 +3,7 @@
  * are numbered among tool_use blocks only (the unified index), thinking blocks are kept whole so
  * their signatures can be sent back, and anything unknown is skipped.
  */
-import { SwitchyardError, type Candidate, type DecodedSseEvent, type StreamDecoder, type StreamPart } from '@switchyard/core';
+import { ANTHROPIC_MESSAGES, SwitchyardError, type Candidate, type DecodedSseEvent, type StreamDecoder, type StreamPart } from '@switchyard/core';
 import { streamEventError } from './classify-error.js';
 import { finishReasonOf, mergeUsage, toUnifiedUsage } from './mapping.js';
 import { stopMetadata } from './response.js';
@@ -26,6 +26,8 @@ interface StreamEvent {
 
 export class AnthropicStreamDecoder implements StreamDecoder {
   done = false;
+  /** A Messages client gets these events as they came (core's wire-events.ts). */
+  readonly wireFormat = ANTHROPIC_MESSAGES;
   private started = false;
   private messageId: string | undefined;
   private usage: AnthropicUsage | undefined;

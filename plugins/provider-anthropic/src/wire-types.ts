@@ -13,16 +13,19 @@ export interface AnthropicUsage {
 export type ImageSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
 
 export interface TextBlock { type: 'text'; text: string }
-export interface ImageBlock { type: 'image' | 'document'; source: ImageSource }
+export interface ImageBlock { type: 'image'; source: ImageSource }
+/** A PDF (base64) or a plain-text document. */
+export interface DocumentBlock { type: 'document'; source: { type: 'base64'; media_type: string; data: string } | { type: 'text'; media_type: 'text/plain'; data: string }; title?: string }
 export interface ToolUseBlock { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-export interface ToolResultBlock { type: 'tool_result'; tool_use_id: string; content?: string | (TextBlock | ImageBlock)[]; is_error?: boolean }
+export type UserMediaBlock = TextBlock | ImageBlock | DocumentBlock;
+export interface ToolResultBlock { type: 'tool_result'; tool_use_id: string; content?: string | UserMediaBlock[]; is_error?: boolean }
 export interface ThinkingBlock { type: 'thinking'; thinking: string; signature: string }
 export interface RedactedThinkingBlock { type: 'redacted_thinking'; data: string }
 
 /** Thinking blocks as they must be sent back on the next turn (signatures unchanged). */
 export type SignedThinking = ThinkingBlock | RedactedThinkingBlock;
 
-export type RequestBlock = TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock | SignedThinking;
+export type RequestBlock = UserMediaBlock | ToolUseBlock | ToolResultBlock | SignedThinking;
 
 export interface AnthropicMessage {
   role: 'user' | 'assistant';

@@ -158,7 +158,6 @@ describe('buildRequest', () => {
   it.each([
     ['an http image URL whose type cannot be guessed', { role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/render?id=3' } }] }, 'messages[0].content[0].image_url.url', /data: URL/],
     ['a non-http image URL', { role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://example.com/a.png' } }] }, 'messages[0].content[0].image_url.url', /data: URL or an http/],
-    ['an unknown content part', { role: 'user', content: [{ type: 'video', video: {} }] }, 'messages[0].content[0].type', /"video" is not supported/],
     ['a tool result without a matching call', { role: 'tool', tool_call_id: 'nope', content: 'x' }, 'messages[0].tool_call_id', /no earlier assistant tool call has id "nope"/],
     ['tool call arguments that are not JSON', { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{oops' } }] }, 'messages[0].tool_calls[0].function.arguments', /not valid JSON/],
   ])('rejects %s with a coded bad-request naming the field, before any upstream call', async (_name, message, path, text) => {
@@ -168,5 +167,17 @@ describe('buildRequest', () => {
     expect(error).toMatchObject({ kind: 'bad-request', code: 'SWITCHYARD_ERR_BAD_REQUEST', path, retryable: false });
     expect((error as Error).message).toMatch(text);
     expect((error as Error).message).toContain(path);
+  });
+
+  it.each([
+    ['an unknown content part', { role: 'user', content: [{ type: 'video', video: {} }] }, 'messages[0].content[0]', /"video" part \(gemini has no such input\)/],
+    ['a document Gemini does not read', { role: 'user', content: [{ type: 'file', file: { file_data: 'data:application/vnd.ms-excel;base64,AAAA' } }] }, 'messages[0].content[0].file', /application\/vnd.ms-excel document/],
+    ['an uploaded file id', { role: 'user', content: [{ type: 'file', file: { file_id: 'file-1' } }] }, 'messages[0].content[0].file', /without inline data/],
+    ['an image in a tool result', { role: 'tool', tool_call_id: 'c', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }, 'messages[0].content[0]', /in a tool result/],
+  ])('refuses %s before routing: the target is skipped, and alone it is a 400 naming the field', async (_name, message, path, text) => {
+    const { error, sent } = await rejection({ model: 'chat', messages: [message as never] });
+    expect(sent).toBe(0);
+    expect(error).toMatchObject({ kind: 'invalid-request', code: 'SWITCHYARD_ERR_UNEXPRESSIBLE', status: 400, path });
+    expect((error as Error).message).toMatch(text);
   });
 });

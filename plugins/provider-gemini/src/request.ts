@@ -65,7 +65,8 @@ function generationConfig(request: ChatRequest, defaults: Record<string, unknown
   return config;
 }
 
-export function buildGeminiRequest(request: ChatRequest, target: Candidate, { stream }: BuildOptions): ProviderRequest {
+/** The `generateContent` body: contents, system instruction, tools, generation config. */
+export function geminiRequestBody(request: ChatRequest, target: Candidate): Record<string, unknown> {
   const options = endpointOptions(target);
   const conversation = toGeminiConversation(request.messages, { fillMissingSignatures: options.fillMissingThoughtSignatures !== false });
   const body: Record<string, unknown> = { ...conversation };
@@ -77,14 +78,21 @@ export function buildGeminiRequest(request: ChatRequest, target: Candidate, { st
   const config = generationConfig(request, options.generationConfig);
   if (Object.keys(config).length > 0) body.generationConfig = config;
   if (options.safetySettings) body.safetySettings = options.safetySettings;
+  return body;
+}
 
+export function geminiHeaders(target: Candidate): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   // The key goes in a header, never in the URL, where proxies and access logs would keep it.
   if (target.apiKey) headers['x-goog-api-key'] = target.apiKey;
+  return headers;
+}
+
+export function buildGeminiRequest(request: ChatRequest, target: Candidate, { stream }: BuildOptions): ProviderRequest {
   return {
     method: 'POST',
     path: `${modelPath(target.model)}${stream ? ':streamGenerateContent?alt=sse' : ':generateContent'}`,
-    headers,
-    body: JSON.stringify(body),
+    headers: geminiHeaders(target),
+    body: JSON.stringify(geminiRequestBody(request, target)),
   };
 }

@@ -1,5 +1,5 @@
 /** OpenAI's own API (`https://api.openai.com/v1`, `Authorization: Bearer`). */
-import { bearerAuth, defineOpenAIFamilyProvider } from './provider.js';
+import { bearerAuth, defineOpenAIFamilyProvider, PDF_DOCUMENTS } from './provider.js';
 
 export const openaiProvider = defineOpenAIFamilyProvider({
   id: 'openai',
@@ -9,4 +9,5 @@ export const openaiProvider = defineOpenAIFamilyProvider({
   authHeaders: bearerAuth,
   keepReasoning: false,
   responsesApi: true,
+  documentTypes: PDF_DOCUMENTS,
 });

@@ -10,6 +10,7 @@ import { buildResponsesBody, responsesApiEnabled, responsesOrigin } from './resp
 import { isResponseObject, parseResponsesResponse } from './responses-response.js';
 import { ResponsesStreamDecoder } from './responses-stream-decoder.js';
 import { ChatStreamDecoder } from './stream-decoder.js';
+import { openAIFamilyUnsupported } from './unsupported.js';
 
 export type OpenAIOperation = 'chat/completions' | 'responses' | 'embeddings' | 'models';
 
@@ -29,6 +30,12 @@ export interface OpenAIFamilyOptions {
    * (default false; the endpoint option `responsesApi` decides per endpoint).
    */
   responsesApi?: boolean;
+  /**
+   * Media types of the documents (`file` parts) it reads; none when absent (see unsupported.ts).
+   * A deployment that declares the `documents` capability is taken to read PDFs (Azure API
+   * versions with file input, a vLLM serving a model that reads them).
+   */
+  documentTypes?: ReadonlySet<string>;
 }
 
 export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): ProviderV1 {
@@ -47,6 +54,8 @@ export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): Provid
     ...(options.defaultBaseUrl ? { defaultBaseUrl: options.defaultBaseUrl } : {}),
     defaultCapabilities: options.defaultCapabilities,
     speaks: (format, target) => format === OPENAI_RESPONSES && responsesApiEnabled(target, responsesByDefault),
+    // A request passed through to /responses goes as the client wrote it: only a translated one is checked.
+    unsupported: (request, target) => (responsesOrigin(request, target, responsesByDefault) ? undefined : openAIFamilyUnsupported(request, id, options.documentTypes ?? (target.capabilities.has('documents') ? PDF_DOCUMENTS : undefined))),
     buildRequest(request, target, { stream }) {
       const accept = stream ? 'text/event-stream' : 'application/json';
       const origin = responsesOrigin(request, target, responsesByDefault);
@@ -85,5 +94,8 @@ export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): Provid
     },
   });
 }
+
+/** What OpenAI's Chat Completions reads as a `file` part. */
+export const PDF_DOCUMENTS: ReadonlySet<string> = new Set(['application/pdf']);
 
 export const bearerAuth = (target: Candidate): Record<string, string> => (target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {});

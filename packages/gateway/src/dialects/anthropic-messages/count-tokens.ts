@@ -1,0 +1,83 @@
+/**
+ * POST /v1/messages/count_tokens: `{"input_tokens": N}`. Exact where a target's vendor counts
+ * (a provider's `buildCountTokensRequest`: Anthropic's own count_tokens, Gemini's countTokens):
+ * the model's candidates that can take the request are asked in order, a failure moves to the
+ * next, and when none answers the count is an estimate. The `x-switchyard-token-count` header
+ * says which (`exact`, with `x-switchyard-endpoint` naming who counted, or `estimate`). Counts
+ * are free at the vendors: they are not billed, budgeted or retried.
+ */
+import { addFields, AbortLink, expressibleCandidates, joinUrl, readBodyText, SwitchyardError, type Candidate, type ChatRequest, type ProviderV1 } from '@switchyard/core';
+import type { Exchange } from '../../exchange.js';
+import { sendJson } from '../../http-reply.js';
+import { replyWithError } from '../../openai-errors.js';
+import { estimateInputTokens } from '../../token-estimate.js';
+import { inClientTerms, PathRecorder } from './client-paths.js';
+import { decodeMessagesRequest } from './decode-request.js';
+
+export const TOKEN_COUNT_HEADER = 'x-switchyard-token-count';
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The vendor's count, or undefined when it could not give one (any failure: the next one is asked). */
+async function vendorCount(x: Exchange, provider: ProviderV1, candidate: Candidate, request: ChatRequest): Promise<number | undefined> {
+  const base = candidate.endpoint.baseUrl ?? provider.defaultBaseUrl;
+  if (!base) return undefined;
+  const limit = new AbortLink();
+  const timer = x.clock.setTimeout(() => limit.abort(new SwitchyardError('timeout', `${candidate.endpoint.name} did not count within ${candidate.timeouts.headersMs} ms`)), candidate.timeouts.headersMs);
+  const client = x.call.signal;
+  const stop = client instanceof AbortLink ? client.onAbort(() => limit.abort(client.reason)) : undefined;
+  try {
+    const built = provider.buildCountTokensRequest!(request, candidate);
+    const headers = addFields(addFields({} as Record<string, string>, candidate.endpoint.headers), built.headers);
+    const res = await x.pipeline.transport.request({ url: joinUrl(base, built.path), method: built.method, headers, body: built.body, abort: limit, signal: limit.signal });
+    const text = res.text ? await res.text() : await readBodyText(res.body);
+    if (res.status >= 300) return undefined;
+    return provider.parseCountTokensResponse!({ status: res.status, headers: res.headers, text, json: parseJson(text) }, candidate);
+  } catch {
+    return undefined;
+  } finally {
+    x.clock.clearTimeout(timer);
+    stop?.();
+  }
+}
+
+export async function countTokens(x: Exchange, body: unknown): Promise<void> {
+  let request: ChatRequest;
+  try {
+    ({ request } = decodeMessagesRequest(body, x.req.headers, { countOnly: true }));
+  } catch (error) {
+    // Decoding names the client's own fields already.
+    return replyWithError(x, error);
+  }
+  const { model } = request;
+  const names = x.pipeline.modelNames();
+  if (!names.includes(model)) {
+    return replyWithError(x, new SwitchyardError('unknown-model', `unknown model "${model}"; this pipeline serves: ${names.join(', ') || '(none)'}`, { status: 404, path: 'model' }));
+  }
+  let candidates: readonly Candidate[];
+  try {
+    candidates = expressibleCandidates(request, x.pipeline.candidatesFor(model), x.pipeline.providers, true);
+  } catch (error) {
+    return replyWithError(x, inClientTerms(error, request, () => recordPaths(x, body)));
+  }
+  for (const candidate of candidates) {
+    const provider = x.pipeline.providers.get(candidate.provider);
+    if (!provider?.buildCountTokensRequest || !provider.parseCountTokensResponse) continue;
+    const count = await vendorCount(x, provider, candidate, request);
+    if (x.res.destroyed) return;
+    if (count !== undefined) return sendJson(x.res, 200, { input_tokens: count }, { [TOKEN_COUNT_HEADER]: 'exact', 'x-switchyard-endpoint': candidate.endpoint.name });
+  }
+  sendJson(x.res, 200, { input_tokens: estimateInputTokens(request) }, { [TOKEN_COUNT_HEADER]: 'estimate' });
+}
+
+function recordPaths(x: Exchange, body: unknown): PathRecorder {
+  const paths = new PathRecorder();
+  decodeMessagesRequest(body, x.req.headers, { countOnly: true, paths });
+  return paths;
+}
