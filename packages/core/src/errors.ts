@@ -111,6 +111,10 @@ const SPECIFIC_CODES = {
   SWITCHYARD_ERR_IDEMPOTENCY_MISMATCH: { kind: 'invalid-request', status: 422 },
   // No deployment's provider can express a part of the request (expressible.ts).
   SWITCHYARD_ERR_UNEXPRESSIBLE: 'invalid-request',
+  // A parameter above the limits of every deployment of the model (plugin-model-limits).
+  SWITCHYARD_ERR_PARAMETER_LIMIT: 'invalid-request',
+  // An external secret (`${vault:…}`) could not be read, or its resolver is missing.
+  SWITCHYARD_ERR_CONFIG_SECRET: 'config',
 } as const satisfies Record<`SWITCHYARD_ERR_${string}`, ErrorKind | { kind: ErrorKind; status: number }>;
 
 /** Every code Switchyard raises. */

@@ -119,6 +119,26 @@ export interface ResponseInfo {
   stale?: boolean;
   cached?: boolean;
   latencyMs?: number;
+  /**
+   * The deployment that answered when it is a backup: outside the model's first priority tier,
+   * or a degrade level's model. Absent when a primary deployment answered.
+   */
+  fallback?: string;
+  /** The request was kept in the degrade plugin's queue for replay under this id (a canned answer now, the real one later). */
+  queued?: string;
+  /** The prompt was shortened to fit the target's context window before it was sent. */
+  truncated?: TruncationInfo;
+}
+
+/** What was left out of a prompt too long for the target (oldest turns first). */
+export interface TruncationInfo {
+  /** Messages dropped (a tool call and its results count one each). */
+  droppedMessages: number;
+  /** Prompt estimate (tokens) before and after. */
+  fromTokens: number;
+  toTokens: number;
+  /** The target's `contextWindow`. */
+  contextWindow: number;
 }
 
 export interface ChatResponse {
