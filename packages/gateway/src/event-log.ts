@@ -49,6 +49,13 @@ export function logPipelineEvents(pipeline: Pipeline, logger: Logger): () => voi
     'quota:threshold': (e) => logger.warn({ event: 'quota_threshold', scope: e.scope, limit: e.limit, threshold: e.level, used: e.used, max: e.max }, `budget ${Math.round(e.level * 100)}% used`),
     degraded: (e) => logger.warn({ event: 'degraded', requestId: e.requestId, degradeLevel: e.level }, 'answer served by the degrade stage'),
     'deployment:misconfigured': (e) => logger.error({ event: 'deployment_misconfigured', deployment: e.deployment, error: e.error.message }, 'deployment misconfigured'),
+    'slo:change': (e) =>
+      (e.state === 'breached' ? logger.warn : logger.info).call(
+        logger,
+        { event: e.state === 'breached' ? 'slo_breached' : 'slo_recovered', slo: e.name, scope: e.scope, successRate: e.successRate, samples: e.samples, target: e.target, recoverAt: e.recoverAt, actions: e.actions },
+        e.state === 'breached' ? `objective missed: ${e.actions.join(', ')} until it recovers` : 'objective holds again: normal routing',
+      ),
+    'queue:replay': (e) => logger.info({ event: 'queue_replay', file: e.file, replayed: e.replayed, failed: e.failed, remaining: e.remaining }, 'queued requests replayed'),
     'request:shed': (e) => logger.warn({ event: 'load_shed', inFlight: e.inFlight, limit: e.limit }, 'request shed: too many in flight'),
     'plugin-error': (e) => logger.error({ event: 'plugin_error', plugin: e.plugin, stage: e.stage, error: (e.error as Error)?.message ?? String(e.error) }, 'a plugin failed'),
   });
