@@ -53,6 +53,21 @@ export const priceSchema = z
   })
   .strict();
 
+const range = z.tuple([z.number(), z.number()]).refine(([lo, hi]) => lo <= hi, 'expected [min, max] with min <= max');
+
+/** What a deployment accepts (checked before sending by @switchyard/plugin-model-limits). */
+export const modelLimitsSchema = z
+  .object({
+    maxOutputTokens: z.number().int().positive(),
+    temperature: range,
+    topP: range,
+    presencePenalty: range,
+    frequencyPenalty: range,
+    maxStop: z.number().int().nonnegative(),
+  })
+  .partial()
+  .strict();
+
 export const deploymentSchema = z
   .object({
     endpoint: z.string().min(1),
@@ -63,6 +78,7 @@ export const deploymentSchema = z
     capabilities: z.array(z.string()).optional(),
     price: priceSchema.optional(),
     timeouts: timeoutsSchema.optional(),
+    limits: modelLimitsSchema.optional(),
   })
   .strict();
 

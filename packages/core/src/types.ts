@@ -259,6 +259,18 @@ export interface DeploymentConfig {
   capabilities?: Capability[];
   price?: Price;
   timeouts?: Partial<AttemptTimeouts>;
+  /** Parameter values it accepts; unset ones come from a provider preset (@switchyard/plugin-model-limits). */
+  limits?: ModelLimits;
+}
+
+/** Parameter limits of a deployment: `[min, max]` ranges, the output cap, the most stop sequences. */
+export interface ModelLimits {
+  maxOutputTokens?: number;
+  temperature?: [number, number];
+  topP?: [number, number];
+  presencePenalty?: [number, number];
+  frequencyPenalty?: [number, number];
+  maxStop?: number;
 }
 
 /** A logical model: the deployments that can serve it, in default priority order. */

@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createPipeline } from '@switchyard/core';
 import { openaiProvider } from '@switchyard/provider-openai';
 import { answers, fails, startGateway, stopAll, VENDOR_KEY, vendor } from './support/harness.js';
+import OpenAI from 'openai';
+import { modelLimits } from '@switchyard/plugin-model-limits';
 import { infoHeaders } from '../src/http-reply.js';
 
 afterEach(stopAll);
@@ -40,5 +42,32 @@ describe('x-switchyard-fallback: a backup model answered', () => {
       'x-switchyard-queued': 'req_1',
       'x-switchyard-truncated': '3',
     });
+  });
+});
+
+describe('model limits through the gateway', () => {
+  it('a value no deployment accepts is a 400 naming the field; a shortened prompt says so in x-switchyard-truncated', async () => {
+    const up = await vendor(answers(['fine']));
+    const pipeline = createPipeline({
+      endpoints: [{ name: 'up', provider: 'openai', baseUrl: up.url, apiKey: VENDOR_KEY }],
+      models: { chat: [{ endpoint: 'up', model: 'gpt-4o-mini', contextWindow: 1_000, limits: { maxOutputTokens: 4096 } }] },
+      providers: [openaiProvider],
+      plugins: [modelLimits({ truncate: true, reserveOutputTokens: 100 })],
+    });
+    const { client } = await startGateway(pipeline);
+    const err = await client.chat.completions.create({ ...ask, max_tokens: 10_000 }).catch((e) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(err.status).toBe(400);
+    expect(err.error).toMatchObject({ param: 'max_tokens', message: expect.stringContaining('max_tokens: 10000 is above the output limit of 4096') });
+    expect(up.requests).toHaveLength(0);
+
+    const history = Array.from({ length: 12 }, (_, i) => [
+      { role: 'user' as const, content: `q${i} ${'lorem '.repeat(50)}` },
+      { role: 'assistant' as const, content: `a${i} ${'ipsum '.repeat(50)}` },
+    ]).flat();
+    const { response } = await client.chat.completions.create({ model: 'chat', messages: [...history, { role: 'user', content: 'now?' }] }).withResponse();
+    const dropped = Number(response.headers.get('x-switchyard-truncated'));
+    expect(dropped).toBeGreaterThan(0);
+    expect(JSON.parse(up.requests[0]!.body).messages).toHaveLength(25 - dropped);
   });
 });
