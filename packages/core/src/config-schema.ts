@@ -138,6 +138,8 @@ export const configSchema = z
       .object({ ca: z.string().optional(), connectTimeoutMs: z.number().int().positive().optional(), connections: z.number().int().positive().optional() })
       .strict()
       .optional(),
+    /** Secret resolvers for `${scheme:reference}` values (secret-resolvers.ts), e.g. @switchyard/plugin-vault. */
+    secrets: z.array(pluginEntrySchema).optional(),
   })
   .strict();
 
