@@ -19,7 +19,8 @@ const timeoutsSchema = z
   .partial()
   .strict();
 
-const url = z.string().refine((s) => {
+/** An http(s) URL (endpoints' baseUrl; first-party plugins' service addresses). */
+export const httpUrlSchema = z.string().refine((s) => {
   try {
     const u = new URL(s);
     return u.protocol === 'http:' || u.protocol === 'https:';
@@ -32,7 +33,7 @@ export const endpointSchema = z
   .object({
     name: z.string().min(1).regex(/^[A-Za-z0-9._:-]+$/, 'expected letters, digits, ".", "_", ":" or "-"'),
     provider: z.string().min(1),
-    baseUrl: url.optional(),
+    baseUrl: httpUrlSchema.optional(),
     apiKey: z.string().optional(),
     apiKeys: z.array(z.string()).optional(),
     keyIds: z.array(z.string()).optional(),

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { SwitchyardError, type ChatMessage, type ChatRequest, type ChatResponse, type RequestContext } from '@switchyard/core';
+import { SwitchyardError, type ChatMessage, type ChatRequest } from '@switchyard/core';
 import { PLUGIN_NAME } from './levels.js';
 
 export type MatchMode = 'normalized' | 'exact';
@@ -113,16 +113,4 @@ export function loadCuratedAnswers(file: string, match: MatchMode): CuratedAnswe
     throw fail(`${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') || '(root)'}: ${issue.message}`);
   }
   return new CuratedAnswers(parsed.data.answers, match, resolved);
-}
-
-export function curatedResponse(text: string, ctx: RequestContext): ChatResponse {
-  return {
-    id: `curated-${ctx.id}`,
-    object: 'chat.completion',
-    created: Math.floor(ctx.clock.now() / 1000),
-    model: 'curated',
-    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
-    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-    switchyard: { endpoint: 'curated', deployment: 'curated', provider: 'degrade', attempts: ctx.attempts.length },
-  };
 }

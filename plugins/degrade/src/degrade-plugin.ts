@@ -11,7 +11,8 @@
  * recordRequest (slo-guard.ts).
  */
 import { definePlugin, endpointKeys, outcomeOf, REQUEST_SLOT, STAGE, SwitchyardError, withField, type ChatRequest, type ChatResponse, type DegradeResult, type RequestContext } from '@switchyard/core';
-import { curatedResponse, loadCuratedAnswers, type CuratedAnswers } from './curated-answers.js';
+import { loadCuratedAnswers, type CuratedAnswers } from './curated-answers.js';
+import { fixedAnswer } from './fixed-answer.js';
 import { checkLevelsAgainst, levelCandidates, levelName, modelCandidates, PLUGIN_NAME } from './levels.js';
 import { fixableByShorterOutput, withSmallerOutput } from './max-tokens.js';
 import { degradeOptionsSchema, type DegradeOptions, type DegradeOptionsInput, type Level } from './options.js';
@@ -42,18 +43,6 @@ function planFor(options: DegradeOptions, ctx: RequestContext): Level[] {
   if (slo) return slo.levels;
   const tier = ctx.classification.tier;
   return (tier !== undefined ? options.tiers[tier] : undefined) ?? options.models[ctx.model] ?? options.levels;
-}
-
-function canned(text: string, ctx: RequestContext): ChatResponse {
-  return {
-    id: `canned-${ctx.id}`,
-    object: 'chat.completion',
-    created: Math.floor(ctx.clock.now() / 1000),
-    model: 'canned',
-    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
-    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-    switchyard: { endpoint: 'degrade', deployment: 'canned', provider: 'degrade', attempts: ctx.attempts.length },
-  };
 }
 
 function failuresSince(ctx: RequestContext, from: number): string {
@@ -131,7 +120,7 @@ export const degrade = definePlugin<DegradeOptions, DegradeOptionsInput>({
         const name = levelName(level);
         switch (level.type) {
           case 'canned': {
-            const response = canned(level.text, ctx);
+            const response = fixedAnswer(level.text, ctx, 'canned');
             if (level.queue) await queueForLater(response, run, ctx);
             return { level: name, response };
           }
@@ -144,7 +133,7 @@ export const degrade = definePlugin<DegradeOptions, DegradeOptionsInput>({
           }
           case 'curated': {
             const answer = curated!.answerFor(ctx.request as ChatRequest, ctx.model);
-            if (answer !== undefined) return { level: name, response: curatedResponse(answer, ctx) };
+            if (answer !== undefined) return { level: name, response: fixedAnswer(answer, ctx, 'curated') };
             skip(name, 'no curated answer for this question');
             continue;
           }
@@ -181,7 +170,7 @@ export const degrade = definePlugin<DegradeOptions, DegradeOptionsInput>({
         if (ctx.kind !== 'chat') return classification;
         const answer = curated.answerFor(ctx.request as ChatRequest, ctx.model);
         // Labelled cached: it is served from the curated cache, and the response cache does not store it again.
-        if (answer !== undefined) ctx.respond(withField(curatedResponse(answer, ctx), 'switchyard', { endpoint: 'curated', deployment: 'curated', provider: 'degrade', attempts: 0, cached: true }));
+        if (answer !== undefined) ctx.respond(withField(fixedAnswer(answer, ctx, 'curated'), 'switchyard', { endpoint: 'curated', deployment: 'curated', provider: 'degrade', attempts: 0, cached: true }));
         return classification;
       });
     }

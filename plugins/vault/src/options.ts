@@ -1,18 +1,10 @@
 import { z } from 'zod';
-
-const httpUrl = z.string().refine((s) => {
-  try {
-    const u = new URL(s);
-    return u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}, 'expected an http(s) URL like https://vault.example.com:8200');
+import { httpUrlSchema } from '@switchyard/core/internal';
 
 export const vaultOptionsSchema = z
   .object({
     /** Vault's address (VAULT_ADDR), e.g. https://vault.example.com:8200. */
-    address: httpUrl,
+    address: httpUrlSchema,
     /** A token with read access to the secrets (`${VAULT_TOKEN}`, or `${file:/run/secrets/vault-token}`). */
     token: z.string().min(1),
     /** Vault Enterprise namespace (`X-Vault-Namespace`). */
