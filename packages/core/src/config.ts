@@ -15,7 +15,7 @@ import type { EndpointConfig, ModelsConfig } from './types.js';
 export type Env = Record<string, string | undefined>;
 
 // `$$`, `${file:path}`, `${VAR}` / `${VAR:-default}`, then `${scheme:reference}` (an external secret, secret-resolvers.ts).
-const VAR_RE = /\$\$|\$\{file:([^}]+)\}|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$\{([a-z][a-z0-9+.-]*):([^}]+)\}/g;
+const VAR_RE = /\$\$|\$\{file:([^}]+)\}|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$\{([a-z][a-z0-9+.-]*):([^}-][^}]*)\}/g;
 
 /** External secrets read for this load: `scheme:reference` → value (resolveConfigSecrets). */
 export type ExternalSecrets = ReadonlyMap<string, string>;

@@ -85,8 +85,8 @@ export function isSecretResolverFactory(value: unknown): value is SecretResolver
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[SECRET_RESOLVER_MARKER] === true;
 }
 
-/** `${scheme:reference}` (`file` is the loader's own). */
-export const EXTERNAL_SECRET_RE = /\$\{([a-z][a-z0-9+.-]*):([^}]+)\}/g;
+/** `${scheme:reference}` (`file` is the loader's own; `${lower_case:-default}` is a variable). */
+export const EXTERNAL_SECRET_RE = /\$\{([a-z][a-z0-9+.-]*):([^}-][^}]*)\}/g;
 
 /** The external secrets one config load read, and the resolvers that read them. */
 export interface ResolvedSecrets {
