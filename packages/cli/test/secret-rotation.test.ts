@@ -79,6 +79,30 @@ describe('serve reloads when a secret changes, without a signal', () => {
     expect(out.out).not.toContain('sk-old-key-0123456789');
   });
 
+  it('a Kubernetes Secret volume update (the ..data symlink swapped) is seen too', async () => {
+    const { vendor, keys } = await keyRecordingVendor();
+    const file = await configFile(config(vendor.url, '${file:secrets/vendor-key}'));
+    const mount = path.join(path.dirname(file), 'secrets');
+    const fs = await import('node:fs/promises');
+    // The layout the kubelet writes: key -> ..data/key, ..data -> ..<timestamp>/.
+    await fs.mkdir(path.join(mount, '..2025_01'), { recursive: true });
+    await writeFile(path.join(mount, '..2025_01/vendor-key'), 'sk-k8s-one-0123456789');
+    await fs.symlink('..2025_01', path.join(mount, '..data'));
+    await fs.symlink('..data/vendor-key', path.join(mount, 'vendor-key'));
+    const out = capture();
+    const server = keepServer(await startServer({ file, io: out.io, overrides: { port: 0 }, debounceMs: 20 }));
+    const client = new OpenAI({ baseURL: server.address.url, apiKey: GW_KEY, maxRetries: 0 });
+    await client.chat.completions.create(ask);
+
+    await fs.mkdir(path.join(mount, '..2025_02'));
+    await writeFile(path.join(mount, '..2025_02/vendor-key'), 'sk-k8s-two-0123456789');
+    await fs.symlink('..2025_02', path.join(mount, '..data_tmp'));
+    await rename(path.join(mount, '..data_tmp'), path.join(mount, '..data'));
+    await expect.poll(() => reloads(out.out).length, { timeout: 5_000, interval: 20 }).toBe(1);
+    await client.chat.completions.create(ask);
+    expect(keys).toEqual(['sk-k8s-one-0123456789', 'sk-k8s-two-0123456789']);
+  });
+
   it('a new version in Vault, seen by polling on the injected clock, reloads with the new key', async () => {
     const { vendor, keys } = await keyRecordingVendor();
     vaultServer = await startFakeVault(['hvs.serve-token-0123']);
