@@ -1,27 +1,39 @@
 /** Reads, validates and builds a config the way `serve` runs it; shared by every command. */
 import path from 'node:path';
-import { parseConfig, type FromConfigOptions, type LoadedConfig, type Pipeline } from '@switchyard/core';
+import { parseConfig, resolveConfigSecrets, type Clock, type FromConfigOptions, type LoadedConfig, type Pipeline, type ResolvedSecrets } from '@switchyard/core';
 import { assertSafeBinding, pipelineFromConfig, resolveServerOptions } from '@switchyard/gateway';
 import { cliImporter } from './importer.js';
 import { readTextFile } from './read-text-file.js';
 import { formatError } from './format-error.js';
 import { EXIT, type CliIO } from './io.js';
-import { referencedValues } from './secrets.js';
+import { referencedValues, secretFilesOf } from './secrets.js';
 
 export interface LoadedSetup {
   file: string;
   config: LoadedConfig;
-  /** Values of referenced environment variables: never printed. */
+  /** Values of referenced environment variables, secret files and external secrets: never printed. */
   secrets: string[];
+  /** The `${file:…}` secret files the config reads (absolute paths): serve watches them. */
+  secretFiles: string[];
+  /** The `${vault:…}`-style secrets read and their resolvers (watched by serve); close when done. */
+  external: ResolvedSecrets;
 }
 
-export async function readConfig(file: string, env: Record<string, string | undefined>, cwd: string): Promise<LoadedSetup> {
+export async function readConfig(file: string, env: Record<string, string | undefined>, cwd: string, clock?: Clock): Promise<LoadedSetup> {
   const resolved = path.resolve(cwd, file);
   const text = await readTextFile(resolved, 'config file', 'SWITCHYARD_ERR_CONFIG_READ');
-  const secrets = referencedValues(text, env, path.dirname(resolved));
-  const config = parseConfig(text, env, resolved);
-  assertSafeBinding(resolveServerOptions(config.server));
-  return { file: resolved, config, secrets };
+  const dir = path.dirname(resolved);
+  const secrets = referencedValues(text, env, dir);
+  const external = await resolveConfigSecrets(text, env, resolved, { importer: cliImporter(dir), clock });
+  try {
+    for (const value of external.values.values()) if (value.length >= 4) secrets.push(value);
+    const config = parseConfig(text, env, resolved, external.values);
+    assertSafeBinding(resolveServerOptions(config.server));
+    return { file: resolved, config, secrets, secretFiles: secretFilesOf(text, dir), external };
+  } catch (error) {
+    await external.close();
+    throw error;
+  }
 }
 
 /** Imports providers and plugins, checks their versions and options, and builds the pipeline. */
@@ -38,11 +50,15 @@ export async function withConfiguredPipeline(file: string, io: CliIO, work: (pip
   try {
     const setup = await readConfig(file, io.env, io.cwd);
     secrets = setup.secrets;
-    const pipeline = await buildPipeline(setup);
     try {
-      return await work(pipeline, setup);
+      const pipeline = await buildPipeline(setup);
+      try {
+        return await work(pipeline, setup);
+      } finally {
+        await pipeline.close();
+      }
     } finally {
-      await pipeline.close();
+      await setup.external.close();
     }
   } catch (error) {
     io.err.write(formatError(error, secrets));

@@ -6,11 +6,12 @@
 import { envWithFile } from './env-file.js';
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import { toSwitchyardError } from '@switchyard/core';
+import { toSwitchyardError, type Clock } from '@switchyard/core';
 import { createGateway, resolveServerOptions, type Gateway, type GatewayAddress, type Logger, type ServerOptions } from '@switchyard/gateway';
 import type { CliIO } from './io.js';
 import { cliImporter } from './importer.js';
-import { buildPipeline, readConfig } from './load-config.js';
+import { buildPipeline, readConfig, type LoadedSetup } from './load-config.js';
+import { SecretWatch } from './secret-watch.js';
 import { formatError } from './format-error.js';
 import { createServeLogger, resolveLogLevel } from './serve-logger.js';
 
@@ -28,6 +29,8 @@ export interface ServeOptions {
   debounceMs?: number;
   /** Where SIGHUP / SIGTERM / SIGINT arrive (default: the process). */
   signals?: Pick<NodeJS.EventEmitter, 'on' | 'off'>;
+  /** The clock external secret resolvers poll and renew on (default: the system clock). */
+  clock?: Clock;
 }
 
 export interface RunningServer {
@@ -50,8 +53,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     if (secretSet.size !== secretList.length) secretList = Object.freeze([...secretSet]);
   };
   const secrets = () => secretList;
-  const setup = await readConfig(options.file, await envWithFile(io.env, options.envFile, io.cwd), io.cwd);
+  const setup = await readConfig(options.file, await envWithFile(io.env, options.envFile, io.cwd), io.cwd, options.clock);
   addSecrets(setup.secrets);
+  /** The loaded config in use: its external secret resolvers stay open while it serves. */
+  let current: LoadedSetup = setup;
   const serveLogger = options.logger ? undefined : createServeLogger({ out: io.out, err: io.err, secrets, level: resolveLogLevel(io.env, setup.config.server?.logLevel) });
   const logger = options.logger ?? serveLogger!;
   const overrides = options.overrides ?? {};
@@ -64,17 +69,26 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // Reloads run one after the other: a burst of file events must not interleave swaps.
     const run = chain.then(async () => {
       try {
-        const next = await readConfig(setup.file, await envWithFile(io.env, options.envFile, io.cwd), io.cwd);
+        const next = await readConfig(setup.file, await envWithFile(io.env, options.envFile, io.cwd), io.cwd, options.clock);
         addSecrets(next.secrets);
         const server = resolveServerOptions(next.config.server, overrides);
-        // The gateway's store carries breakers, budgets, health, cache and usage over the reload.
-        const pipeline = await buildPipeline(next, { store: gateway.store });
         try {
-          gateway.reload(pipeline, { apiKeys: server.apiKeys });
+          // The gateway's store carries breakers, budgets, health, cache and usage over the reload.
+          const pipeline = await buildPipeline(next, { store: gateway.store });
+          try {
+            gateway.reload(pipeline, { apiKeys: server.apiKeys });
+          } catch (error) {
+            await pipeline.close();
+            throw error;
+          }
         } catch (error) {
-          await pipeline.close();
+          await next.external.close();
           throw error;
         }
+        const previous = current;
+        current = next;
+        watchSecrets();
+        await previous.external.close();
         if (JSON.stringify(next.config.store) !== JSON.stringify(setup.config.store)) logger.warn({ event: 'reload' }, 'store changes apply after a restart; the running store is kept');
         if (server.host !== started.host || server.port !== started.port) logger.warn({ host: started.host, port: started.port }, 'server.host and server.port changes apply after a restart');
         logger.info({ event: 'reload', ok: true, reason, file: setup.file }, 'config reloaded');
@@ -88,6 +102,19 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     chain = run;
     return run;
   };
+
+  // A rotated secret file or a new version in a secret store reloads like a config change.
+  let secretWatch: SecretWatch | undefined;
+  const watchSecrets = () => {
+    secretWatch?.close();
+    if (!(options.watch ?? true)) return;
+    secretWatch = new SecretWatch(current.secretFiles, current.external, {
+      debounceMs: options.debounceMs ?? 150,
+      onChange: (what) => void reload(`secret change: ${what}`),
+      onError: (error, source) => logger.warn({ event: 'secret_watch_failed', source, error: error.message }, 'checking a secret for a new version failed; the running keys stay'),
+    });
+  };
+  watchSecrets();
 
   let watcher: FSWatcher | undefined;
   let debounce: ReturnType<typeof setTimeout> | undefined;
@@ -118,7 +145,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       clearTimeout(debounce);
       watcher?.close();
       await chain;
+      secretWatch?.close();
       await gateway.close();
+      await current.external.close();
       // Every access line of the requests that just finished is written before serve returns.
       serveLogger?.flushLines();
       resolveStopped();

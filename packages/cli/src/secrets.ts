@@ -1,4 +1,5 @@
 /** Keeps the values of the variables and secret files a config references out of anything the CLI prints. */
+import path from 'node:path';
 import { readSecretFile, redactSecrets } from '@switchyard/core';
 
 const REFERENCE_RE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g;
@@ -19,6 +20,11 @@ export function referencedValues(configText: string, env: Record<string, string 
     }
   }
   return [...values];
+}
+
+/** The secret files a config reads, as absolute paths (relative ones are under the config's folder). */
+export function secretFilesOf(configText: string, baseDir: string): string[] {
+  return [...new Set([...configText.matchAll(FILE_RE)].map((m) => path.resolve(baseDir, m[1].trim())))];
 }
 
 export function redact(text: string, secrets: readonly string[]): string {

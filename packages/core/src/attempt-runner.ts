@@ -78,9 +78,9 @@ export class AttemptRunner {
     for (const link of this.active) link.abort(reason);
   }
 
-  /** Runs one attempt of the core loop (or the degrade stage) to its settlement. */
-  run(candidate: Candidate, initiator: string): Promise<AttemptSettlement> {
-    return this.settle(this.start(candidate, { initiator }));
+  /** Runs one attempt of the core loop (or the degrade stage, perhaps with its variant of the request) to its settlement. */
+  run(candidate: Candidate, initiator: string, request?: ChatRequest): Promise<AttemptSettlement> {
+    return this.settle(this.start(candidate, { initiator, request }));
   }
 
   /**
@@ -255,8 +255,9 @@ class RunningAttempt implements LiveAttempt, Attempt {
   readonly startedAt: number;
   readonly stream: boolean;
   readonly initiator: string;
-  readonly request: ChatRequest | EmbeddingRequest;
+  request: ChatRequest | EmbeddingRequest;
   traceparent?: string;
+  answerInfo?: Attempt['answerInfo'] = undefined;
   private readonly timeouts: ReturnType<typeof attemptTimeouts>;
   private readonly clock: RequestContext['clock'];
   private isReleased = false;

@@ -1,7 +1,7 @@
 /** What `pipeline.stream()` resolves to once the stream has committed to a candidate. */
 import { ResponseAccumulator } from './aggregate.js';
 import { SwitchyardError } from './errors.js';
-import type { ChatResponse, StreamPart } from './types.js';
+import type { ChatResponse, StreamPart, TruncationInfo } from './types.js';
 
 export interface StreamInfo {
   endpoint: string;
@@ -14,6 +14,10 @@ export interface StreamInfo {
   stale?: boolean;
   cached?: boolean;
   latencyMs?: number;
+  /** A backup deployment answered (see ResponseInfo.fallback). */
+  fallback?: string;
+  queued?: string;
+  truncated?: TruncationInfo;
 }
 
 export class ChatStream implements AsyncIterable<StreamPart> {

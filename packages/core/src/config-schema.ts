@@ -19,7 +19,8 @@ const timeoutsSchema = z
   .partial()
   .strict();
 
-const url = z.string().refine((s) => {
+/** An http(s) URL (endpoints' baseUrl; first-party plugins' service addresses). */
+export const httpUrlSchema = z.string().refine((s) => {
   try {
     const u = new URL(s);
     return u.protocol === 'http:' || u.protocol === 'https:';
@@ -32,7 +33,7 @@ export const endpointSchema = z
   .object({
     name: z.string().min(1).regex(/^[A-Za-z0-9._:-]+$/, 'expected letters, digits, ".", "_", ":" or "-"'),
     provider: z.string().min(1),
-    baseUrl: url.optional(),
+    baseUrl: httpUrlSchema.optional(),
     apiKey: z.string().optional(),
     apiKeys: z.array(z.string()).optional(),
     keyIds: z.array(z.string()).optional(),
@@ -53,6 +54,21 @@ export const priceSchema = z
   })
   .strict();
 
+const range = z.tuple([z.number(), z.number()]).refine(([lo, hi]) => lo <= hi, 'expected [min, max] with min <= max');
+
+/** What a deployment accepts (checked before sending by @switchyard/plugin-model-limits). */
+export const modelLimitsSchema = z
+  .object({
+    maxOutputTokens: z.number().int().positive(),
+    temperature: range,
+    topP: range,
+    presencePenalty: range,
+    frequencyPenalty: range,
+    maxStop: z.number().int().nonnegative(),
+  })
+  .partial()
+  .strict();
+
 export const deploymentSchema = z
   .object({
     endpoint: z.string().min(1),
@@ -63,6 +79,7 @@ export const deploymentSchema = z
     capabilities: z.array(z.string()).optional(),
     price: priceSchema.optional(),
     timeouts: timeoutsSchema.optional(),
+    limits: modelLimitsSchema.optional(),
   })
   .strict();
 
@@ -124,6 +141,8 @@ export const configSchema = z
       .object({ ca: z.string().optional(), connectTimeoutMs: z.number().int().positive().optional(), connections: z.number().int().positive().optional() })
       .strict()
       .optional(),
+    /** Secret resolvers for `${scheme:reference}` values (secret-resolvers.ts), e.g. @switchyard/plugin-vault. */
+    secrets: z.array(pluginEntrySchema).optional(),
   })
   .strict();
 

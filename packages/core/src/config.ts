@@ -6,7 +6,6 @@
  * object only; no error message ever contains a substituted value.
  */
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import nodePath from 'node:path';
 import { parseDocument } from 'yaml';
 import { SwitchyardError } from './errors.js';
@@ -15,7 +14,11 @@ import type { EndpointConfig, ModelsConfig } from './types.js';
 
 export type Env = Record<string, string | undefined>;
 
-const VAR_RE = /\$\$|\$\{file:([^}]+)\}|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+// `$$`, `${file:path}`, `${VAR}` / `${VAR:-default}`, then `${scheme:reference}` (an external secret, secret-resolvers.ts).
+const VAR_RE = /\$\$|\$\{file:([^}]+)\}|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$\{([a-z][a-z0-9+.-]*):([^}-][^}]*)\}/g;
+
+/** External secrets read for this load: `scheme:reference` → value (resolveConfigSecrets). */
+export type ExternalSecrets = ReadonlyMap<string, string>;
 
 /** The contents of a secret file without its trailing newline; the error names the file, never its contents. */
 export function readSecretFile(file: string, baseDir: string, path: string): string {
@@ -27,10 +30,16 @@ export function readSecretFile(file: string, baseDir: string, path: string): str
   }
 }
 
-/** Replaces `${VAR}` / `${VAR:-default}` / `${file:path}` in one string; `$$` is a literal `$`. */
-export function substituteVariables(value: string, env: Env, path: string, lenient = false, baseDir = process.cwd()): string {
-  return value.replace(VAR_RE, (match, file: string | undefined, name: string | undefined, fallback: string | undefined) => {
+/** Replaces `${VAR}` / `${VAR:-default}` / `${file:path}` / `${scheme:reference}` in one string; `$$` is a literal `$`. */
+export function substituteVariables(value: string, env: Env, path: string, lenient = false, baseDir = process.cwd(), external?: ExternalSecrets): string {
+  return value.replace(VAR_RE, (match, file: string | undefined, name: string | undefined, fallback: string | undefined, scheme: string | undefined, reference: string | undefined) => {
     if (match === '$$') return '$';
+    if (scheme !== undefined) {
+      const secret = external?.get(`${scheme}:${reference}`);
+      if (secret !== undefined) return secret;
+      if (lenient) return '';
+      throw new SwitchyardError('config', `${path}: \${${scheme}:…} is an external secret; list a secret resolver for "${scheme}" under secrets: (and load the config with resolveConfigSecrets)`, { code: 'SWITCHYARD_ERR_CONFIG_SECRET', path });
+    }
     if (file !== undefined) {
       if (!lenient) return readSecretFile(file, baseDir, path);
       try {
@@ -51,14 +60,14 @@ export function substituteVariables(value: string, env: Env, path: string, lenie
   });
 }
 
-function substituteTree(node: unknown, env: Env, path: (string | number)[], lenient: boolean, baseDir: string): unknown {
-  if (typeof node === 'string') return substituteVariables(node, env, formatPath(path), lenient, baseDir);
-  if (Array.isArray(node)) return node.map((item, i) => substituteTree(item, env, [...path, i], lenient, baseDir));
+export function substituteTree(node: unknown, env: Env, path: (string | number)[], lenient: boolean, baseDir: string, external?: ExternalSecrets): unknown {
+  if (typeof node === 'string') return substituteVariables(node, env, formatPath(path), lenient, baseDir, external);
+  if (Array.isArray(node)) return node.map((item, i) => substituteTree(item, env, [...path, i], lenient, baseDir, external));
   if (node && typeof node === 'object') {
     const out: Record<string, unknown> = {};
     // A disabled endpoint may reference variables that are not set.
     const disabled = path.length === 2 && path[0] === 'endpoints' && (node as { enabled?: unknown }).enabled === false;
-    for (const [k, v] of Object.entries(node)) out[k] = substituteTree(v, env, [...path, k], lenient || disabled, baseDir);
+    for (const [k, v] of Object.entries(node)) out[k] = substituteTree(v, env, [...path, k], lenient || disabled, baseDir, external);
     return out;
   }
   return node;
@@ -71,8 +80,8 @@ export interface LoadedConfig extends SwitchyardConfig {
   source?: string;
 }
 
-/** Parses and validates config text (YAML or JSON). */
-export function parseConfig(text: string, env: Env = process.env, source?: string): LoadedConfig {
+/** Parses and validates config text (YAML or JSON); `external` holds the `${scheme:…}` secrets read for it. */
+export function parseConfig(text: string, env: Env = process.env, source?: string, external?: ExternalSecrets): LoadedConfig {
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     const e = doc.errors[0];
@@ -81,7 +90,7 @@ export function parseConfig(text: string, env: Env = process.env, source?: strin
   }
   const raw = doc.toJS();
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new SwitchyardError('config', `${source ?? 'config'}: expected a mapping with endpoints and models`, { code: 'SWITCHYARD_ERR_CONFIG' });
-  const substituted = substituteTree(raw, env, [], false, source ? nodePath.dirname(nodePath.resolve(source)) : process.cwd());
+  const substituted = substituteTree(raw, env, [], false, source ? nodePath.dirname(nodePath.resolve(source)) : process.cwd(), external);
   const parsed = configSchema.safeParse(substituted);
   if (!parsed.success) throw configError(parsed.error);
   const config = parsed.data as LoadedConfig;
@@ -93,14 +102,4 @@ export function parseConfig(text: string, env: Env = process.env, source?: strin
   checkReferences(config.endpoints, config.models);
   config.source = source;
   return config;
-}
-
-export async function loadConfigFile(file: string, env: Env = process.env): Promise<LoadedConfig> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (cause) {
-    throw new SwitchyardError('config', `cannot read config file ${file}: ${(cause as Error).message}`, { code: 'SWITCHYARD_ERR_CONFIG_READ', cause });
-  }
-  return parseConfig(text, env, file);
 }

@@ -13,7 +13,7 @@ import type { PIPELINE_MARKER } from './pipeline-marker.js';
 import type { Plugin } from './plugin.js';
 import type { ProviderV1 } from './provider.js';
 import type { StateStore } from './state-store.js';
-import type { Candidate, Capability, ChatRequest, ChatResponse, ChatResult, EmbeddingRequest, EmbeddingResponse, EmbeddingResult, EndpointConfig, ModelsConfig, StreamPart, Usage } from './types.js';
+import type { Candidate, Capability, ChatRequest, ChatResponse, ChatResult, EmbeddingRequest, EmbeddingResponse, EmbeddingResult, EndpointConfig, ModelsConfig, ResponseInfo, StreamPart, Usage } from './types.js';
 
 /* ---------------------------------------------------------------- the pipeline */
 
@@ -141,6 +141,11 @@ export interface Attempt {
   initiator: 'core' | string;
   /** W3C trace context sent upstream with this attempt (a tracing plugin sets its attempt span; default: the caller's). */
   traceparent?: string;
+  /**
+   * Fields the answer's `switchyard` info gets when this attempt answers: a `call` tap that
+   * changed what is sent (a shortened prompt in `request`) says so here, and the caller sees it.
+   */
+  answerInfo?: Partial<ResponseInfo>;
   /** The response headers arrived: switch the attempt's timer to the first-token limit. */
   headersReceived(): void;
   /** A chunk arrived: push the idle limit back. */
@@ -196,8 +201,11 @@ export type RetryDecision =
 
 export type DegradeResult =
   | { level: string; response: ChatResponse }
-  /** Extra candidates (cheaper or local models); each runs once, without retries. */
-  | { level: string; candidates: Candidate[] };
+  /**
+   * Extra candidates (cheaper or local models); each runs once, without retries. With
+   * `request`, they are sent that variant instead (a smaller `max_tokens`).
+   */
+  | { level: string; candidates: Candidate[]; request?: ChatRequest };
 
 export interface StreamInterruption {
   error: SwitchyardError;

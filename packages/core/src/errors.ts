@@ -114,6 +114,10 @@ const SPECIFIC_CODES = {
   // The OpenAI Responses ingress: a stored response that is unknown or expired.
   SWITCHYARD_ERR_RESPONSE_NOT_FOUND: { kind: 'invalid-request', status: 404 },
   SWITCHYARD_ERR_PREVIOUS_RESPONSE_NOT_FOUND: 'invalid-request',
+  // A parameter above the limits of every deployment of the model (plugin-model-limits).
+  SWITCHYARD_ERR_PARAMETER_LIMIT: 'invalid-request',
+  // An external secret (`${vault:…}`) could not be read, or its resolver is missing.
+  SWITCHYARD_ERR_CONFIG_SECRET: 'config',
 } as const satisfies Record<`SWITCHYARD_ERR_${string}`, ErrorKind | { kind: ErrorKind; status: number }>;
 
 /** Every code Switchyard raises. */

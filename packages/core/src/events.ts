@@ -41,6 +41,10 @@ export interface SwitchyardEvents {
   'health:pattern': [ErrorPattern];
   /** A logical model's traffic shares left (or came back within) their declared target's tolerance. */
   'traffic:drift': [{ model: string; drifting: boolean; windowMs: number; requests: number; shares: Record<string, { target: number; observed: number }> }];
+  /** A service-level objective was missed (`breached`) or holds again (`ok`): its actions start or stop (plugin-degrade `slo`). */
+  'slo:change': [SloChange];
+  /** A scheduled replay of the durable queue ran (plugin-degrade `replay`). */
+  'queue:replay': [{ file: string; replayed: number; failed: number; remaining: number }];
 }
 
 /** How a quality run differs from the deployment's baseline. */
@@ -65,6 +69,23 @@ export interface ErrorPattern {
   /** Clock ms when it started. */
   since: number;
   message: string;
+}
+
+export interface SloChange {
+  name: string;
+  state: 'ok' | 'breached';
+  /** What is measured: `model:chat` or `deployment:openai/gpt-4o`. */
+  scope: string;
+  /** Success ratio over the window when it changed, and the sample count. */
+  successRate: number;
+  samples: number;
+  target: number;
+  /** The ratio it must reach again to recover (hysteresis). */
+  recoverAt: number;
+  /** What it does while breached: `degrade:canned`, `exclude:openai/gpt-4o`, `tier:economy`. */
+  actions: string[];
+  /** Clock ms of the change. */
+  at: number;
 }
 
 export interface AttemptFailure {

@@ -26,6 +26,8 @@ export { isSilentEndpoint, SILENT_ENDPOINT_KINDS } from './request-timer.js';
 export * from './chat-stream.js';
 export { configError, type PluginEntry, type ServerConfig, type SwitchyardConfig } from './config-schema.js';
 export * from './config.js';
+export { loadConfigFile } from './config-file.js';
+export * from './secret-resolvers.js';
 export { createPipelineFromConfig, type FromConfigOptions, type Importer } from './plugin-loader.js';
 export { createPipeline, defaultClassification, defaultRetryDecision, isPipeline, PIPELINE_MARKER } from './pipeline.js';
 export type { Pipeline, PipelineOptions, CallOptions, Owned } from './pipeline.js';

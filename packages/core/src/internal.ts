@@ -7,6 +7,6 @@ export { RequestTimer, type AttemptPhase } from './request-timer.js';
 export { ResponseAccumulator, responseToParts } from './aggregate.js';
 export { buildCandidates, DEFAULT_DEADLINE_MS, DEFAULT_TIMEOUTS } from './candidates.js';
 export { attributeError, callProvider, sendProviderRequest, type CallEnv } from './provider-call.js';
-export { checkReferences, configSchema, deploymentSchema, endpointSchema, formatPath, modelsSchema, pluginEntrySchema, priceSchema, serverSchema, validateEndpointsAndModels } from './config-schema.js';
+export { checkReferences, configSchema, deploymentSchema, endpointSchema, formatPath, httpUrlSchema, modelLimitsSchema, modelsSchema, pluginEntrySchema, priceSchema, serverSchema, validateEndpointsAndModels } from './config-schema.js';
 export { validateChatRequest, validateEmbeddingRequest } from './validate-request.js';
 export { FIRST_PARTY_PROVIDERS, importerFrom, loadPlugins, loadProviders, loadStore, providersOf } from './plugin-loader.js';

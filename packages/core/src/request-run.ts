@@ -18,7 +18,8 @@ import { defaultClassification, defaultRetryDecision } from './request-defaults.
 import { retryAfterVerdict } from './retry-after-verdict.js';
 import { runHook } from './run-hook.js';
 import { withField } from './copy-fields.js';
-import type { Candidate, ChatRequest, ChatResponse, EmbeddingResponse, StreamPart } from './types.js';
+import { isBackup, streamInfoOf } from './answer-info.js';
+import type { Candidate, ChatRequest, ChatResponse, EmbeddingResponse, ResponseInfo, StreamPart } from './types.js';
 
 export type RequestMode = 'chat' | 'stream' | 'embeddings';
 
@@ -92,7 +93,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
       if (this.early) return this.finishEarly(this.early);
       const result = await this.tryCandidates();
       if (result.type === 'degraded-answer') return this.finishResponse(result.response);
-      if (result.type === 'answered') return this.finishAnswer(result.result, result.live.candidate);
+      if (result.type === 'answered') return this.finishAnswer(result.result, result.live);
       streamOwnsRun = true;
       return this.handOverStream(result.live, result.result);
     } catch (error) {
@@ -134,8 +135,8 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     this.removeCallerAbort();
   }
 
-  private info(candidate: Candidate | undefined, attempts = this.ctx.attempts.length): NonNullable<ChatResponse['switchyard']> {
-    const info: NonNullable<ChatResponse['switchyard']> = {
+  private info(candidate: Candidate | undefined, attempts = this.ctx.attempts.length, answerInfo?: Partial<ResponseInfo>): ResponseInfo {
+    const info: ResponseInfo = {
       endpoint: candidate?.endpoint.name ?? 'none',
       deployment: candidate?.deploymentId ?? 'none',
       provider: candidate?.provider ?? 'none',
@@ -143,6 +144,8 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
       latencyMs: this.clock.now() - this.ctx.startedAt,
     };
     if (this.degradedLevel) info.degraded = this.degradedLevel;
+    if (candidate && isBackup(candidate, this.pipeline.candidatesFor(this.ctx.model))) info.fallback = candidate.deploymentId;
+    if (answerInfo) Object.assign(info, answerInfo);
     return info;
   }
 
@@ -150,9 +153,9 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     return this.finishResponse(withField(response, 'switchyard', Object.assign(this.info(undefined), response.switchyard, { attempts: 0 })));
   }
 
-  private finishAnswer(result: AnswerResult, candidate: Candidate): Promise<ChatResponse | EmbeddingResponse | ChatStream> {
+  private finishAnswer(result: AnswerResult, live: LiveAttempt): Promise<ChatResponse | EmbeddingResponse | ChatStream> {
     const answer = result.response as ChatResponse;
-    const info = this.info(candidate);
+    const info = this.info(live.candidate, undefined, live.attempt.answerInfo);
     const response = withField(answer, 'switchyard', answer.switchyard ? { ...info, ...answer.switchyard } : info);
     carryWireBody(answer, response);
     return this.finishResponse(response);
@@ -163,7 +166,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     const recorded = this.recordRequest({ ok: true, response });
     if (recorded) await recorded;
     if (this.mode !== 'stream') return response;
-    return new ChatStream(toIterator(responseToParts(response)), streamInfo(response));
+    return new ChatStream(toIterator(responseToParts(response)), streamInfoOf(response));
   }
 
   /** The stream passed its commit point in the provider call: from here the committed stream owns the request. */
@@ -173,7 +176,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     this.pipeline.events.emit('stream:commit', { requestId: this.ctx.id, candidate, ttftMs: live.ttftMs ?? 0 });
     const committed = new CommittedStream(this, live, result);
     // The committing attempt is not recorded until the stream ends; it counts all the same.
-    const info: StreamInfo = withField(this.info(candidate, this.ctx.attempts.length + 1), 'model', committed.model || candidate.model);
+    const info: StreamInfo = withField(this.info(candidate, this.ctx.attempts.length + 1, live.attempt.answerInfo), 'model', committed.model || candidate.model);
     return committed.toChatStream(info);
   }
 
@@ -306,7 +309,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
       }
       for (const candidate of degraded.candidates) {
         if (this.abortedWith !== undefined) break;
-        const settled = await this.attempts.run({ ...candidate, degradeLevel: degraded.level }, 'degrade');
+        const settled = await this.attempts.run({ ...candidate, degradeLevel: degraded.level }, 'degrade', degraded.request);
         if (settled.type !== 'failed') return settled;
       }
       failure = this.failureError();
@@ -376,20 +379,6 @@ class RunContext implements RequestContext {
 function attach(error: SwitchyardError, attempts: SwitchyardError[]): SwitchyardError {
   if (!error.attempts && attempts.length > 0) (error as { attempts?: SwitchyardError[] }).attempts = attempts;
   return error;
-}
-
-function streamInfo(response: ChatResponse): StreamInfo {
-  const s = response.switchyard;
-  return {
-    endpoint: s?.endpoint ?? 'none',
-    deployment: s?.deployment ?? 'none',
-    provider: s?.provider ?? 'none',
-    attempts: s?.attempts ?? 0,
-    model: response.model,
-    degraded: s?.degraded,
-    stale: s?.stale,
-    cached: s?.cached,
-  };
 }
 
 async function* toIterator(parts: StreamPart[]): AsyncGenerator<StreamPart> {

@@ -119,6 +119,26 @@ export interface ResponseInfo {
   stale?: boolean;
   cached?: boolean;
   latencyMs?: number;
+  /**
+   * The deployment that answered when it is a backup: outside the model's first priority tier,
+   * or a degrade level's model. Absent when a primary deployment answered.
+   */
+  fallback?: string;
+  /** The request was kept in the degrade plugin's queue for replay under this id (a canned answer now, the real one later). */
+  queued?: string;
+  /** The prompt was shortened to fit the target's context window before it was sent. */
+  truncated?: TruncationInfo;
+}
+
+/** What was left out of a prompt too long for the target (oldest turns first). */
+export interface TruncationInfo {
+  /** Messages dropped (a tool call and its results count one each). */
+  droppedMessages: number;
+  /** Prompt estimate (tokens) before and after. */
+  fromTokens: number;
+  toTokens: number;
+  /** The target's `contextWindow`. */
+  contextWindow: number;
 }
 
 export interface ChatResponse {
@@ -239,6 +259,18 @@ export interface DeploymentConfig {
   capabilities?: Capability[];
   price?: Price;
   timeouts?: Partial<AttemptTimeouts>;
+  /** Parameter values it accepts; unset ones come from a provider preset (@switchyard/plugin-model-limits). */
+  limits?: ModelLimits;
+}
+
+/** Parameter limits of a deployment: `[min, max]` ranges, the output cap, the most stop sequences. */
+export interface ModelLimits {
+  maxOutputTokens?: number;
+  temperature?: [number, number];
+  topP?: [number, number];
+  presencePenalty?: [number, number];
+  frequencyPenalty?: [number, number];
+  maxStop?: number;
 }
 
 /** A logical model: the deployments that can serve it, in default priority order. */

@@ -55,6 +55,13 @@ export function logPipelineEvents(pipeline: Pipeline, logger: Logger): () => voi
       (e.ok ? logger.info : logger.warn).call(logger, { event: e.ok ? 'quality_ok' : 'quality_degraded', deployment: e.deployment, failed: e.failed, drift: e.drift.map((d) => d.signal) }, e.ok ? 'quality probe passes as its baseline did' : `quality probe: ${[...e.failed.map((f) => `${f} failed`), ...e.drift.map((d) => d.message)].join('; ')}`),
     'traffic:drift': (e) =>
       (e.drifting ? logger.warn : logger.info).call(logger, { event: e.drifting ? 'traffic_drift' : 'traffic_on_target', model: e.model, requests: e.requests, windowMs: e.windowMs, shares: e.shares }, e.drifting ? 'traffic shares drifted from their target' : 'traffic shares back on target'),
+    'slo:change': (e) =>
+      (e.state === 'breached' ? logger.warn : logger.info).call(
+        logger,
+        { event: e.state === 'breached' ? 'slo_breached' : 'slo_recovered', slo: e.name, scope: e.scope, successRate: e.successRate, samples: e.samples, target: e.target, recoverAt: e.recoverAt, actions: e.actions },
+        e.state === 'breached' ? `objective missed: ${e.actions.join(', ')} until it recovers` : 'objective holds again: normal routing',
+      ),
+    'queue:replay': (e) => logger.info({ event: 'queue_replay', file: e.file, replayed: e.replayed, failed: e.failed, remaining: e.remaining }, 'queued requests replayed'),
     'request:shed': (e) => logger.warn({ event: 'load_shed', inFlight: e.inFlight, limit: e.limit }, 'request shed: too many in flight'),
     'plugin-error': (e) => logger.error({ event: 'plugin_error', plugin: e.plugin, stage: e.stage, error: (e.error as Error)?.message ?? String(e.error) }, 'a plugin failed'),
   });

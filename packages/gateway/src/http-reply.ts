@@ -61,15 +61,25 @@ export interface AnswerInfo {
   endpoint?: string;
   attempts?: number;
   degraded?: string;
+  fallback?: string;
+  queued?: string;
+  truncated?: { droppedMessages: number };
 }
 
-/** `x-switchyard-*` headers naming who answered, how many attempts it took and any degrade level. */
+/**
+ * `x-switchyard-*` headers naming who answered, how many attempts it took, any degrade level,
+ * whether a backup answered, whether the request was queued for replay and whether its prompt
+ * was shortened. Every dialect sends these.
+ */
 export function infoHeaders(info: AnswerInfo | undefined): Record<string, string> {
   if (!info) return {};
   const headers: Record<string, string> = {};
   if (info.endpoint) headers['x-switchyard-endpoint'] = info.endpoint;
   if (info.attempts !== undefined) headers['x-switchyard-attempts'] = String(info.attempts);
   if (info.degraded) headers['x-switchyard-degraded'] = info.degraded;
+  if (info.fallback) headers['x-switchyard-fallback'] = 'true';
+  if (info.queued) headers['x-switchyard-queued'] = info.queued;
+  if (info.truncated) headers['x-switchyard-truncated'] = String(info.truncated.droppedMessages);
   return headers;
 }
 

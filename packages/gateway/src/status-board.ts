@@ -67,9 +67,23 @@ export interface DeploymentStatus {
   series: { minute: string; requests: number; errorRate: number | null; p95Ms: number | null }[];
 }
 
+/** An objective (plugin-degrade `slo`) as it last changed: breached with its actions on, or holding. */
+export interface SloStatus {
+  name: string;
+  state: 'ok' | 'breached';
+  scope: string;
+  since: string;
+  successRate: number;
+  samples: number;
+  target: number;
+  recoverAt: number;
+  actions: string[];
+}
+
 export interface StatusReport {
   models: { name: string; deployments: DeploymentStatus[] }[];
   budgets: { scope: string; limit: string; used: number; max: number; ratio: number; threshold: number }[];
+  slos: SloStatus[];
   spendTodayUsd: number;
   startedAt: string;
   now: string;
@@ -89,6 +103,7 @@ export class StatusBoard {
   /** Breakers count per candidate (`endpoint/model#key` when an endpoint has several keys). */
   private readonly breakers = new Map<string, BreakerTrack>();
   private readonly budgets = new Map<string, StatusReport['budgets'][number]>();
+  private readonly slos = new Map<string, SloStatus>();
   private readonly startedAt: number;
 
   constructor(
@@ -149,6 +164,7 @@ export class StatusBoard {
         this.keys.set(`${scope}|${e.keyId}`, { state: e.condition, until: e.until, reason: this.mask(e.reason) });
       },
       'quota:threshold': (e) => this.budgets.set(`${e.scope}|${e.limit}`, { scope: e.scope, limit: e.limit, used: e.used, max: e.max, ratio: e.max > 0 ? e.used / e.max : 0, threshold: e.level }),
+      'slo:change': (e) => this.slos.set(e.name, { name: e.name, state: e.state, scope: e.scope, since: new Date(e.at).toISOString(), successRate: e.successRate, samples: e.samples, target: e.target, recoverAt: e.recoverAt, actions: e.actions }),
     });
   }
 
@@ -219,7 +235,7 @@ export class StatusBoard {
       }
       models.push({ name, deployments: [...byDeployment.values()] });
     }
-    return { models, budgets: [...this.budgets.values()], spendTodayUsd: Number(spendToday.toFixed(6)), startedAt: new Date(this.startedAt).toISOString(), now: new Date(now).toISOString() };
+    return { models, budgets: [...this.budgets.values()], slos: [...this.slos.values()], spendTodayUsd: Number(spendToday.toFixed(6)), startedAt: new Date(this.startedAt).toISOString(), now: new Date(now).toISOString() };
   }
 
   private series(t: DeploymentTrack, now: number): DeploymentStatus['series'] {

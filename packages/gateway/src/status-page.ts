@@ -84,6 +84,12 @@ const SCRIPT = `
       [b.scope, b.limit, b.used.toFixed(4) + ' / ' + b.max, pct(b.ratio)].forEach(function (v) { tr.appendChild(el('td', {}, v)); });
       budgets.appendChild(tr);
     });
+    var slos = document.getElementById('slos'); slos.textContent = '';
+    (report.slos || []).forEach(function (o) {
+      var tr = el('tr', { 'data-slo': o.name, 'class': 'slo-' + o.state });
+      [o.name, o.scope, o.state + ' since ' + o.since, pct(o.successRate) + ' of ' + o.samples + ' (target ' + pct(o.target) + ', recovers at ' + pct(o.recoverAt) + ')', o.state === 'breached' ? o.actions.join(', ') : '-'].forEach(function (v) { tr.appendChild(el('td', {}, v)); });
+      slos.appendChild(tr);
+    });
     document.body.setAttribute('data-rendered', String(Number(document.body.getAttribute('data-rendered') || 0) + 1));
   }
   function refresh() {
@@ -104,7 +110,7 @@ export function statusPage(report: StatusReport, refreshMs: number): string {
 <title>Switchyard status</title><style>${STYLE}</style></head>
 <body data-rendered="0">
 <header><h1>Switchyard</h1><span class="meta">spend today <b id="spend"></b></span><span class="meta">started ${report.startedAt}</span><span class="meta">updated <span id="updated"></span></span><span class="meta" id="stale"></span></header>
-<main><div id="models"></div><h2>Budgets</h2><table><thead><tr><th>scope</th><th>limit</th><th>used</th><th>share</th></tr></thead><tbody id="budgets"></tbody></table></main>
+<main><div id="models"></div><h2>Budgets</h2><table><thead><tr><th>scope</th><th>limit</th><th>used</th><th>share</th></tr></thead><tbody id="budgets"></tbody></table><h2>Objectives</h2><table><thead><tr><th>objective</th><th>measures</th><th>state</th><th>success</th><th>acting</th></tr></thead><tbody id="slos"></tbody></table></main>
 <script type="application/json" id="initial">${embed(report)}</script>
 <script>${SCRIPT}</script>
 </body></html>`;

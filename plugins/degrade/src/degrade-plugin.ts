@@ -1,16 +1,24 @@
 /**
  * Tiered degradation: when every candidate failed, the levels of the request's plan are tried
- * in order (cheaper model, local endpoint, stale cache, canned answer); when none answers, a
- * clean error says what was tried, and the request can be kept in a durable queue.
+ * in order (cheaper model, local endpoint, smaller output limit, stale cache, curated answer,
+ * canned answer); when none answers, a clean error says what was tried, and the request can be
+ * kept in a durable queue (and replayed on a schedule).
  *
- * Taps: degrade at STAGE.DEFAULT (one level per call: a model or endpoint level returns its
+ * Taps: degrade at STAGE.DEFAULT (one level per call: a candidate level returns its
  * candidates, and when they all fail the core runs the stage again for the next level),
- * recordRequest (queues requests that failed for good).
+ * recordRequest (queues requests that failed for good); with `curated.first` classify
+ * (curated answers before any vendor call); with `slo` classify, route, recordAttempt and
+ * recordRequest (slo-guard.ts).
  */
-import { definePlugin, endpointKeys, outcomeOf, REQUEST_SLOT, STAGE, SwitchyardError, type ChatRequest, type ChatResponse, type DegradeResult, type RequestContext } from '@switchyard/core';
-import { checkLevelsAgainst, levelCandidates, levelName, PLUGIN_NAME } from './levels.js';
+import { definePlugin, endpointKeys, outcomeOf, REQUEST_SLOT, STAGE, SwitchyardError, withField, type ChatRequest, type ChatResponse, type DegradeResult, type RequestContext } from '@switchyard/core';
+import { loadCuratedAnswers, type CuratedAnswers } from './curated-answers.js';
+import { fixedAnswer } from './fixed-answer.js';
+import { checkLevelsAgainst, levelCandidates, levelName, modelCandidates, PLUGIN_NAME } from './levels.js';
+import { fixableByShorterOutput, withSmallerOutput } from './max-tokens.js';
 import { degradeOptionsSchema, type DegradeOptions, type DegradeOptionsInput, type Level } from './options.js';
 import { appendToQueue, queueEntry } from './queue.js';
+import { scheduleReplay } from './replay-schedule.js';
+import { guardObjectives, SLO_PLAN, type SloPlan } from './slo-guard.js';
 
 const RUN_SLOT = 'switchyard:degrade';
 
@@ -31,20 +39,10 @@ interface DegradeRun {
 const NOT_QUEUED = new Set(['cancelled', 'invalid-request', 'unknown-model', 'bad-request', 'context-length', 'content-filter', 'config', 'plugin']);
 
 function planFor(options: DegradeOptions, ctx: RequestContext): Level[] {
+  const slo = ctx.state[SLO_PLAN] as SloPlan | undefined;
+  if (slo) return slo.levels;
   const tier = ctx.classification.tier;
   return (tier !== undefined ? options.tiers[tier] : undefined) ?? options.models[ctx.model] ?? options.levels;
-}
-
-function canned(text: string, ctx: RequestContext): ChatResponse {
-  return {
-    id: `canned-${ctx.id}`,
-    object: 'chat.completion',
-    created: Math.floor(ctx.clock.now() / 1000),
-    model: 'canned',
-    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
-    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-    switchyard: { endpoint: 'degrade', deployment: 'canned', provider: 'degrade', attempts: ctx.attempts.length },
-  };
 }
 
 function failuresSince(ctx: RequestContext, from: number): string {
@@ -66,6 +64,22 @@ function exhausted(run: DegradeRun, ctx: RequestContext): SwitchyardError {
   });
 }
 
+/** The run of a request's plan, started on the first call of the stage; undefined when it is not degraded. */
+function startRun(options: DegradeOptions, error: SwitchyardError, ctx: RequestContext): DegradeRun | undefined {
+  let plan = planFor(options, ctx);
+  if (plan.length === 0 || ctx.kind !== 'chat') return undefined;
+  if (outcomeOf(error) === 'request-failure') {
+    // A rejected request would be rejected by a fallback too, and the vendor's reason reaches
+    // the caller; only a smaller output limit can fix an output limit the vendor refused.
+    if (!fixableByShorterOutput(error)) return undefined;
+    plan = plan.filter((l) => l.type === 'max-tokens');
+    if (plan.length === 0) return undefined;
+  }
+  const slo = ctx.state[SLO_PLAN] as SloPlan | undefined;
+  const original = slo && ctx.attempts.length === 0 ? new SwitchyardError('no-candidate', `objective "${slo.name}" is missed: requests of model "${ctx.model}" are served by its degrade levels`, { status: 503, cause: error }) : error;
+  return { plan, next: 0, tried: [], original };
+}
+
 export const degrade = definePlugin<DegradeOptions, DegradeOptionsInput>({
   name: PLUGIN_NAME,
   version: '0.1.0',
@@ -73,55 +87,104 @@ export const degrade = definePlugin<DegradeOptions, DegradeOptionsInput>({
   optionsSchema: degradeOptionsSchema,
   apply(pipeline, options) {
     checkLevelsAgainst(pipeline, options);
+    const curated: CuratedAnswers | undefined = options.curated ? loadCuratedAnswers(options.curated.file, options.curated.match) : undefined;
+    const secrets = pipeline.endpoints.flatMap((e) => endpointKeys(e));
+    const queueFile = options.queueFile;
+
+    /** A canned answer that also keeps the request for replay: the caller is told only once the line is written. */
+    const queueForLater = async (response: ChatResponse, run: DegradeRun, ctx: RequestContext): Promise<void> => {
+      try {
+        await appendToQueue(queueFile!, queueEntry(ctx.id, ctx.clock.now(), ctx.request as ChatRequest, ctx.stream, run.original, secrets));
+        response.switchyard!.queued = ctx.id;
+      } catch (error) {
+        pipeline.events.emit('plugin-error', { plugin: PLUGIN_NAME, stage: 'degrade', error });
+      }
+    };
 
     pipeline.hooks.degrade.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (error, ctx): Promise<DegradeResult | undefined> => {
       let run = ctx.state[RUN_SLOT] as DegradeRun | undefined;
       if (!run) {
-        const plan = planFor(options, ctx);
-        // A rejected request would be rejected by a fallback too; the vendor's reason reaches the caller.
-        if (plan.length === 0 || ctx.kind !== 'chat' || outcomeOf(error) === 'request-failure') return undefined;
-        run = { plan, next: 0, tried: [], original: error };
+        run = startRun(options, error, ctx);
+        if (!run) return undefined;
         ctx.state[RUN_SLOT] = run;
         // The cache plugin's stale answer for this request (see @switchyard/plugin-cache).
         const stale = REQUEST_SLOT.staleAnswer.get(ctx);
-        if (stale && plan.some((l) => l.type === 'stale-cache')) stale.claimed = true;
+        if (stale && run.plan.some((l) => l.type === 'stale-cache')) stale.claimed = true;
       } else {
         const last = run.tried.at(-1);
         if (last?.result === 'running') last.result = failuresSince(ctx, last.attemptsBefore);
       }
+      const skip = (level: string, result: string) => run.tried.push({ level, result, attemptsBefore: ctx.attempts.length });
       while (run.next < run.plan.length) {
-        const level = run.plan[run.next++];
+        const level = run.plan[run.next++]!;
         const name = levelName(level);
-        if (level.type === 'canned') return { level: name, response: canned(level.text, ctx) };
-        if (level.type === 'stale-cache') {
-          const slot = REQUEST_SLOT.staleAnswer.get(ctx);
-          const response = await slot?.lookup();
-          if (response) return { level: name, response };
-          run.tried.push({ level: name, result: slot ? 'no stored answer' : 'no cache plugin, or the request opted out', attemptsBefore: ctx.attempts.length });
-          continue;
+        switch (level.type) {
+          case 'canned': {
+            const response = fixedAnswer(level.text, ctx, 'canned');
+            if (level.queue) await queueForLater(response, run, ctx);
+            return { level: name, response };
+          }
+          case 'stale-cache': {
+            const slot = REQUEST_SLOT.staleAnswer.get(ctx);
+            const response = await slot?.lookup();
+            if (response) return { level: name, response };
+            skip(name, slot ? 'no stored answer' : 'no cache plugin, or the request opted out');
+            continue;
+          }
+          case 'curated': {
+            const answer = curated!.answerFor(ctx.request as ChatRequest, ctx.model);
+            if (answer !== undefined) return { level: name, response: fixedAnswer(answer, ctx, 'curated') };
+            skip(name, 'no curated answer for this question');
+            continue;
+          }
+          case 'max-tokens': {
+            const request = withSmallerOutput(ctx.request as ChatRequest, level.maxTokens);
+            if (!request) {
+              skip(name, `the output limit is ${level.maxTokens} or less already`);
+              continue;
+            }
+            // The same deployments again, failed or not: the smaller limit is what is new.
+            const candidates = modelCandidates(pipeline, level.model ?? ctx.model);
+            run.tried.push({ level: name, result: 'running', attemptsBefore: ctx.attempts.length });
+            return { level: name, candidates, request };
+          }
+          default: {
+            // Deployments that already failed this request are not asked again.
+            const failed = new Set(ctx.attempts.filter((a) => !a.ok).map((a) => a.candidate.id));
+            const candidates = levelCandidates(pipeline, level).filter((c) => !failed.has(c.id));
+            if (candidates.length === 0) {
+              skip(name, 'no candidate left');
+              continue;
+            }
+            run.tried.push({ level: name, result: 'running', attemptsBefore: ctx.attempts.length });
+            return { level: name, candidates };
+          }
         }
-        // Deployments that already failed this request are not asked again.
-        const failed = new Set(ctx.attempts.filter((a) => !a.ok).map((a) => a.candidate.id));
-        const candidates = levelCandidates(pipeline, level).filter((c) => !failed.has(c.id));
-        if (candidates.length === 0) {
-          run.tried.push({ level: name, result: 'no candidate left', attemptsBefore: ctx.attempts.length });
-          continue;
-        }
-        run.tried.push({ level: name, result: 'running', attemptsBefore: ctx.attempts.length });
-        return { level: name, candidates };
       }
       throw exhausted(run, ctx);
     });
 
-    const queueFile = options.queueFile;
+    if (curated && options.curated?.first) {
+      // After the response cache's lookup (STAGE.DEFAULT): the operator's answer wins over a stored one.
+      pipeline.hooks.classify.tap({ name: PLUGIN_NAME, stage: STAGE.ORDER }, (classification, ctx) => {
+        if (ctx.kind !== 'chat') return classification;
+        const answer = curated.answerFor(ctx.request as ChatRequest, ctx.model);
+        // Labelled cached: it is served from the curated cache, and the response cache does not store it again.
+        if (answer !== undefined) ctx.respond(withField(fixedAnswer(answer, ctx, 'curated'), 'switchyard', { endpoint: 'curated', deployment: 'curated', provider: 'degrade', attempts: 0, cached: true }));
+        return classification;
+      });
+    }
+
+    guardObjectives(pipeline, options.slo);
+
     if (queueFile) {
-      const secrets = pipeline.endpoints.flatMap((e) => endpointKeys(e));
       pipeline.hooks.recordRequest.tapPromise(PLUGIN_NAME, async (outcome, ctx) => {
         if (outcome.ok || !outcome.error || ctx.kind !== 'chat' || NOT_QUEUED.has(outcome.error.kind)) return;
         // A committed stream that broke already gave the caller part of an answer and an error.
         if (outcome.attempts.some((a) => a.phase === 'post-commit')) return;
         await appendToQueue(queueFile, queueEntry(ctx.id, ctx.clock.now(), ctx.request as ChatRequest, ctx.stream, outcome.error, secrets));
       });
+      if (options.replay) scheduleReplay(pipeline, queueFile, options.replay);
     }
   },
 });

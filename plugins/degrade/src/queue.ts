@@ -71,6 +71,8 @@ export interface ReplayResult {
 export interface ReplayOptions {
   onResult?: (result: ReplayResult) => void | Promise<void>;
   signal?: AbortSignal;
+  /** Replays at most this many entries (never-tried ones first, then the longest untried); the rest wait for the next run. */
+  limit?: number;
 }
 
 export interface ReplaySummary {
@@ -85,7 +87,11 @@ function realAnswer(response: ChatResponse): boolean {
 }
 
 export async function replayQueue(file: string, pipeline: Pipeline, options: ReplayOptions = {}): Promise<ReplaySummary> {
-  const entries = await readQueue(file);
+  // Never-tried entries first, then the longest untried: entries that keep failing do not hold up the rest.
+  const lastTried = (e: QueuedRequest) => e.replay?.lastTriedAt ?? '';
+  const entries = (await readQueue(file)).sort((a, b) => (lastTried(a) < lastTried(b) ? -1 : lastTried(a) > lastTried(b) ? 1 : 0)).slice(0, options.limit);
+  // Nothing to do: the file is left as it is (or absent).
+  if (entries.length === 0) return { replayed: 0, failed: 0, remaining: 0 };
   const done = new Set<string>();
   const marks = new Map<string, QueuedRequest['replay']>();
   let failed = 0;

@@ -1,5 +1,5 @@
 /** Three loopback upstreams whose health the test switches: primary, cheap, local. */
-import { createPipeline, VirtualClock, type ChatRequest, type Pipeline, type Plugin } from '@switchyard/core';
+import { createPipeline, VirtualClock, type ChatRequest, type Pipeline, type Plugin, type RandomSource, type StateStore } from '@switchyard/core';
 import { sseBody, startLoopback, textChunks, type Loopback } from '../../../packages/core/test/support/loopback.js';
 import { testProvider } from '../../../packages/core/test/support/test-provider.js';
 
@@ -39,7 +39,7 @@ export interface Rig {
   close(): Promise<void>;
 }
 
-export async function rig(plugins: (ups: { primary: Upstream; cheap: Upstream; local: Upstream }) => Plugin[]): Promise<Rig> {
+export async function rig(plugins: (ups: { primary: Upstream; cheap: Upstream; local: Upstream }) => Plugin[], options: { random?: RandomSource; models?: Parameters<typeof createPipeline>[0]['models']; store?: StateStore } = {}): Promise<Rig> {
   const [primary, cheap, local] = await Promise.all([upstream('primary'), upstream('cheap'), upstream('local')]);
   const clock = new VirtualClock(Date.UTC(2025, 2, 1));
   let pipeline: Pipeline;
@@ -50,10 +50,12 @@ export async function rig(plugins: (ups: { primary: Upstream; cheap: Upstream; l
       { name: 'cheap', provider: 'test', baseUrl: cheap.server.url, apiKey: 'sk-cheap-secret-0123456789' },
       { name: 'ollama', provider: 'test', baseUrl: local.server.url },
     ],
-    models: { chat: [{ endpoint: 'openai', model: 'gpt-4o' }], mini: [{ endpoint: 'cheap', model: 'gpt-4o-mini' }] },
+    models: options.models ?? { chat: [{ endpoint: 'openai', model: 'gpt-4o' }], mini: [{ endpoint: 'cheap', model: 'gpt-4o-mini' }] },
     plugins: plugins({ primary, cheap, local }),
     providers: [testProvider],
     clock,
+    random: options.random,
+    store: options.store,
     });
   } catch (error) {
     await Promise.all([primary, cheap, local].map((u) => u.server.close()));

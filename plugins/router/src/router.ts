@@ -6,6 +6,7 @@ import { definePlugin, STAGE, withField, type Candidate, type ChatRequest, type 
 import { assertServable, fitsContext, hasCapabilities, requiredCapabilities, requiredContextTokens } from './capabilities.js';
 import { contextReroute, largerContextFirst } from './context-reroute.js';
 import { demotedIds } from './demoted.js';
+import { shortenableIds } from './shortenable.js';
 import { PeakEwmaTracker } from './peak-ewma-tracker.js';
 import { routerOptionsSchema, type RouterOptions, type RouterOptionsInput, type Strategy } from './options.js';
 import { Schedule, type ActiveRule } from './schedule.js';
@@ -133,8 +134,10 @@ function strategyFor(classification: Classification, options: RouterOptions): St
 function matching(candidates: Candidate[], classification: Classification, ctx: RequestContext, options: RouterOptions): Candidate[] {
   const needs = [...classification.capabilities];
   const tokens = options.checkContextWindow ? requiredContextTokens(ctx.request as ChatRequest, classification) : undefined;
-  assertServable(ctx.model, ctx.pipeline.candidatesFor(ctx.model), needs, tokens);
-  return candidates.filter((c) => hasCapabilities(c, needs) && (tokens === undefined || fitsContext(c, tokens)));
+  // Candidates a filter will shorten the prompt for fit by then (shortenable.ts); it checked they can.
+  const shortenable = shortenableIds(ctx);
+  assertServable(ctx.model, ctx.pipeline.candidatesFor(ctx.model), needs, shortenable.size > 0 ? undefined : tokens);
+  return candidates.filter((c) => hasCapabilities(c, needs) && (tokens === undefined || fitsContext(c, tokens) || shortenable.has(c.id)));
 }
 
 function withLastResort(ordered: Candidate[], lastResort: Candidate[]): Candidate[] {

@@ -23,8 +23,11 @@ ${CONFIG_HELP}
     try {
       const setup = await readConfig(values.config as string, io.env, io.cwd);
       secrets = setup.secrets;
-      const pipeline = await buildPipeline(setup);
-      await pipeline.close();
+      try {
+        await (await buildPipeline(setup)).close();
+      } finally {
+        await setup.external.close();
+      }
       const { config } = setup;
       const enabled = config.endpoints.filter((e) => e.enabled !== false).length;
       const disabled = config.endpoints.length - enabled;
