@@ -32,6 +32,11 @@ export interface Notice {
   dedupKey: string;
   /** The alert that opened the incident (a `breaker-closed` notice resolves `breaker-open`). */
   incident: AlertName;
+  /**
+   * The severity the incident fired with. A resolved notice is `info`, but channels filter it
+   * by this one, so a resolve reaches every channel that got its trigger.
+   */
+  incidentSeverity: Severity;
   /** True for a reminder of an incident that is still firing. */
   reminder: boolean;
 }

@@ -10,6 +10,7 @@ import { SlidingCount } from './sliding-count.js';
 
 interface Spec {
   alert: AlertName;
+  /** The incident's severity (a resolved notice is sent as `info`, filtered by this one). */
   severity: Severity;
   deployment?: string;
   model?: string;
@@ -28,6 +29,7 @@ export function watchPipeline(pipeline: Pipeline, options: AlertsOptions, book: 
       alert: state === 'resolved' ? (RESOLVED_AS[spec.alert] ?? spec.alert) : spec.alert,
       incident: spec.alert,
       severity: state === 'resolved' ? 'info' : spec.severity,
+      incidentSeverity: spec.severity,
       state,
       ...parts,
       model: spec.model ?? parts.model,
@@ -54,7 +56,7 @@ export function watchPipeline(pipeline: Pipeline, options: AlertsOptions, book: 
     'breaker:open': ({ deployment, until, reason }: { deployment: string; until: number; reason: string }) =>
       fire({ alert: 'breaker-open', severity: 'critical', deployment, subject: deployment, message: `circuit breaker opened for ${deployment} (${reason}); traffic goes to the other deployments`, details: { reason, openUntil: new Date(until).toISOString() } }),
     'breaker:close': ({ deployment }: { deployment: string }) =>
-      resolve({ alert: 'breaker-open', severity: 'info', deployment, subject: deployment, message: `circuit breaker closed for ${deployment}: it answers again` }),
+      resolve({ alert: 'breaker-open', severity: 'critical', deployment, subject: deployment, message: `circuit breaker closed for ${deployment}: it answers again` }),
     'health:change': ({ deployment, healthy, score }: { deployment: string; healthy: boolean; score: number }) => {
       const spec: Spec = { alert: 'health-unhealthy', severity: 'warning', deployment, subject: deployment, message: healthy ? `${deployment} is healthy again (score ${score.toFixed(2)})` : `${deployment} is unhealthy (score ${score.toFixed(2)})`, details: { score } };
       if (healthy) resolve(spec);
@@ -75,7 +77,7 @@ export function watchPipeline(pipeline: Pipeline, options: AlertsOptions, book: 
         const reason = payment ? 'payment' : 'auth';
         const action = payment ? 'top up the account or raise its limit' : 'rotate the key';
         fire({ alert: 'key-parked', severity: 'critical', deployment: candidate.id, subject: key, message: `key ${key} of ${dep} is parked: ${payment ? 'insufficient balance' : 'the vendor rejected the key'} (${error.status ?? error.kind}); ${action}`, details: { reason, keyId: key, error: describe(error) } });
-      } else if (outcome.ok) resolve({ alert: 'key-parked', severity: 'info', deployment: candidate.id, subject: key, message: `key ${key} of ${dep} answers again` });
+      } else if (outcome.ok) resolve({ alert: 'key-parked', severity: 'critical', deployment: candidate.id, subject: key, message: `key ${key} of ${dep} answers again` });
 
       if (outcome.outcome === 'ignored' || outcome.outcome === 'request-failure') return;
       rate.add(dep, now, [1, outcome.ok ? 1 : 0]);
@@ -105,7 +107,7 @@ export function watchPipeline(pipeline: Pipeline, options: AlertsOptions, book: 
         fire(spec(`every candidate of model "${outcome.model}" failed (${outcome.attempts.length} attempts)`, { attempts: outcome.attempts.map((a) => ({ attempt: a.attempt, candidate: a.candidate.id, outcome: a.outcome, error: describe(a.error) })) }));
       } else if (outcome.ok) {
         resolve(spec(`model "${outcome.model}" answers again`));
-        if (!outcome.degraded) for (const level of degradedCount.keys()) if ((degradedCount.sum(level, clock.now())[0] ?? 0) < options.degraded.count) resolve({ alert: 'degraded', severity: 'info', subject: level, message: `degrade level "${level}" is no longer used often`, details: { level } });
+        if (!outcome.degraded) for (const level of degradedCount.keys()) if ((degradedCount.sum(level, clock.now())[0] ?? 0) < options.degraded.count) resolve({ alert: 'degraded', severity: 'warning', subject: level, message: `degrade level "${level}" is no longer used often`, details: { level } });
       }
     },
   };

@@ -26,7 +26,9 @@ export function formatFor(channel: ChannelOptions, notice: Notice, now: number):
 }
 
 export function accepts(channel: ChannelOptions, notice: Notice): boolean {
-  if (channel.severities && !channel.severities.includes(notice.severity)) return false;
+  // A resolve follows its trigger: it is filtered by the severity the incident fired with.
+  const severity = notice.state === 'resolved' ? notice.incidentSeverity : notice.severity;
+  if (channel.severities && !channel.severities.includes(severity)) return false;
   return !channel.alerts || channel.alerts.includes(notice.alert) || channel.alerts.includes(notice.incident);
 }
 
