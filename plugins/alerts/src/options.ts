@@ -40,6 +40,19 @@ export const alertsOptionsSchema = z
       })
       .strict()
       .prefault({}),
+    /**
+     * Requests of one model that failed on every candidate: at least `count` within `windowMs`,
+     * and at least `share` of that model's requests in the window. One request that fails
+     * everywhere (a pathological prompt, a blip) pages nobody.
+     */
+    allCandidatesFailed: z
+      .object({
+        count: z.number().int().positive().default(5),
+        windowMs: z.number().int().positive().default(300_000),
+        share: z.number().gt(0).lte(1).default(0.05),
+      })
+      .strict()
+      .prefault({}),
     /** `count` 429s on one deployment within `windowMs`. */
     rateLimited: window(10, 60_000),
     /** A degrade level used `count` times within `windowMs`. */

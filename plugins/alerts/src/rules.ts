@@ -50,6 +50,7 @@ export function watchPipeline(pipeline: Pipeline, options: AlertsOptions, book: 
   const rate = new SlidingCount(options.successRate.windowMs);
   const limited = new SlidingCount(options.rateLimited.windowMs);
   const degradedCount = new SlidingCount(options.degraded.windowMs);
+  const allFailed = new SlidingCount(options.allCandidatesFailed.windowMs);
   const describe = (e?: SwitchyardError) => (e ? { kind: e.kind, status: e.status, code: e.code, message: e.message } : undefined);
 
   const listeners: Record<string, (payload: never) => void> = {
@@ -102,11 +103,18 @@ export function watchPipeline(pipeline: Pipeline, options: AlertsOptions, book: 
       if (count >= options.degraded.count) fire({ alert: 'degraded', severity: 'warning', subject: level, message: `degrade level "${level}" answered ${count} requests within ${options.degraded.windowMs / 1000} s`, details: { level, count } });
     },
     'request:end': (outcome: RequestOutcome) => {
+      const failedEverywhere = !outcome.ok && outcome.error?.kind === 'all-candidates-failed';
+      // Cancelled and refused requests say nothing about the vendors.
+      if (outcome.ok || failedEverywhere) allFailed.add(outcome.model, clock.now(), [1, failedEverywhere ? 1 : 0]);
+      const [total = 0, failed = 0] = allFailed.sum(outcome.model, clock.now());
+      const { count, share, windowMs } = options.allCandidatesFailed;
       const spec = (message: string, details?: Record<string, unknown>): Spec => ({ alert: 'all-candidates-failed', severity: 'critical', model: outcome.model, subject: outcome.model, message, details });
-      if (!outcome.ok && outcome.error?.kind === 'all-candidates-failed') {
-        fire(spec(`every candidate of model "${outcome.model}" failed (${outcome.attempts.length} attempts)`, { attempts: outcome.attempts.map((a) => ({ attempt: a.attempt, candidate: a.candidate.id, outcome: a.outcome, error: describe(a.error) })) }));
+      const window = `within ${windowMs / 1000} s`;
+      if (failed >= count && failed / total >= share) {
+        const last = failedEverywhere ? { lastAttempts: outcome.attempts.map((a) => ({ attempt: a.attempt, candidate: a.candidate.id, outcome: a.outcome, error: describe(a.error) })) } : {};
+        fire(spec(`every candidate of model "${outcome.model}" failed for ${failed} of ${total} requests ${window}`, { failed, requests: total, windowMs, ...last }));
       } else if (outcome.ok) {
-        resolve(spec(`model "${outcome.model}" answers again`));
+        resolve(spec(`model "${outcome.model}" answers again (${failed} of ${total} requests failed everywhere ${window})`, { failed, requests: total, windowMs }));
         if (!outcome.degraded) for (const level of degradedCount.keys()) if ((degradedCount.sum(level, clock.now())[0] ?? 0) < options.degraded.count) resolve({ alert: 'degraded', severity: 'warning', subject: level, message: `degrade level "${level}" is no longer used often`, details: { level } });
       }
     },
