@@ -1,7 +1,7 @@
 /** Reads, validates and builds a config the way `serve` runs it; shared by every command. */
 import path from 'node:path';
 import { parseConfig, type FromConfigOptions, type LoadedConfig, type Pipeline } from '@switchyard/core';
-import { assertSafeBinding, pipelineFromConfig, resolveServerOptions } from '@switchyard/gateway';
+import { assertSafeBinding, pipelineFromConfig, resolveServerOptions, type ServerOptions } from '@switchyard/gateway';
 import { cliImporter } from './importer.js';
 import { readTextFile } from './read-text-file.js';
 import { formatError } from './format-error.js';
@@ -15,12 +15,13 @@ export interface LoadedSetup {
   secrets: string[];
 }
 
-export async function readConfig(file: string, env: Record<string, string | undefined>, cwd: string): Promise<LoadedSetup> {
+/** `overrides`: the command line's `--host` / `--port`, checked with the config's keys as `serve` binds. */
+export async function readConfig(file: string, env: Record<string, string | undefined>, cwd: string, overrides?: Partial<Pick<ServerOptions, 'host' | 'port'>>): Promise<LoadedSetup> {
   const resolved = path.resolve(cwd, file);
   const text = await readTextFile(resolved, 'config file', 'SWITCHYARD_ERR_CONFIG_READ');
   const secrets = referencedValues(text, env, path.dirname(resolved));
   const config = parseConfig(text, env, resolved);
-  assertSafeBinding(resolveServerOptions(config.server));
+  assertSafeBinding(resolveServerOptions(config.server, overrides));
   return { file: resolved, config, secrets };
 }
 
