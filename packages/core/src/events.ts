@@ -3,7 +3,7 @@
 // default import is the whole module object and `on` / `emit` vanish from the bus (TS2507).
 import { EventEmitter } from 'eventemitter3';
 import type { SwitchyardError } from './errors.js';
-import type { AttemptOutcome, RequestOutcome } from './contract.js';
+import type { AttemptOutcome, RequestOutcome } from './outcomes.js';
 import type { Candidate } from './types.js';
 
 export interface SwitchyardEvents {

@@ -29,8 +29,12 @@ import type { Candidate, ChatRequest, ChatResponse, ChatResult, EmbeddingRespons
 import type { Dispatcher } from 'undici';
 
 export type { CallOptions, Pipeline } from './contract.js';
-export { isPipeline, PIPELINE_MARKER } from './pipeline-marker.js';
+export { PIPELINE_MARKER } from './pipeline-marker.js';
 export { defaultClassification, defaultRetryDecision } from './request-defaults.js';
+
+export function isPipeline(value: unknown): value is Pipeline {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[PIPELINE_MARKER] === true;
+}
 
 export interface PipelineOptions {
   endpoints: EndpointConfig[];
