@@ -122,6 +122,8 @@ export const configSchema = z
       .object({ ca: z.string().optional(), connectTimeoutMs: z.number().int().positive().optional(), connections: z.number().int().positive().optional() })
       .strict()
       .optional(),
+    /** Idempotency keys while the shared store is down: `refuse` (503, the default) or `local` (per instance, with a warning). */
+    idempotency: z.object({ whenStoreUnavailable: z.enum(['refuse', 'local']).optional() }).strict().optional(),
   })
   .strict();
 

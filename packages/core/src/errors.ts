@@ -111,6 +111,8 @@ const SPECIFIC_CODES = {
   SWITCHYARD_ERR_IDEMPOTENCY_MISMATCH: { kind: 'invalid-request', status: 422 },
   // No deployment's provider can express a part of the request (expressible.ts).
   SWITCHYARD_ERR_UNEXPRESSIBLE: 'invalid-request',
+  // An idempotency key cannot be guarded because the shared store is down (idempotency.ts).
+  SWITCHYARD_ERR_IDEMPOTENCY_UNAVAILABLE: { kind: 'plugin', status: 503 },
 } as const satisfies Record<`SWITCHYARD_ERR_${string}`, ErrorKind | { kind: ErrorKind; status: number }>;
 
 /** Every code Switchyard raises. */

@@ -35,6 +35,12 @@ export interface SwitchyardEvents {
   'config:reload': [{ ok: boolean; error?: SwitchyardError }];
   /** The pipeline is closing: stop timers, probes and background work. */
   'pipeline:close': [];
+  /**
+   * An idempotency key not guarded across instances: the shared store was down and
+   * `idempotency.whenStoreUnavailable` is `local` (another gateway may call the vendor for it
+   * too), or the answer could not be stored for later duplicates.
+   */
+  'idempotency:unshared': [{ requestId?: string; model: string; reason: string }];
 }
 
 export interface AttemptFailure {

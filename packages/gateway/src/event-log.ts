@@ -50,6 +50,7 @@ export function logPipelineEvents(pipeline: Pipeline, logger: Logger): () => voi
     degraded: (e) => logger.warn({ event: 'degraded', requestId: e.requestId, degradeLevel: e.level }, 'answer served by the degrade stage'),
     'deployment:misconfigured': (e) => logger.error({ event: 'deployment_misconfigured', deployment: e.deployment, error: e.error.message }, 'deployment misconfigured'),
     'request:shed': (e) => logger.warn({ event: 'load_shed', inFlight: e.inFlight, limit: e.limit }, 'request shed: too many in flight'),
+    'idempotency:unshared': (e) => logger.warn({ event: 'idempotency_unshared', requestId: e.requestId, model: e.model, reason: e.reason }, 'Idempotency-Key not shared with the other gateways: a duplicate sent to another one may call the vendor again'),
     'plugin-error': (e) => logger.error({ event: 'plugin_error', plugin: e.plugin, stage: e.stage, error: (e.error as Error)?.message ?? String(e.error) }, 'a plugin failed'),
   });
 }
