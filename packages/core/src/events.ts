@@ -41,6 +41,8 @@ export interface SwitchyardEvents {
    * too), or the answer could not be stored for later duplicates.
    */
   'idempotency:unshared': [{ requestId?: string; model: string; reason: string }];
+  /** What an attempt was billed (plugin-quota): the vendor's usage, or an estimate when it reported none. */
+  'usage:billed': [{ requestId: string; attempt: number; candidate: Candidate; costUsd: number; estimated: boolean; inputTokens: number; outputTokens: number; cachedTokens: number }];
 }
 
 export interface AttemptFailure {

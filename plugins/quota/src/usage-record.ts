@@ -14,6 +14,8 @@ export interface UsageRecord {
   /** `endpoint/model`: the upstream deployment. */
   deployment: string;
   endpoint: string;
+  /** The endpoint's provider id (`openai`, `anthropic`, `deepseek`…): the vendor a bill comes from. Absent in older logs. */
+  provider?: string;
   key: string;
   tags: Record<string, string>;
   /** Outcome class: success, endpoint-failure, rate-limited, key-failure, ignored… */
@@ -23,8 +25,10 @@ export interface UsageRecord {
   outputTokens: number;
   cachedTokens: number;
   costUsd: number;
-  /** The tokens are our estimate (input estimate + output seen): the vendor reported none. */
+  /** The tokens are our estimate: the vendor reported none. */
   estimated: boolean;
+  /** How: `output-seen` (failed after the headers: input estimate + the output seen) or `elapsed` (timed out before them: input estimate + the time × the deployment's tokens per second). */
+  estimate?: 'output-seen' | 'elapsed';
 }
 
 export const GROUP_BY = ['deployment', 'key', 'model', 'tag', 'day'] as const;
