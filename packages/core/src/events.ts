@@ -43,6 +43,11 @@ export interface SwitchyardEvents {
   'idempotency:unshared': [{ requestId?: string; model: string; reason: string }];
   /** What an attempt was billed (plugin-quota): the vendor's usage, or an estimate when it reported none. */
   'usage:billed': [{ requestId: string; attempt: number; candidate: Candidate; costUsd: number; estimated: boolean; inputTokens: number; outputTokens: number; cachedTokens: number }];
+  /**
+   * A spend budget started (`exhausting`) or stopped being on course to run out before its
+   * window ends, at the window's pace so far (plugin-quota's forecast): `exhaustsAt` when.
+   */
+  'budget:forecast': [{ scope: string; limit: 'spendPerDay' | 'spendPerMonth'; maxUsd: number; spentUsd: number; projectedUsd: number; exhaustsAt?: number; windowEndsAt: number; exhausting: boolean }];
 }
 
 export interface AttemptFailure {

@@ -3,7 +3,7 @@
  * health, latency percentiles, error rate, request count, last error, keys; budgets crossing
  * thresholds; spend today. Per-minute buckets over the last minutes feed the page's sparklines.
  */
-import { listenAll, tokenCounts, usageCostUsd, type Pipeline } from '@switchyard/core';
+import { listenAll, tokenCounts, usageCostUsd, type Pipeline, type SpendForecast } from '@switchyard/core';
 
 /** Minutes of history the sparklines show, and the window percentiles and error rate use. */
 const HISTORY_MINUTES = 15;
@@ -66,6 +66,8 @@ export interface DeploymentStatus {
 export interface StatusReport {
   models: { name: string; deployments: DeploymentStatus[] }[];
   budgets: { scope: string; limit: string; used: number; max: number; ratio: number; threshold: number }[];
+  /** The ledger's spend projection (GET /status only, with plugin-quota's ledger; status-forecast.ts). */
+  forecast?: { day: SpendForecast; month: SpendForecast } | null;
   spendTodayUsd: number;
   startedAt: string;
   now: string;

@@ -2,7 +2,7 @@
  * Which pipeline events open and clear which incidents. Everything here runs inside event
  * listeners, so it only counts and hands work to the incident book without awaiting it.
  */
-import type { AttemptOutcome, Pipeline, RequestOutcome, SwitchyardError } from '@switchyard/core';
+import type { AttemptOutcome, Pipeline, RequestOutcome, SwitchyardError, SwitchyardEvents } from '@switchyard/core';
 import type { IncidentBook } from './incidents.js';
 import { deploymentParts, RESOLVED_AS, type AlertName, type Notice, type Severity } from './notice.js';
 import type { AlertsOptions } from './options.js';
@@ -67,6 +67,16 @@ export function watchPipeline(pipeline: Pipeline, options: AlertsOptions, book: 
       if (!options.budgetLevels.includes(level)) return;
       const deployment = scope.includes('/') ? scope.replace(/^[a-z]+:/, '') : undefined;
       fire({ alert: 'budget-threshold', severity: level >= 1 ? 'critical' : 'warning', deployment, subject: `${scope}:${limit}:${level}`, message: `budget ${scope} ${limit} reached ${Math.round(level * 100)} % (${used} of ${max})`, details: { scope, limit, level, used, max } }, true);
+    },
+    'budget:forecast': (e: SwitchyardEvents['budget:forecast'][0]) => {
+      const period = e.limit === 'spendPerDay' ? 'day' : 'month';
+      const when = e.exhaustsAt === undefined ? '' : new Date(e.exhaustsAt).toISOString();
+      const message = e.exhausting
+        ? `budget ${e.scope} ${e.limit} will run out at ${when} at this ${period}'s pace: $${e.spentUsd} spent, $${e.projectedUsd} projected of $${e.maxUsd}`
+        : `budget ${e.scope} ${e.limit} is no longer on course to run out this ${period} ($${e.projectedUsd} projected of $${e.maxUsd})`;
+      const spec: Spec = { alert: 'budget-forecast', severity: 'warning', subject: `${e.scope}:${e.limit}`, message, details: { scope: e.scope, limit: e.limit, maxUsd: e.maxUsd, spentUsd: e.spentUsd, projectedUsd: e.projectedUsd, exhaustsAt: when || null, windowEndsAt: new Date(e.windowEndsAt).toISOString() } };
+      if (e.exhausting) fire(spec);
+      else resolve(spec);
     },
     'attempt:end': (outcome: AttemptOutcome) => {
       const { candidate, error } = outcome;

@@ -6,6 +6,7 @@ export { quota as default } from './quota-plugin.js';
 export { formatUsageReport } from './report-format.js';
 export { DEFAULT_PRICES, defaultPrice, priceFor, outputSpeedFor, costOf, tokensOf, type PriceTable, type TokenCounts } from './prices.js';
 export { pacingPauseMs } from './pacing.js';
+export { projectSpend, forecastSpend, type Projection, type ForecastPeriod } from './forecast.js';
 export { quotaOptionsSchema, budgetSchema, DEFAULT_OUTPUT_TOKENS_PER_SECOND, type QuotaOptions, type QuotaOptionsInput, type Budget, type PacingOptions, type LimitName, type ScopeName } from './options.js';
 export type { UsageReport, UsageTotals } from './ledger.js';
 export { PLUGIN_NAME } from './name.js';

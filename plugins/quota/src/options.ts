@@ -84,6 +84,19 @@ export const quotaOptionsSchema = z
       })
       .strict()
       .prefault({}),
+    /**
+     * Budget forecasts: every `everyMs` each spend budget's pace is projected to the end of its
+     * window; `budget:forecast` fires when it is on course to run out (plugin-alerts:
+     * `budget-forecast`), once `minElapsedShare` of the window has passed. `false` turns it off.
+     */
+    forecast: z
+      .union([
+        z.literal(false),
+        z
+          .object({ everyMs: z.number().int().positive().default(300_000), minElapsedShare: z.number().min(0).lt(1).default(0.05) })
+          .strict(),
+      ])
+      .default(() => ({ everyMs: 300_000, minElapsedShare: 0.05 })),
     /** Distinct `name=value` tags the usage report keeps; later ones are counted as `(other)`. */
     maxReportedTags: z.number().int().positive().default(1000),
     /** Key prefix in the StateStore (share one store between pipelines with different prefixes). */

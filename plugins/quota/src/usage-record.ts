@@ -179,3 +179,10 @@ function toDay(value: string, name: string): string {
   if (!Number.isFinite(t)) throw new UsageQueryError(`${name} must be a date (YYYY-MM-DD), an ISO time or epoch milliseconds, got "${value}"`);
   return dayOf(t);
 }
+
+/** `?forecast=day|month` (absent: no forecast). */
+export function parseForecastPeriod(value: string | null | undefined): 'day' | 'month' | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (value === 'day' || value === 'month') return value;
+  throw new UsageQueryError(`forecast must be day or month, got "${value}"`);
+}
