@@ -4,6 +4,7 @@
 import { EventEmitter } from 'eventemitter3';
 import type { SwitchyardError } from './errors.js';
 import type { AttemptOutcome, RequestOutcome } from './outcomes.js';
+import type { AccountBalance } from './provider.js';
 import type { Candidate } from './types.js';
 
 export interface SwitchyardEvents {
@@ -48,6 +49,11 @@ export interface SwitchyardEvents {
    * window ends, at the window's pace so far (plugin-quota's forecast): `exhaustsAt` when.
    */
   'budget:forecast': [{ scope: string; limit: 'spendPerDay' | 'spendPerMonth'; maxUsd: number; spentUsd: number; projectedUsd: number; exhaustsAt?: number; windowEndsAt: number; exhausting: boolean }];
+  /**
+   * A key's vendor account balance, polled (plugin-balance): `low` under its endpoint's
+   * `minBalance` (or refused), `dry` when the vendor refuses calls; `error` when it could not be read.
+   */
+  'balance:update': [{ endpoint: string; keyId: string; provider: string; balances: AccountBalance[]; minBalance?: number; low: boolean; dry: boolean; checkedAt: number; error?: string }];
 }
 
 export interface AttemptFailure {

@@ -3,7 +3,7 @@
  * health, latency percentiles, error rate, request count, last error, keys; budgets crossing
  * thresholds; spend today. Per-minute buckets over the last minutes feed the page's sparklines.
  */
-import { listenAll, tokenCounts, usageCostUsd, type Pipeline, type SpendForecast } from '@switchyard/core';
+import { listenAll, tokenCounts, usageCostUsd, type AccountBalance, type Pipeline, type SpendForecast } from '@switchyard/core';
 
 /** Minutes of history the sparklines show, and the window percentiles and error rate use. */
 const HISTORY_MINUTES = 15;
@@ -66,6 +66,8 @@ export interface DeploymentStatus {
 export interface StatusReport {
   models: { name: string; deployments: DeploymentStatus[] }[];
   budgets: { scope: string; limit: string; used: number; max: number; ratio: number; threshold: number }[];
+  /** Vendor account balances per key, as plugin-balance last read them. */
+  balances: { endpoint: string; keyId: string; provider: string; balances: AccountBalance[]; minBalance: number | null; low: boolean; dry: boolean; checkedAt: string; error: string | null }[];
   /** The ledger's spend projection (GET /status only, with plugin-quota's ledger; status-forecast.ts). */
   forecast?: { day: SpendForecast; month: SpendForecast } | null;
   spendTodayUsd: number;
@@ -87,6 +89,7 @@ export class StatusBoard {
   /** Breakers count per candidate (`endpoint/model#key` when an endpoint has several keys). */
   private readonly breakers = new Map<string, BreakerTrack>();
   private readonly budgets = new Map<string, StatusReport['budgets'][number]>();
+  private readonly balances = new Map<string, StatusReport['balances'][number]>();
   private readonly startedAt: number;
 
   constructor(
@@ -147,6 +150,12 @@ export class StatusBoard {
         this.keys.set(`${scope}|${e.keyId}`, { state: e.condition, until: e.until, reason: this.mask(e.reason) });
       },
       'quota:threshold': (e) => this.budgets.set(`${e.scope}|${e.limit}`, { scope: e.scope, limit: e.limit, used: e.used, max: e.max, ratio: e.max > 0 ? e.used / e.max : 0, threshold: e.level }),
+      'balance:update': (e) => {
+        const key = `${e.endpoint}|${e.keyId}`;
+        // A failed read keeps the last known funds beside the error.
+        const balances = e.error ? (this.balances.get(key)?.balances ?? []) : e.balances;
+        this.balances.set(key, { endpoint: e.endpoint, keyId: e.keyId, provider: e.provider, balances, minBalance: e.minBalance ?? null, low: e.error ? (this.balances.get(key)?.low ?? false) : e.low, dry: e.error ? (this.balances.get(key)?.dry ?? false) : e.dry, checkedAt: new Date(e.checkedAt).toISOString(), error: e.error ? this.mask(e.error) : null });
+      },
     });
   }
 
@@ -214,7 +223,7 @@ export class StatusBoard {
       }
       models.push({ name, deployments: [...byDeployment.values()] });
     }
-    return { models, budgets: [...this.budgets.values()], spendTodayUsd: Number(spendToday.toFixed(6)), startedAt: new Date(this.startedAt).toISOString(), now: new Date(now).toISOString() };
+    return { models, budgets: [...this.budgets.values()], balances: [...this.balances.values()], spendTodayUsd: Number(spendToday.toFixed(6)), startedAt: new Date(this.startedAt).toISOString(), now: new Date(now).toISOString() };
   }
 
   private series(t: DeploymentTrack, now: number): DeploymentStatus['series'] {

@@ -84,6 +84,13 @@ const SCRIPT = `
       [b.scope, b.limit, b.used.toFixed(4) + ' / ' + b.max, pct(b.ratio)].forEach(function (v) { tr.appendChild(el('td', {}, v)); });
       budgets.appendChild(tr);
     });
+    var balances = document.getElementById('balances'); balances.textContent = '';
+    report.balances.forEach(function (k) {
+      var tr = el('tr', { 'data-balance': k.endpoint + '|' + k.keyId, 'class': k.dry || k.low ? 'exhausting' : '' });
+      var funds = k.balances.map(function (b) { return b.available + ' ' + b.currency; }).join(', ') || '–';
+      [k.endpoint, k.keyId, funds, k.minBalance === null ? '–' : String(k.minBalance), k.error ? 'unread: ' + k.error : k.dry ? 'dry' : k.low ? 'low' : 'ok', k.checkedAt].forEach(function (v) { tr.appendChild(el('td', {}, v)); });
+      balances.appendChild(tr);
+    });
     var forecast = document.getElementById('forecast'); forecast.textContent = '';
     if (report.forecast) ['day', 'month'].forEach(function (period) {
       var f = report.forecast[period];
@@ -118,6 +125,7 @@ export function statusPage(report: StatusReport, refreshMs: number): string {
 <body data-rendered="0">
 <header><h1>Switchyard</h1><span class="meta">spend today <b id="spend"></b></span><span class="meta">started ${report.startedAt}</span><span class="meta">updated <span id="updated"></span></span><span class="meta" id="stale"></span></header>
 <main><div id="models"></div><h2>Budgets</h2><table><thead><tr><th>scope</th><th>limit</th><th>used</th><th>share</th></tr></thead><tbody id="budgets"></tbody></table>
+<h2>Balances</h2><table><thead><tr><th>endpoint</th><th>key</th><th>available</th><th>threshold</th><th>state</th><th>checked</th></tr></thead><tbody id="balances"></tbody></table>
 <h2>Spend forecast</h2><table><thead><tr><th>period</th><th>spent</th><th>projected</th><th>pace</th><th>budget</th></tr></thead><tbody id="forecast"></tbody></table></main>
 <script type="application/json" id="initial">${embed(report)}</script>
 <script>${SCRIPT}</script>

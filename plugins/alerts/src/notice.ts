@@ -11,6 +11,7 @@ export const ALERT_NAMES = [
   'rate-limited',
   'degraded',
   'budget-forecast',
+  'balance-low',
 ] as const;
 
 export type AlertName = (typeof ALERT_NAMES)[number];

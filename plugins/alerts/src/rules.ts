@@ -78,6 +78,24 @@ export function watchPipeline(pipeline: Pipeline, options: AlertsOptions, book: 
       if (e.exhausting) fire(spec);
       else resolve(spec);
     },
+    'balance:update': (e: SwitchyardEvents['balance:update'][0]) => {
+      if (e.error) return; // an unreadable balance says nothing about the funds (key-parked covers a rejected key)
+      const funds = e.balances.map((b) => `${b.available} ${b.currency}`).join(', ');
+      const spec = (dry: boolean): Spec => ({
+        alert: 'balance-low',
+        severity: dry ? 'critical' : 'warning',
+        deployment: e.endpoint,
+        subject: `${e.endpoint}|${e.keyId}${dry ? '|dry' : ''}`,
+        message: e.low
+          ? `key ${e.keyId} of ${e.endpoint} has ${funds} left${dry ? ': the vendor refuses calls' : `, under the ${e.minBalance} threshold`}; top up the account`
+          : `key ${e.keyId} of ${e.endpoint} has ${funds} again`,
+        details: { endpoint: e.endpoint, keyId: e.keyId, provider: e.provider, balances: e.balances, minBalance: e.minBalance ?? null },
+      });
+      if (e.low && !e.dry) fire(spec(false));
+      if (e.dry) fire(spec(true));
+      else resolve(spec(true));
+      if (!e.low) resolve(spec(false));
+    },
     'attempt:end': (outcome: AttemptOutcome) => {
       const { candidate, error } = outcome;
       const now = clock.now();
