@@ -12,8 +12,10 @@ export const PLUGIN_NAME = '@switchyard/plugin-balance';
 export interface BalanceHandle {
   /** The last reading of every polled key. */
   readings(): BalanceReading[];
-  /** Polls every key now (tests, a CLI). */
+  /** Polls every key now (tests, a CLI), after the round in progress. */
   pollNow(): Promise<void>;
+  /** Resolves once the polling round in progress (the timer's) has finished. */
+  settled(): Promise<void>;
 }
 
 const handles = new WeakMap<Pipeline, BalanceHandle>();
@@ -40,7 +42,7 @@ export const balance = definePlugin<BalanceOptions, BalanceOptionsInput>({
     }, 0);
     // Never the reason a process stays up.
     (timer as { unref?: () => void }).unref?.();
-    handles.set(pipeline, { readings: () => poller.readings(), pollNow });
+    handles.set(pipeline, { readings: () => poller.readings(), pollNow, settled: () => round });
     events.once('pipeline:close', () => {
       clock.clearTimeout(timer);
       poller.stop();
