@@ -11,8 +11,12 @@ import { wecomFormat } from './wecom.js';
 
 export type { Outgoing } from './outgoing.js';
 export { dingtalkSign, feishuSign } from './signing.js';
+export { emailMessage, type EmailMessage } from './email.js';
 
-const FORMATS: { [T in ChannelOptions['type']]: Formatter<Extract<ChannelOptions, { type: T }>> } = {
+/** The channels that POST to a URL (e-mail goes over SMTP: email.ts). */
+export type HttpChannel = Exclude<ChannelOptions, { type: 'email' }>;
+
+const FORMATS: { [T in HttpChannel['type']]: Formatter<Extract<HttpChannel, { type: T }>> } = {
   webhook: webhookFormat,
   slack: slackFormat,
   dingtalk: dingtalkFormat,
@@ -21,8 +25,8 @@ const FORMATS: { [T in ChannelOptions['type']]: Formatter<Extract<ChannelOptions
   pagerduty: pagerdutyFormat,
 };
 
-export function formatFor(channel: ChannelOptions, notice: Notice, now: number): Outgoing {
-  return (FORMATS[channel.type] as Formatter<ChannelOptions>)(notice, channel, now);
+export function formatFor(channel: HttpChannel, notice: Notice, now: number): Outgoing {
+  return (FORMATS[channel.type] as Formatter<HttpChannel>)(notice, channel, now);
 }
 
 export function accepts(channel: ChannelOptions, notice: Notice): boolean {
