@@ -152,9 +152,9 @@ export class StatusBoard {
       'quota:threshold': (e) => this.budgets.set(`${e.scope}|${e.limit}`, { scope: e.scope, limit: e.limit, used: e.used, max: e.max, ratio: e.max > 0 ? e.used / e.max : 0, threshold: e.level }),
       'balance:update': (e) => {
         const key = `${e.endpoint}|${e.keyId}`;
-        // A failed read keeps the last known funds beside the error.
-        const balances = e.error ? (this.balances.get(key)?.balances ?? []) : e.balances;
-        this.balances.set(key, { endpoint: e.endpoint, keyId: e.keyId, provider: e.provider, balances, minBalance: e.minBalance ?? null, low: e.error ? (this.balances.get(key)?.low ?? false) : e.low, dry: e.error ? (this.balances.get(key)?.dry ?? false) : e.dry, checkedAt: new Date(e.checkedAt).toISOString(), error: e.error ? this.mask(e.error) : null });
+        // A failed read keeps the last funds known beside its error.
+        const funds = e.error ? (this.balances.get(key) ?? { balances: [], low: false, dry: false }) : e;
+        this.balances.set(key, { endpoint: e.endpoint, keyId: e.keyId, provider: e.provider, balances: funds.balances, minBalance: e.minBalance ?? null, low: funds.low, dry: funds.dry, checkedAt: new Date(e.checkedAt).toISOString(), error: e.error ? this.mask(e.error) : null });
       },
     });
   }
