@@ -7,7 +7,7 @@ import type { AbortLink, AbortSource } from './abort-link.js';
 import type { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap } from 'tapable';
 import type { ChatStream } from './chat-stream.js';
 import type { Clock, RandomSource } from './clock.js';
-import type { OutcomeClass, SwitchyardError } from './errors.js';
+import type { SwitchyardError } from './errors.js';
 import type { SwitchyardEventBus } from './events.js';
 import type { AttemptOutcome, RequestOutcome } from './outcomes.js';
 import type { PIPELINE_MARKER } from './pipeline-marker.js';
