@@ -45,7 +45,7 @@ export interface IdempotentRun {
   signal?: AbortSignal;
   /** While the shared store is down: `refuse` (a coded 503, the default) or `local` (per instance). */
   whenStoreUnavailable?: IdempotencyFallback;
-  /** Called once per request guarded by this instance alone (`local`), with the reason. */
+  /** Why a request is not guarded across instances: this instance alone guards it (`local`; once per request), or its answer could not be stored. */
   onUnshared?(reason: string): void;
   run(): Promise<ChatResponse | ChatStream>;
 }
