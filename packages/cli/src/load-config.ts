@@ -1,7 +1,7 @@
 /** Reads, validates and builds a config the way `serve` runs it; shared by every command. */
 import path from 'node:path';
 import { parseConfig, resolveConfigSecrets, type Clock, type FromConfigOptions, type LoadedConfig, type Pipeline, type ResolvedSecrets } from '@switchyard/core';
-import { assertSafeBinding, pipelineFromConfig, resolveServerOptions } from '@switchyard/gateway';
+import { assertSafeBinding, pipelineFromConfig, resolveServerOptions, type ServerOptions } from '@switchyard/gateway';
 import { cliImporter } from './importer.js';
 import { readTextFile } from './read-text-file.js';
 import { formatError } from './format-error.js';
@@ -19,16 +19,23 @@ export interface LoadedSetup {
   external: ResolvedSecrets;
 }
 
-export async function readConfig(file: string, env: Record<string, string | undefined>, cwd: string, clock?: Clock): Promise<LoadedSetup> {
+export interface ReadConfigOptions {
+  /** The command line's `--host` / `--port`, checked with the config's keys as `serve` binds. */
+  overrides?: Partial<Pick<ServerOptions, 'host' | 'port'>>;
+  /** The clock external secret resolvers poll on. */
+  clock?: Clock;
+}
+
+export async function readConfig(file: string, env: Record<string, string | undefined>, cwd: string, options: ReadConfigOptions = {}): Promise<LoadedSetup> {
   const resolved = path.resolve(cwd, file);
   const text = await readTextFile(resolved, 'config file', 'SWITCHYARD_ERR_CONFIG_READ');
   const dir = path.dirname(resolved);
   const secrets = referencedValues(text, env, dir);
-  const external = await resolveConfigSecrets(text, env, resolved, { importer: cliImporter(dir), clock });
+  const external = await resolveConfigSecrets(text, env, resolved, { importer: cliImporter(dir), clock: options.clock });
   try {
     for (const value of external.values.values()) if (value.length >= 4) secrets.push(value);
     const config = parseConfig(text, env, resolved, external.values);
-    assertSafeBinding(resolveServerOptions(config.server));
+    assertSafeBinding(resolveServerOptions(config.server, options.overrides));
     return { file: resolved, config, secrets, secretFiles: secretFilesOf(text, dir), external };
   } catch (error) {
     await external.close();

@@ -3,14 +3,14 @@
  * and shutdown signals (SIGTERM, SIGINT). A config that fails to load on reload is rejected,
  * logged, and the running one kept.
  */
-import { envWithFile } from './env-file.js';
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { toSwitchyardError, type Clock } from '@switchyard/core';
 import { createGateway, resolveServerOptions, type Gateway, type GatewayAddress, type Logger, type ServerOptions } from '@switchyard/gateway';
 import type { CliIO } from './io.js';
 import { cliImporter } from './importer.js';
-import { buildPipeline, readConfig, type LoadedSetup } from './load-config.js';
+import { buildPipeline, type LoadedSetup } from './load-config.js';
+import { readServedConfig } from './serve-arguments.js';
 import { SecretWatch } from './secret-watch.js';
 import { formatError } from './format-error.js';
 import { createServeLogger, resolveLogLevel } from './serve-logger.js';
@@ -53,13 +53,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     if (secretSet.size !== secretList.length) secretList = Object.freeze([...secretSet]);
   };
   const secrets = () => secretList;
-  const setup = await readConfig(options.file, await envWithFile(io.env, options.envFile, io.cwd), io.cwd, options.clock);
+  const overrides = options.overrides ?? {};
+  const setup = await readServedConfig({ file: options.file, envFile: options.envFile, overrides }, io, options.file, options.clock);
   addSecrets(setup.secrets);
   /** The loaded config in use: its external secret resolvers stay open while it serves. */
   let current: LoadedSetup = setup;
   const serveLogger = options.logger ? undefined : createServeLogger({ out: io.out, err: io.err, secrets, level: resolveLogLevel(io.env, setup.config.server?.logLevel) });
   const logger = options.logger ?? serveLogger!;
-  const overrides = options.overrides ?? {};
   const gateway = createGateway({ config: setup.config, server: overrides, logger, secrets, pipelineOptions: { importer: cliImporter(path.dirname(setup.file)) } });
   const address = await gateway.listen();
   const started = gateway.options;
@@ -69,7 +69,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // Reloads run one after the other: a burst of file events must not interleave swaps.
     const run = chain.then(async () => {
       try {
-        const next = await readConfig(setup.file, await envWithFile(io.env, options.envFile, io.cwd), io.cwd, options.clock);
+        const next = await readServedConfig({ file: setup.file, envFile: options.envFile, overrides }, io, setup.file, options.clock);
         addSecrets(next.secrets);
         const server = resolveServerOptions(next.config.server, overrides);
         try {

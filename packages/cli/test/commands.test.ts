@@ -1,8 +1,10 @@
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startLoopback, type Loopback } from '../../core/test/support/loopback.js';
 import { main, runDemoCommand } from '../src/index.js';
+import { COMMANDS } from '../src/main.js';
 import { capture, configFile, removeTempDirs } from './support.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -72,6 +74,38 @@ describe('validate', () => {
     expect(await main(['validate', '-c', EXAMPLE], c.io)).toBe(1);
     expect(c.err).toContain('endpoints[3].apiKey: environment variable GEMINI_API_KEY is not set');
     for (const secret of Object.values(env)) expect(c.err).not.toContain(secret);
+  });
+
+  it('accepts exactly what serve accepts: --env-file, --host and --port as serve applies them', async () => {
+    expect(COMMANDS.find((c) => c.name === 'validate')!.options).toBe(COMMANDS.find((c) => c.name === 'serve')!.options);
+    const file = await configFile(`
+endpoints:
+  - { name: vendor, provider: openai, baseUrl: "http://127.0.0.1:9/v1", apiKey: "\${VENDOR_KEY}" }
+models:
+  chat: [{ endpoint: vendor, model: gpt-x }]
+server: { apiKeys: ["\${GATEWAY_KEY:-}"] }
+`);
+    const envFile = path.join(path.dirname(file), '.env');
+    await writeFile(envFile, 'VENDOR_KEY="sk-from-env-file-0001"\n');
+    const withFile = capture();
+    expect(await main(['validate', '-c', file, '--env-file', envFile, '--no-watch'], withFile.io)).toBe(0);
+    expect(withFile.out).toContain('is valid: 1 endpoint(s)');
+    expect(withFile.out + withFile.err).not.toContain('sk-from-env-file-0001');
+    const withoutFile = capture();
+    expect(await main(['validate', '-c', file], withoutFile.io)).toBe(1);
+    expect(withoutFile.err).toContain('environment variable VENDOR_KEY is not set');
+    // serve refuses an open gateway beyond loopback: so does validate, with the same --host.
+    const exposed = capture();
+    expect(await main(['validate', '-c', file, '--env-file', envFile, '--host', '0.0.0.0', '--port', '0'], exposed.io)).toBe(1);
+    expect(exposed.err).toContain('SWITCHYARD_ERR_CONFIG_UNSAFE_BIND');
+    const keyed = capture({ GATEWAY_KEY: 'gw-key-0001' });
+    expect(await main(['validate', '-c', file, '--env-file', envFile, '--host', '0.0.0.0'], keyed.io)).toBe(0);
+    const badPort = capture();
+    expect(await main(['validate', '-c', file, '--port', '70000'], badPort.io)).toBe(2);
+    expect(badPort.err).toContain('--port must be a number from 0 to 65535');
+    const missing = capture();
+    expect(await main(['validate', '-c', file, '--env-file', path.join(path.dirname(file), 'nope.env')], missing.io)).toBe(1);
+    expect(missing.err).toContain('SWITCHYARD_ERR_ENV_FILE');
   });
 
   it('reports a file that cannot be read', async () => {

@@ -143,6 +143,8 @@ export const configSchema = z
       .optional(),
     /** Secret resolvers for `${scheme:reference}` values (secret-resolvers.ts), e.g. @switchyard/plugin-vault. */
     secrets: z.array(pluginEntrySchema).optional(),
+    /** Idempotency keys while the shared store is down: `refuse` (503, the default) or `local` (per instance, with a warning). */
+    idempotency: z.object({ whenStoreUnavailable: z.enum(['refuse', 'local']).optional() }).strict().optional(),
   })
   .strict();
 

@@ -66,6 +66,13 @@ describe('config validation: one precise message per mistake', () => {
     expect(err.message).not.toContain(env.OPENAI_API_KEY);
   });
 
+  it('idempotency.whenStoreUnavailable: refuse or local, anything else named by its path', () => {
+    expect(parseConfig(base('idempotency: { whenStoreUnavailable: local }'), env).idempotency).toEqual({ whenStoreUnavailable: 'local' });
+    expect(parseConfig(base(), env).idempotency).toBeUndefined();
+    const error = errorOf(base('idempotency: { whenStoreUnavailable: sometimes }'));
+    expect(error).toMatchObject({ code: 'SWITCHYARD_ERR_CONFIG', path: 'idempotency.whenStoreUnavailable' });
+  });
+
   it('reports YAML syntax errors with a line number', () => {
     const err = errorOf('endpoints: [\n  { name: a,\nmodels: {}');
     expect(err.code).toBe('SWITCHYARD_ERR_CONFIG_YAML');

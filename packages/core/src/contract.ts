@@ -7,13 +7,17 @@ import type { AbortLink, AbortSource } from './abort-link.js';
 import type { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap } from 'tapable';
 import type { ChatStream } from './chat-stream.js';
 import type { Clock, RandomSource } from './clock.js';
-import type { OutcomeClass, SwitchyardError } from './errors.js';
+import type { SwitchyardError } from './errors.js';
 import type { SwitchyardEventBus } from './events.js';
+import type { AttemptOutcome, RequestOutcome } from './outcomes.js';
 import type { PIPELINE_MARKER } from './pipeline-marker.js';
-import type { Plugin } from './plugin.js';
+import type { PLUGIN_MARKER } from './plugin-marker.js';
 import type { ProviderV1 } from './provider.js';
 import type { StateStore } from './state-store.js';
-import type { Candidate, Capability, ChatRequest, ChatResponse, ChatResult, EmbeddingRequest, EmbeddingResponse, EmbeddingResult, EndpointConfig, ModelsConfig, ResponseInfo, StreamPart, Usage } from './types.js';
+import type { ZodType } from 'zod';
+import type { Candidate, Capability, ChatRequest, ChatResponse, ChatResult, EmbeddingRequest, EmbeddingResponse, EmbeddingResult, EndpointConfig, ModelsConfig, ResponseInfo, StreamPart } from './types.js';
+
+export type { AttemptOutcome, RequestOutcome } from './outcomes.js';
 
 /* ---------------------------------------------------------------- the pipeline */
 
@@ -53,6 +57,31 @@ export interface Pipeline {
   registerProvider(provider: ProviderV1): void;
   /** Closes what the pipeline owns (the transport and store it created or was handed with `owned: true`). */
   close(): Promise<void>;
+}
+
+/* ---------------------------------------------------------------- plugins (plugin.ts makes them) */
+
+export interface PluginDefinition<Options = void> {
+  /** The npm package name. */
+  name: string;
+  version?: string;
+  /** Semver range of @switchyard/core this plugin works with. */
+  core?: string;
+  /** Names of plugins that must be applied before this one. */
+  dependencies?: string[];
+  optionsSchema?: ZodType<Options>;
+  apply(pipeline: Pipeline, options: Options): void | Promise<void>;
+}
+
+export interface Plugin<Options = unknown> {
+  readonly [PLUGIN_MARKER]: true;
+  readonly name: string;
+  readonly version?: string;
+  readonly core?: string;
+  readonly dependencies?: readonly string[];
+  /** Parsed options. */
+  readonly options: Options;
+  apply(pipeline: Pipeline): void | Promise<void>;
 }
 
 /* ---------------------------------------------------------------- the request context */
@@ -168,29 +197,6 @@ export type AttemptResult =
 
 export type StreamAttemptResult = Extract<AttemptResult, { type: 'stream' }>;
 
-export interface AttemptOutcome {
-  attempt: number;
-  candidate: Candidate;
-  ok: boolean;
-  outcome: OutcomeClass;
-  error?: SwitchyardError;
-  /** From attempt start to the end of the answer (or the failure). */
-  latencyMs: number;
-  /** Streams: from attempt start to the first content token. */
-  ttftMs?: number;
-  usage?: Usage;
-  /** Response headers, for pacing (`x-ratelimit-remaining-*`). */
-  headers?: Record<string, string>;
-  /** `post-commit` failures happened after the caller saw content. */
-  phase: 'pre-commit' | 'post-commit';
-  stream: boolean;
-  initiator: string;
-  /** The vendor's response headers arrived: it had the request (a later failure may still be billed). */
-  headersReceived?: boolean;
-  /** Characters of output a stream delivered before it ended (text, reasoning, tool arguments). */
-  outputChars?: number;
-}
-
 export type RetryDecision =
   /** Try `candidate` (default: the same one) again after `delayMs`. */
   | { action: 'retry'; delayMs: number; candidate?: Candidate; reason?: string }
@@ -212,17 +218,6 @@ export interface StreamInterruption {
   candidate: Candidate;
   /** The answer the caller has received so far. */
   partial: ChatResponse;
-}
-
-export interface RequestOutcome {
-  ok: boolean;
-  model: string;
-  stream: boolean;
-  response?: ChatResponse;
-  error?: SwitchyardError;
-  attempts: AttemptOutcome[];
-  latencyMs: number;
-  degraded?: string;
 }
 
 /* ---------------------------------------------------------------- the hooks */

@@ -118,6 +118,10 @@ const SPECIFIC_CODES = {
   SWITCHYARD_ERR_PARAMETER_LIMIT: 'invalid-request',
   // An external secret (`${vault:…}`) could not be read, or its resolver is missing.
   SWITCHYARD_ERR_CONFIG_SECRET: 'config',
+  // An idempotency key cannot be guarded because the shared store is down (idempotency.ts).
+  SWITCHYARD_ERR_IDEMPOTENCY_UNAVAILABLE: { kind: 'plugin', status: 503 },
+  // A vendor bill `switchyard usage --reconcile` cannot read (cli/src/vendor-bill.ts).
+  SWITCHYARD_ERR_VENDOR_BILL: 'config',
 } as const satisfies Record<`SWITCHYARD_ERR_${string}`, ErrorKind | { kind: ErrorKind; status: number }>;
 
 /** Every code Switchyard raises. */

@@ -3,7 +3,8 @@
 // default import is the whole module object and `on` / `emit` vanish from the bus (TS2507).
 import { EventEmitter } from 'eventemitter3';
 import type { SwitchyardError } from './errors.js';
-import type { AttemptOutcome, RequestOutcome } from './contract.js';
+import type { AttemptOutcome, RequestOutcome } from './outcomes.js';
+import type { AccountBalance } from './provider.js';
 import type { Candidate } from './types.js';
 
 export interface SwitchyardEvents {
@@ -45,6 +46,24 @@ export interface SwitchyardEvents {
   'slo:change': [SloChange];
   /** A scheduled replay of the durable queue ran (plugin-degrade `replay`). */
   'queue:replay': [{ file: string; replayed: number; failed: number; remaining: number }];
+  /**
+   * An idempotency key not guarded across instances: the shared store was down and
+   * `idempotency.whenStoreUnavailable` is `local` (another gateway may call the vendor for it
+   * too), or the answer could not be stored for later duplicates.
+   */
+  'idempotency:unshared': [{ requestId?: string; model: string; reason: string }];
+  /** What an attempt was billed (plugin-quota): the vendor's usage, or an estimate when it reported none. */
+  'usage:billed': [{ requestId: string; attempt: number; candidate: Candidate; costUsd: number; estimated: boolean; inputTokens: number; outputTokens: number; cachedTokens: number }];
+  /**
+   * A spend budget started (`exhausting`) or stopped being on course to run out before its
+   * window ends, at the window's pace so far (plugin-quota's forecast): `exhaustsAt` when.
+   */
+  'budget:forecast': [{ scope: string; limit: 'spendPerDay' | 'spendPerMonth'; maxUsd: number; spentUsd: number; projectedUsd: number; exhaustsAt?: number; windowEndsAt: number; exhausting: boolean }];
+  /**
+   * A key's vendor account balance, polled (plugin-balance): `low` under its endpoint's
+   * `minBalance` (or refused), `dry` when the vendor refuses calls; `error` when it could not be read.
+   */
+  'balance:update': [{ endpoint: string; keyId: string; provider: string; balances: AccountBalance[]; minBalance?: number; low: boolean; dry: boolean; checkedAt: number; error?: string }];
 }
 
 /** How a quality run differs from the deployment's baseline. */

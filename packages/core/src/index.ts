@@ -37,7 +37,7 @@ export * from './services.js';
 export * from './retry-after-verdict.js';
 export * from './error-rules.js';
 export { createWarmConnector, type WarmConnector } from './warm-connector.js';
-export { runIdempotent, IDEMPOTENCY_CONFLICT, IDEMPOTENCY_TTL_MS, type IdempotentRun } from './idempotency.js';
+export { runIdempotent, IDEMPOTENCY_CONFLICT, IDEMPOTENCY_TTL_MS, IDEMPOTENCY_UNAVAILABLE, type IdempotentRun, type IdempotencyFallback } from './idempotency.js';
 export { continueStream, continuationCandidates, prefillRequest, DEFAULT_MAX_CONTINUATIONS } from './continuation.js';
 export * from './usage-cost.js';
 export { keepWireBody, wireBodyOf, type WireBody } from './wire-body.js';

@@ -13,7 +13,7 @@ import { SwitchyardEventBus } from './events.js';
 import { createPipelineHooks, STAGE } from './hooks.js';
 import { PIPELINE_MARKER } from './pipeline-marker.js';
 import { tapDefaultContinuation } from './continuation.js';
-import { runIdempotent } from './idempotency.js';
+import { runIdempotent, type IdempotencyFallback } from './idempotency.js';
 import { containRecordTaps } from './fail-closed.js';
 import { checkPluginCompatibility, isPlugin, type Plugin } from './plugin.js';
 import { isProvider, type ProviderV1 } from './provider.js';
@@ -29,8 +29,12 @@ import type { Candidate, ChatRequest, ChatResponse, ChatResult, EmbeddingRespons
 import type { Dispatcher } from 'undici';
 
 export type { CallOptions, Pipeline } from './contract.js';
-export { isPipeline, PIPELINE_MARKER } from './pipeline-marker.js';
+export { PIPELINE_MARKER } from './pipeline-marker.js';
 export { defaultClassification, defaultRetryDecision } from './request-defaults.js';
+
+export function isPipeline(value: unknown): value is Pipeline {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[PIPELINE_MARKER] === true;
+}
 
 export interface PipelineOptions {
   endpoints: EndpointConfig[];
@@ -48,6 +52,8 @@ export interface PipelineOptions {
   dispatcher?: Dispatcher;
   /** Default request deadline (ms). */
   deadlineMs?: number;
+  /** Idempotency keys while a shared store is down (idempotency.ts): `refuse` (the default) or `local`. */
+  idempotency?: { whenStoreUnavailable?: IdempotencyFallback };
 }
 
 /** A resource handed to a pipeline that the pipeline closes when it closes. */
@@ -81,6 +87,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const plugins: Plugin[] = [];
   const env: CallEnv = { transport, events };
   const defaultDeadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const whenStoreUnavailable = options.idempotency?.whenStoreUnavailable ?? 'refuse';
   let candidateCache: Map<string, Candidate[]> | undefined;
   /** Some provider checks what it can express (`unsupported`): requests are checked before routing. */
   let providersCheck = false;
@@ -165,7 +172,18 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     if (pending.length) await pipeline.ready;
     const start = () => new RequestRun(pipeline, mode, request as ChatRequest, usable, callOptions, defaultDeadlineMs).execute();
     if (callOptions.idempotencyKey !== undefined && mode !== 'embeddings') {
-      return runIdempotent({ store, clock, key: callOptions.idempotencyKey, mode, request: request as ChatRequest, deadlineMs: callOptions.deadlineMs ?? defaultDeadlineMs, signal: callOptions.signal && signalOf(callOptions.signal), run: start as () => Promise<ChatResponse | ChatStream> });
+      return runIdempotent({
+        store,
+        clock,
+        key: callOptions.idempotencyKey,
+        mode,
+        request: request as ChatRequest,
+        deadlineMs: callOptions.deadlineMs ?? defaultDeadlineMs,
+        signal: callOptions.signal && signalOf(callOptions.signal),
+        whenStoreUnavailable,
+        onUnshared: (reason) => pipeline.events.emit('idempotency:unshared', { requestId: callOptions.requestId, model, reason }),
+        run: start as () => Promise<ChatResponse | ChatStream>,
+      });
     }
     return start();
   }

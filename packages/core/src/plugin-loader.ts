@@ -163,6 +163,7 @@ export async function createPipelineFromConfig(config: LoadedConfig, options: Fr
       store: ownStore ? { use: ownStore, owned: true } : options.store,
       transport: ownTransport ? { use: ownTransport, owned: true } : options.transport,
       deadlineMs: options.deadlineMs ?? config.deadlineMs,
+      idempotency: options.idempotency ?? config.idempotency,
       endpoints: config.endpoints,
       models: config.models,
       providers,

@@ -4,35 +4,13 @@
  * bad plugin fails at load with a coded error, never mid-request.
  */
 import semver from 'semver';
-import type { ZodType } from 'zod';
 import { SwitchyardError } from './errors.js';
-import type { Pipeline } from './contract.js';
+import type { Pipeline, Plugin, PluginDefinition } from './contract.js';
+import { PLUGIN_MARKER } from './plugin-marker.js';
 import { CORE_VERSION } from './version.js';
 
-export const PLUGIN_MARKER = Symbol.for('switchyard.plugin');
-
-export interface PluginDefinition<Options = void> {
-  /** The npm package name. */
-  name: string;
-  version?: string;
-  /** Semver range of @switchyard/core this plugin works with. */
-  core?: string;
-  /** Names of plugins that must be applied before this one. */
-  dependencies?: string[];
-  optionsSchema?: ZodType<Options>;
-  apply(pipeline: Pipeline, options: Options): void | Promise<void>;
-}
-
-export interface Plugin<Options = unknown> {
-  readonly [PLUGIN_MARKER]: true;
-  readonly name: string;
-  readonly version?: string;
-  readonly core?: string;
-  readonly dependencies?: readonly string[];
-  /** Parsed options. */
-  readonly options: Options;
-  apply(pipeline: Pipeline): void | Promise<void>;
-}
+export { PLUGIN_MARKER } from './plugin-marker.js';
+export type { Plugin, PluginDefinition } from './contract.js';
 
 export type PluginFactory<Input, Options> = ((options?: Input) => Plugin<Options>) & { readonly pluginName: string; readonly definition: PluginDefinition<Options> };
 

@@ -60,6 +60,27 @@ export interface Unsupported {
   reason: string;
 }
 
+/** One currency's funds of a vendor account, as its balance endpoint reports them. */
+export interface AccountBalance {
+  currency: string;
+  /** What calls can still spend. */
+  available: number;
+  /** False when the vendor says calls will be refused (no balance left). */
+  usable: boolean;
+  /** The vendor's own breakdown (granted / topped up, voucher / cash). */
+  parts?: Record<string, number>;
+}
+
+/** How to ask a vendor for an account's balance: the request, and how to read its 2xx answer. */
+export interface BalanceQuery {
+  /** Absolute: a balance route need not sit under the chat API's base URL. */
+  url: string;
+  method: 'GET';
+  headers: Record<string, string>;
+  /** Throws when the answer is not a balance. */
+  parse(response: ProviderHttpResponse): AccountBalance[];
+}
+
 export interface BuildOptions {
   stream: boolean;
 }
@@ -89,6 +110,11 @@ export interface ProviderV1 {
   unsupported?(request: ChatRequest, target: Candidate): Unsupported | undefined;
   /** A cheap health request (`GET /models` style). */
   probe?(target: Candidate): ProviderRequest;
+  /**
+   * The account balance of `target`'s key, where the vendor has an endpoint for it (DeepSeek,
+   * Moonshot); undefined when it has none. Policy plugins poll it (`@switchyard/plugin-balance`).
+   */
+  balance?(target: Candidate): BalanceQuery | undefined;
   buildEmbeddingsRequest?(request: EmbeddingRequest, target: Candidate): ProviderRequest;
   parseEmbeddingsResponse?(response: ProviderHttpResponse, target: Candidate): EmbeddingResponse;
   /**

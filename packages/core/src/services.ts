@@ -89,10 +89,27 @@ export interface MetricsService {
   exposition(): Promise<string>;
 }
 
+/** A spend projection for the current UTC day or month (plugin-quota's forecast.ts). */
+export interface SpendForecast {
+  period: 'day' | 'month';
+  /** First and last UTC day of the period. */
+  from: string;
+  until: string;
+  /** Spent so far in the period, estimates included (USD). */
+  spentUsd: number;
+  /** At the period's pace so far, what it will have spent at its end. */
+  projectedUsd: number;
+  ratePerHourUsd: number;
+  /** The spend budgets of that period: when each runs out at this pace (ISO time; null: not within the period). */
+  budgets: { scope: string; limit: 'spendPerDay' | 'spendPerMonth'; maxUsd: number; spentUsd: number; projectedUsd: number; exhaustsAt: string | null }[];
+}
+
 /** The usage ledger's query side (the gateway's /switchyard/usage). */
 export interface UsageQueryService {
-  /** Totals for whole UTC days `since`..`until` (defaults: the last 30 days), grouped. */
-  answer(query: { since?: string | null; until?: string | null; groupBy?: string | null }): Promise<unknown>;
+  /** Totals for whole UTC days `since`..`until` (defaults: the last 30 days), grouped; with `forecast` its projection too. */
+  answer(query: { since?: string | null; until?: string | null; groupBy?: string | null; forecast?: string | null }): Promise<unknown>;
+  /** The spend projection of the current UTC day or month (`/status`). */
+  forecast?(period: 'day' | 'month'): Promise<SpendForecast>;
   /** Waits for the usage log's pending appends. */
   flush(): Promise<void>;
 }

@@ -39,6 +39,12 @@ export interface StateStore {
   /** Optional: listens to the other instances' messages on `channel`; returns the unsubscribe. */
   subscribe?(channel: string, listener: (message: unknown) => void): () => void;
   close?(): Promise<void>;
+  /**
+   * Optional, for a shared store that answers from this instance's memory while its backend is
+   * down (store-redis): false while it does. Whatever needs the shared truth (idempotency keys,
+   * the usage totals) reads it after an operation: false then means the answer was local.
+   */
+  readonly available?: boolean;
 }
 
 interface Entry { value: unknown; expiresAt: number }

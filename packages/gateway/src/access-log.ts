@@ -2,7 +2,7 @@
  * One access line per gateway request: what the client asked, what answered, how it went.
  * The pipeline's `request:end` event carries the journey; the gateway adds the HTTP side.
  */
-import { attemptMoves, requestOutcomeClass, tokenCounts, usageCostUsd, type Pipeline, type RequestOutcome, type RequestOutcomeClass } from '@switchyard/core';
+import { attemptMoves, requestOutcomeClass, tokenCounts, usageCostUsd, type Pipeline, type RequestOutcome, type RequestOutcomeClass, type SwitchyardEvents } from '@switchyard/core';
 import type { LogFields } from './logger.js';
 
 export type RequestEnd = RequestOutcome & { requestId: string; tier?: string };
@@ -18,9 +18,19 @@ export function accessOutcome(end: RequestEnd | undefined, status: number, cance
   return status >= 400 ? 'error' : 'success';
 }
 
-/** Keeps each gateway request's `request:end` until the gateway writes the access line. */
+/** What the quota plugin billed a request's attempts, estimates included (`usage:billed`). */
+interface RequestBill {
+  costUsd: number;
+  estimatedUsd: number;
+}
+
+/**
+ * Keeps each gateway request's `request:end` (and, with plugin-quota, its attempts' bills)
+ * until the gateway writes the access line.
+ */
 export class AccessLog {
   private readonly ends = new Map<string, RequestEnd>();
+  private readonly bills = new Map<string, RequestBill>();
   private readonly open = new Set<string>();
 
   /** Listens on a pipeline; returns the detach function. */
@@ -28,8 +38,19 @@ export class AccessLog {
     const onEnd = (end: RequestEnd) => {
       if (this.open.has(end.requestId)) this.ends.set(end.requestId, end);
     };
+    const onBilled = (billed: SwitchyardEvents['usage:billed'][0]) => {
+      if (!this.open.has(billed.requestId)) return;
+      let bill = this.bills.get(billed.requestId);
+      if (!bill) this.bills.set(billed.requestId, (bill = { costUsd: 0, estimatedUsd: 0 }));
+      bill.costUsd += billed.costUsd;
+      if (billed.estimated) bill.estimatedUsd += billed.costUsd;
+    };
     pipeline.events.on('request:end', onEnd);
-    return () => pipeline.events.off('request:end', onEnd);
+    pipeline.events.on('usage:billed', onBilled);
+    return () => {
+      pipeline.events.off('request:end', onEnd);
+      pipeline.events.off('usage:billed', onBilled);
+    };
   }
 
   begin(requestId: string): void {
@@ -39,8 +60,10 @@ export class AccessLog {
   /** The access line's fields; forgets the request. */
   finish(requestId: string, http: { route: string; status: number; cancelled: boolean; latencyMs: number }): LogFields {
     const end = this.ends.get(requestId);
+    const bill = this.bills.get(requestId);
     this.open.delete(requestId);
     this.ends.delete(requestId);
+    if (bill) this.bills.delete(requestId);
     const outcome = accessOutcome(end, http.status, http.cancelled);
     const status = http.cancelled ? CLIENT_CLOSED_STATUS : http.status;
     const latencyMs = Math.round(http.latencyMs);
@@ -51,8 +74,10 @@ export class AccessLog {
     for (let i = attempts.length - 1; i >= 0; i--) {
       const attempt = attempts[i];
       if (end.ok && !answered && attempt.ok) answered = attempt;
-      costUsd += usageCostUsd(tokenCounts(attempt.usage), attempt.candidate.deployment.price);
+      // Without plugin-quota's bills: the vendors' usage at the deployments' prices.
+      if (!bill) costUsd += usageCostUsd(tokenCounts(attempt.usage), attempt.candidate.deployment.price);
     }
+    if (bill) costUsd = bill.costUsd;
     const moves = attemptMoves(attempts);
     const tokens = tokenCounts(response?.usage ?? answered?.usage);
     // One literal with every field: building the line by assignments reshaped it on every request.
@@ -77,6 +102,9 @@ export class AccessLog {
       outputTokens: tokens.outputTokens,
       cachedTokens: tokens.cachedTokens,
       costUsd: Number(costUsd.toFixed(8)),
+      // The part of costUsd that is our estimate (attempts the vendor billed without reporting usage).
+      costEstimated: bill !== undefined && bill.estimatedUsd > 0,
+      estimatedCostUsd: bill ? Number(bill.estimatedUsd.toFixed(8)) : 0,
     };
     if (end.error) {
       fields.errorKind = end.error.kind;

@@ -63,6 +63,7 @@ export function logPipelineEvents(pipeline: Pipeline, logger: Logger): () => voi
       ),
     'queue:replay': (e) => logger.info({ event: 'queue_replay', file: e.file, replayed: e.replayed, failed: e.failed, remaining: e.remaining }, 'queued requests replayed'),
     'request:shed': (e) => logger.warn({ event: 'load_shed', inFlight: e.inFlight, limit: e.limit }, 'request shed: too many in flight'),
+    'idempotency:unshared': (e) => logger.warn({ event: 'idempotency_unshared', requestId: e.requestId, model: e.model, reason: e.reason }, 'Idempotency-Key not shared with the other gateways: a duplicate sent to another one may call the vendor again'),
     'plugin-error': (e) => logger.error({ event: 'plugin_error', plugin: e.plugin, stage: e.stage, error: (e.error as Error)?.message ?? String(e.error) }, 'a plugin failed'),
   });
 }

@@ -21,6 +21,7 @@ import { openGatewayStore, type GatewayStore } from './gateway-store.js';
 import { gatewaySecrets, maskerOf, maskingLogger, SecretMasker } from './secret-masking.js';
 import { StatusBoard, type StatusReport } from './status-board.js';
 import { basicPassword, sendStatus, STATUS_PATHS } from './status-route.js';
+import { withSpendForecast } from './status-forecast.js';
 import { modelsWithoutCandidates } from './models.js';
 import { errorReply, replyForError, replyWithError, SHUTTING_DOWN_CODE, type ErrorReply } from './openai-errors.js';
 import { PipelineSlot, type Lease } from './pipeline-slot.js';
@@ -168,7 +169,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       const challenge: Record<string, string> = statusRoute ? { 'www-authenticate': 'Basic realm="switchyard", charset="UTF-8"' } : {};
       return fail(errorReply(401, 'Incorrect or missing gateway API key. Send "Authorization: Bearer <gateway key>" (or "x-api-key: <gateway key>" on the Anthropic API).', 'invalid_request_error', 'invalid_api_key'), challenge);
     }
-    if (statusRoute) return sendStatus(req, res, path, status());
+    if (statusRoute) return sendStatus(req, res, path, await withSpendForecast(status(), slot?.pipeline));
     if (method === 'GET' && path === '/metrics') {
       const { contentType, body } = await metrics.render(slot?.pipeline);
       res.writeHead(200, { 'content-type': contentType });

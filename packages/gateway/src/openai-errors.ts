@@ -8,7 +8,7 @@
  * request failures.
  */
 import type { ServerResponse } from 'node:http';
-import { httpStatusOf, IDEMPOTENCY_CONFLICT, isSwitchyardError, type SwitchyardError } from '@switchyard/core';
+import { httpStatusOf, IDEMPOTENCY_CONFLICT, IDEMPOTENCY_UNAVAILABLE, isSwitchyardError, type SwitchyardError } from '@switchyard/core';
 import { renderError, type Dialect } from './dialect.js';
 import { sendError } from './http-reply.js';
 import { clientMessage, type ErrorReplyOptions } from './upstream-message.js';
@@ -101,6 +101,7 @@ function replyFor(error: unknown, options: ErrorReplyOptions): ErrorReply {
       return errorReply(status, message, 'invalid_request_error', 'cancelled');
     case 'config':
     case 'plugin':
+      if (error.code === IDEMPOTENCY_UNAVAILABLE) return errorReply(status, message, 'server_error', 'idempotency_unavailable', null, retryAfterHeader(error.retryAfterMs, 1));
       return errorReply(status, message, 'server_error', 'gateway_misconfigured');
     default:
       return errorReply(status, message, 'server_error', 'upstream_error');

@@ -3,7 +3,7 @@
  * health, latency percentiles, error rate, request count, last error, keys; budgets crossing
  * thresholds; spend today. Per-minute buckets over the last minutes feed the page's sparklines.
  */
-import { getService, listenAll, SERVICE, tokenCounts, usageCostUsd, type Pipeline } from '@switchyard/core';
+import { getService, listenAll, SERVICE, tokenCounts, usageCostUsd, type AccountBalance, type Pipeline, type SpendForecast } from '@switchyard/core';
 
 /** Minutes of history the sparklines show, and the window percentiles and error rate use. */
 const HISTORY_MINUTES = 15;
@@ -84,6 +84,10 @@ export interface StatusReport {
   models: { name: string; deployments: DeploymentStatus[] }[];
   budgets: { scope: string; limit: string; used: number; max: number; ratio: number; threshold: number }[];
   slos: SloStatus[];
+  /** Vendor account balances per key, as plugin-balance last read them. */
+  balances: { endpoint: string; keyId: string; provider: string; balances: AccountBalance[]; minBalance: number | null; low: boolean; dry: boolean; checkedAt: string; error: string | null }[];
+  /** The ledger's spend projection (GET /status only, with plugin-quota's ledger; status-forecast.ts). */
+  forecast?: { day: SpendForecast; month: SpendForecast } | null;
   spendTodayUsd: number;
   startedAt: string;
   now: string;
@@ -104,6 +108,7 @@ export class StatusBoard {
   private readonly breakers = new Map<string, BreakerTrack>();
   private readonly budgets = new Map<string, StatusReport['budgets'][number]>();
   private readonly slos = new Map<string, SloStatus>();
+  private readonly balances = new Map<string, StatusReport['balances'][number]>();
   private readonly startedAt: number;
 
   constructor(
@@ -165,6 +170,12 @@ export class StatusBoard {
       },
       'quota:threshold': (e) => this.budgets.set(`${e.scope}|${e.limit}`, { scope: e.scope, limit: e.limit, used: e.used, max: e.max, ratio: e.max > 0 ? e.used / e.max : 0, threshold: e.level }),
       'slo:change': (e) => this.slos.set(e.name, { name: e.name, state: e.state, scope: e.scope, since: new Date(e.at).toISOString(), successRate: e.successRate, samples: e.samples, target: e.target, recoverAt: e.recoverAt, actions: e.actions }),
+      'balance:update': (e) => {
+        const key = `${e.endpoint}|${e.keyId}`;
+        // A failed read keeps the last funds known beside its error.
+        const funds = e.error ? (this.balances.get(key) ?? { balances: [], low: false, dry: false }) : e;
+        this.balances.set(key, { endpoint: e.endpoint, keyId: e.keyId, provider: e.provider, balances: funds.balances, minBalance: e.minBalance ?? null, low: funds.low, dry: funds.dry, checkedAt: new Date(e.checkedAt).toISOString(), error: e.error ? this.mask(e.error) : null });
+      },
     });
   }
 
@@ -235,7 +246,7 @@ export class StatusBoard {
       }
       models.push({ name, deployments: [...byDeployment.values()] });
     }
-    return { models, budgets: [...this.budgets.values()], slos: [...this.slos.values()], spendTodayUsd: Number(spendToday.toFixed(6)), startedAt: new Date(this.startedAt).toISOString(), now: new Date(now).toISOString() };
+    return { models, budgets: [...this.budgets.values()], slos: [...this.slos.values()], balances: [...this.balances.values()], spendTodayUsd: Number(spendToday.toFixed(6)), startedAt: new Date(this.startedAt).toISOString(), now: new Date(now).toISOString() };
   }
 
   private series(t: DeploymentTrack, now: number): DeploymentStatus['series'] {

@@ -23,7 +23,8 @@ h1{font-size:18px;margin:0}h2{font-size:15px;margin:24px 24px 8px}
 .breaker-open,.health-unhealthy,.key-parked{background:#b3261e;color:#fff}
 .row{display:flex;justify-content:space-between;gap:8px;margin-top:6px}.row svg{background:#11141a;border-radius:4px}
 .keys{margin-top:8px}.error{color:#f2b8b5;font-size:12px;margin-top:6px;word-break:break-word}
-table{margin:0 24px;border-collapse:collapse}td,th{padding:4px 12px;border-bottom:1px solid #2a2e37;text-align:left}`;
+table{margin:0 24px;border-collapse:collapse}td,th{padding:4px 12px;border-bottom:1px solid #2a2e37;text-align:left}
+tr.exhausting td{color:#f2b8b5}`;
 
 const SCRIPT = `
 (function () {
@@ -90,6 +91,26 @@ const SCRIPT = `
       [o.name, o.scope, o.state + ' since ' + o.since, pct(o.successRate) + ' of ' + o.samples + ' (target ' + pct(o.target) + ', recovers at ' + pct(o.recoverAt) + ')', o.state === 'breached' ? o.actions.join(', ') : '-'].forEach(function (v) { tr.appendChild(el('td', {}, v)); });
       slos.appendChild(tr);
     });
+    var balances = document.getElementById('balances'); balances.textContent = '';
+    report.balances.forEach(function (k) {
+      var tr = el('tr', { 'data-balance': k.endpoint + '|' + k.keyId, 'class': k.dry || k.low ? 'exhausting' : '' });
+      var funds = k.balances.map(function (b) { return b.available + ' ' + b.currency; }).join(', ') || '–';
+      [k.endpoint, k.keyId, funds, k.minBalance === null ? '–' : String(k.minBalance), k.error ? 'unread: ' + k.error : k.dry ? 'dry' : k.low ? 'low' : 'ok', k.checkedAt].forEach(function (v) { tr.appendChild(el('td', {}, v)); });
+      balances.appendChild(tr);
+    });
+    var forecast = document.getElementById('forecast'); forecast.textContent = '';
+    if (report.forecast) ['day', 'month'].forEach(function (period) {
+      var f = report.forecast[period];
+      var tr = el('tr', { 'data-forecast': period });
+      [period + ' ' + f.from + (f.until !== f.from ? ' .. ' + f.until : ''), '$' + f.spentUsd.toFixed(4), '$' + f.projectedUsd.toFixed(4), '$' + f.ratePerHourUsd.toFixed(4) + ' / h', ''].forEach(function (v) { tr.appendChild(el('td', {}, v)); });
+      forecast.appendChild(tr);
+      f.budgets.forEach(function (b) {
+        var row = el('tr', { 'data-forecast-budget': b.scope, 'class': b.exhaustsAt ? 'exhausting' : '' });
+        ['  ' + b.scope + ' ' + b.limit, '$' + b.spentUsd.toFixed(4), '$' + b.projectedUsd.toFixed(4) + ' of $' + b.maxUsd, '', b.exhaustsAt ? 'runs out ' + b.exhaustsAt : 'lasts the ' + period].forEach(function (v) { row.appendChild(el('td', {}, v)); });
+        forecast.appendChild(row);
+      });
+    });
+    else forecast.appendChild(el('tr', {}, 'no forecast: plugin-quota with ledger: {} projects spend'));
     document.body.setAttribute('data-rendered', String(Number(document.body.getAttribute('data-rendered') || 0) + 1));
   }
   function refresh() {
@@ -110,7 +131,9 @@ export function statusPage(report: StatusReport, refreshMs: number): string {
 <title>Switchyard status</title><style>${STYLE}</style></head>
 <body data-rendered="0">
 <header><h1>Switchyard</h1><span class="meta">spend today <b id="spend"></b></span><span class="meta">started ${report.startedAt}</span><span class="meta">updated <span id="updated"></span></span><span class="meta" id="stale"></span></header>
-<main><div id="models"></div><h2>Budgets</h2><table><thead><tr><th>scope</th><th>limit</th><th>used</th><th>share</th></tr></thead><tbody id="budgets"></tbody></table><h2>Objectives</h2><table><thead><tr><th>objective</th><th>measures</th><th>state</th><th>success</th><th>acting</th></tr></thead><tbody id="slos"></tbody></table></main>
+<main><div id="models"></div><h2>Budgets</h2><table><thead><tr><th>scope</th><th>limit</th><th>used</th><th>share</th></tr></thead><tbody id="budgets"></tbody></table><h2>Objectives</h2><table><thead><tr><th>objective</th><th>measures</th><th>state</th><th>success</th><th>acting</th></tr></thead><tbody id="slos"></tbody></table>
+<h2>Balances</h2><table><thead><tr><th>endpoint</th><th>key</th><th>available</th><th>threshold</th><th>state</th><th>checked</th></tr></thead><tbody id="balances"></tbody></table>
+<h2>Spend forecast</h2><table><thead><tr><th>period</th><th>spent</th><th>projected</th><th>pace</th><th>budget</th></tr></thead><tbody id="forecast"></tbody></table></main>
 <script type="application/json" id="initial">${embed(report)}</script>
 <script>${SCRIPT}</script>
 </body></html>`;

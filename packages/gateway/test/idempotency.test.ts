@@ -1,10 +1,12 @@
 /**
  * The Idempotency-Key header through real gateways: concurrent duplicates make one upstream
- * call, on one gateway and across two gateways sharing the real Redis (.ci/redis.sh).
+ * call, on one gateway and across two gateways sharing the real Redis (.ci/redis.sh); while
+ * Redis is down, a key is refused with a coded 503 (or, configured, guarded per instance).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisStateStore } from '@switchyard/store-redis';
-import { describeWithRedis, REDIS_URL, uniquePrefix } from '../../../plugins/store-redis/test/support/redis.js';
+import { describeWithRedis, hasRedisServer, OwnRedisServer, REDIS_URL, uniquePrefix } from '../../../plugins/store-redis/test/support/redis.js';
+import { recordingLogger } from './support/log-recorder.js';
 import { chatBody, completion, pipelineFor, raw, startGateway, stopAll, vendor, type Loopback } from './support/harness.js';
 
 afterEach(stopAll);
@@ -59,5 +61,65 @@ describeWithRedis('Idempotency-Key across two gateways on Redis', () => {
     } finally {
       await Promise.all(stores.map((s) => s.close()));
     }
+  });
+});
+
+describe('Idempotency-Key while the shared Redis is down', () => {
+  let redis: OwnRedisServer | undefined;
+  const stores: RedisStateStore[] = [];
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((s) => s.close()));
+    await redis?.stop();
+  });
+
+  const installed = hasRedisServer();
+  if (!installed && process.env.CI) it('needs redis-server', () => expect.fail('redis-server is not installed; .ci/redis.sh installs it'));
+
+  it.skipIf(!installed)('two gateways refuse a key with a coded 503 and call no vendor (the default); `local` serves it with a warning', { timeout: 30_000 }, async () => {
+    // A Redis of the test's own on its own port: stopping it takes nobody else's Redis down.
+    redis = await OwnRedisServer.start();
+    const upstream = await slowAnswers(20);
+    const prefix = uniquePrefix('idempotency-outage');
+    const store = () => {
+      const s = new RedisStateStore({ url: redis!.url, prefix, commandTimeoutMs: 2_000, recheckMs: 200, onError: () => undefined });
+      stores.push(s);
+      return s;
+    };
+    const [storeA, storeB, storeLocal] = [store(), store(), store()];
+    await Promise.all([storeA, storeB, storeLocal].map((s) => s.ready()));
+    const logs = recordingLogger();
+    const a = await startGateway(pipelineFor({ vendors: { v: upstream }, extra: { store: storeA } }));
+    const b = await startGateway(pipelineFor({ vendors: { v: upstream }, extra: { store: storeB } }));
+    const local = await startGateway(pipelineFor({ vendors: { v: upstream }, extra: { store: storeLocal, idempotency: { whenStoreUnavailable: 'local' } } }), { logger: logs });
+    expect((await post(a.origin, 'before')).status).toBe(200);
+    expect(upstream.requests).toHaveLength(1);
+
+    await redis.stop();
+    const [first, second] = await Promise.all([post(a.origin, 'order-9'), post(b.origin, 'order-9')]);
+    for (const refused of [first, second]) {
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(refused.json.error).toMatchObject({ code: 'idempotency_unavailable', type: 'server_error' });
+      expect(refused.text).not.toContain(String(redis.port));
+    }
+    expect(upstream.requests).toHaveLength(1);
+    // A request without a key needs no shared guard: a Redis outage never fails it.
+    expect((await raw(a.origin, '/v1/chat/completions', { body: chatBody() })).status).toBe(200);
+    expect(upstream.requests).toHaveLength(2);
+
+    const served = await post(local.origin, 'order-9');
+    expect(served.status).toBe(200);
+    expect(upstream.requests).toHaveLength(3);
+    expect(logs.lines.filter((l) => l.event === 'idempotency_unshared')).toEqual([expect.objectContaining({ level: 'warn', model: 'chat', reason: expect.stringContaining('guarded by this instance only') })]);
+
+    // Redis back: the key is guarded across the gateways again.
+    await redis.start();
+    await Promise.all([storeA, storeB].map((s) => s.ready()));
+    await new Promise((r) => setTimeout(r, 250)); // past recheckMs: the stores ask Redis again
+    const again = await post(a.origin, 'order-10');
+    expect(again.status).toBe(200);
+    const duplicate = await post(b.origin, 'order-10');
+    expect(duplicate.json.choices[0].message.content).toBe(again.json.choices[0].message.content);
+    expect(upstream.requests).toHaveLength(4);
   });
 });

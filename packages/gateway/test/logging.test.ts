@@ -2,6 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { circuitBreaker } from '@switchyard/plugin-circuit-breaker';
 import { retry } from '@switchyard/plugin-retry';
 import { health } from '@switchyard/plugin-health';
+import { quota } from '@switchyard/plugin-quota';
+import { createPipeline, type SwitchyardEvents } from '@switchyard/core';
+import { openaiProvider } from '@switchyard/provider-openai';
 import { answers, GATEWAY_KEY, pipelineFor, startGateway, stopAll, vendor, VENDOR_KEY, type Handler } from './support/harness.js';
 import { recordingLogger } from './support/log-recorder.js';
 
@@ -74,6 +77,36 @@ describe('gateway logs', () => {
     expect(text).not.toContain(VENDOR_KEY);
     expect(text).not.toContain(FRAGMENT);
     expect(text).not.toContain(GATEWAY_KEY);
+  });
+
+  it("an access line's cost includes the estimates of attempts the vendor bills without usage, marked as such", async () => {
+    const silent = await vendor(() => new Promise<void>(() => undefined)); // never sends its headers
+    const backup = await vendor(answers(['from backup']));
+    const logger = recordingLogger();
+    const price = { input: 1000, output: 2000 };
+    const pipeline = createPipeline({
+      endpoints: [
+        { name: 'silent', provider: 'openai', baseUrl: silent.url, apiKey: VENDOR_KEY, timeouts: { firstByteMs: 200 } },
+        { name: 'backup', provider: 'openai', baseUrl: backup.url, apiKey: VENDOR_KEY },
+      ],
+      models: { chat: [{ endpoint: 'silent', model: 'slow', price }, { endpoint: 'backup', model: 'fast', price }], direct: [{ endpoint: 'backup', model: 'fast', price }] },
+      providers: [openaiProvider],
+      plugins: [quota({ estimates: { outputTokensPerSecond: 100 } })],
+    });
+    const billed: SwitchyardEvents['usage:billed'][0][] = [];
+    pipeline.events.on('usage:billed', (b) => billed.push(b));
+    const { client } = await startGateway(pipeline, { logger });
+    await client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'x'.repeat(40) }] });
+    await client.chat.completions.create({ model: 'direct', messages: [{ role: 'user', content: 'hi' }] });
+    const [failedOver, direct] = logger.lines.filter((l) => l.event === 'access');
+    const [estimate, answered, plain] = billed;
+    // The silent vendor had the request for 200 ms: 10 input tokens and about 20 output tokens, estimated.
+    expect(estimate).toMatchObject({ estimated: true, inputTokens: 10 });
+    expect(estimate.outputTokens).toBeGreaterThanOrEqual(20);
+    expect(answered.estimated).toBe(false);
+    expect(failedOver).toMatchObject({ endpoint: 'backup', attempts: 2, costEstimated: true, estimatedCostUsd: Number(estimate.costUsd.toFixed(8)), costUsd: Number((estimate.costUsd + answered.costUsd).toFixed(8)) });
+    expect(failedOver.costUsd).toBeGreaterThan(answered.costUsd);
+    expect(direct).toMatchObject({ costEstimated: false, estimatedCostUsd: 0, costUsd: Number(plain.costUsd.toFixed(8)) });
   });
 
   it('logs an error access line with the error kind and code when every candidate failed', async () => {

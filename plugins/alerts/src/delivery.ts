@@ -6,7 +6,8 @@
  */
 import { sleep, type Clock } from '@switchyard/core';
 import { request } from 'undici';
-import { formatFor, type Outgoing } from './channels/index.js';
+import { formatFor, type HttpChannel, type Outgoing } from './channels/index.js';
+import { emailMessage, MailError, mailSender, type MailSender } from './channels/email.js';
 import type { AlertsOptions, ChannelOptions } from './options.js';
 import type { Notice } from './notice.js';
 
@@ -34,6 +35,7 @@ export class ChannelQueue {
   private readonly stop = new AbortController();
   readonly stats: DeliveryStats = { sent: 0, failed: 0, dropped: 0, retries: 0 };
   private idle: Promise<void> = Promise.resolve();
+  private readonly mail: MailSender | undefined;
 
   constructor(
     private readonly channel: ChannelOptions,
@@ -41,7 +43,9 @@ export class ChannelQueue {
     private readonly options: AlertsOptions['delivery'],
     private readonly clock: Clock,
     private readonly onError: (error: DeliveryError) => void,
-  ) {}
+  ) {
+    this.mail = channel.type === 'email' ? mailSender(channel, options.timeoutMs) : undefined;
+  }
 
   enqueue(notice: Notice): void {
     if (this.closed) return;
@@ -62,6 +66,7 @@ export class ChannelQueue {
     this.closed = true;
     this.waiting.length = 0;
     this.stop.abort();
+    this.mail?.close();
   }
 
   private async drain(): Promise<void> {
@@ -76,7 +81,7 @@ export class ChannelQueue {
   private async deliver(notice: Notice): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.post(formatFor(this.channel, notice, this.clock.now()));
+        await this.send(notice);
         this.stats.sent++;
         return;
       } catch (error) {
@@ -93,6 +98,15 @@ export class ChannelQueue {
           return;
         }
       }
+    }
+  }
+
+  private async send(notice: Notice): Promise<void> {
+    if (this.channel.type !== 'email') return this.post(formatFor(this.channel as HttpChannel, notice, this.clock.now()));
+    try {
+      await this.mail!.send(emailMessage(notice, this.channel, this.clock.now()));
+    } catch (error) {
+      throw error instanceof MailError ? new DeliveryError(`${this.label}: ${error.message}`, error.retryable) : error;
     }
   }
 

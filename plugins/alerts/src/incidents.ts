@@ -4,12 +4,14 @@
  * instance whose compare-and-set opens (or reminds, or resolves) the record sends the notice.
  */
 import type { Clock, StateStore } from '@switchyard/core';
-import type { Notice } from './notice.js';
+import type { Notice, Severity } from './notice.js';
 
 interface IncidentRecord {
   firing: boolean;
   since: number;
   lastSentAt: number;
+  /** The severity the incident fired with: its resolve goes where its trigger went. */
+  severity?: Severity;
 }
 
 /** Records outlive their incident this long, so a flapping alert is still one incident a day. */
@@ -39,7 +41,7 @@ export class IncidentBook {
     return this.serial(notice.dedupKey, async () => {
       let reminder = false;
       const wrote = await this.update(notice.dedupKey, ttl, (record) => {
-        if (!record?.firing) return { firing: true, since: now, lastSentAt: now };
+        if (!record?.firing) return { firing: true, since: now, lastSentAt: now, severity: notice.severity };
         if (options.oneShot || now - record.lastSentAt < this.repeatMs) return undefined;
         reminder = true;
         return { ...record, lastSentAt: now };
@@ -54,12 +56,14 @@ export class IncidentBook {
     const now = this.clock.now();
     return this.serial(notice.dedupKey, async () => {
       let since = now;
+      let severity = notice.incidentSeverity;
       const wrote = await this.update(notice.dedupKey, RECORD_TTL_MS, (record) => {
         if (!record?.firing) return undefined;
         since = record.since;
+        severity = record.severity ?? severity;
         return { ...record, firing: false, lastSentAt: now };
       });
-      if (wrote) this.announce({ ...notice, details: { ...notice.details, firingForMs: now - since } });
+      if (wrote) this.announce({ ...notice, incidentSeverity: severity, details: { ...notice.details, firingForMs: now - since } });
     });
   }
 

@@ -16,6 +16,8 @@ export const ALERT_NAMES = [
   'error-pattern-ended',
   'traffic-drift',
   'traffic-restored',
+  'budget-forecast',
+  'balance-low',
 ] as const;
 
 export type AlertName = (typeof ALERT_NAMES)[number];
@@ -38,6 +40,11 @@ export interface Notice {
   dedupKey: string;
   /** The alert that opened the incident (a `breaker-closed` notice resolves `breaker-open`). */
   incident: AlertName;
+  /**
+   * The severity the incident fired with. A resolved notice is `info`, but channels filter it
+   * by this one, so a resolve reaches every channel that got its trigger.
+   */
+  incidentSeverity: Severity;
   /** True for a reminder of an incident that is still firing. */
   reminder: boolean;
 }

@@ -20,6 +20,32 @@ export const channelSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('feishu'), url, secret: z.string().min(1).optional(), ...filters }).strict(),
   z.object({ type: z.literal('wecom'), url, ...filters }).strict(),
   z.object({ type: z.literal('pagerduty'), routingKey: z.string().min(1), url: url.default('https://events.pagerduty.com/v2/enqueue'), ...filters }).strict(),
+  /** E-mail over SMTP (nodemailer): one message per notice, a resolve threaded under its trigger. */
+  z
+    .object({
+      type: z.literal('email'),
+      smtp: z
+        .object({
+          host: z.string().min(1),
+          port: z.number().int().min(1).max(65535).default(587),
+          /** TLS from the first byte (port 465); otherwise STARTTLS when the server offers it. Default: port 465. */
+          secure: z.boolean().optional(),
+          /** Refuse to send unless the connection is upgraded with STARTTLS. */
+          requireTLS: z.boolean().default(false),
+          user: z.string().min(1).optional(),
+          password: z.string().min(1).optional(),
+          /** Accept a server certificate that does not verify (a self-signed relay); default false. */
+          allowUnverifiedCertificate: z.boolean().default(false),
+        })
+        .strict()
+        .refine((s) => (s.user === undefined) === (s.password === undefined), { message: 'give both user and password, or neither', path: ['password'] }),
+      from: z.string().min(3),
+      to: z.array(z.string().min(3)).min(1, 'at least one recipient is needed'),
+      /** Put before every subject. */
+      subjectPrefix: z.string().default('[switchyard]'),
+      ...filters,
+    })
+    .strict(),
 ]);
 
 const window = (count: number, windowMs: number) => z.object({ count: z.number().int().positive().default(count), windowMs: z.number().int().positive().default(windowMs) }).strict().prefault({});
@@ -37,6 +63,19 @@ export const alertsOptionsSchema = z
         windowMs: z.number().int().positive().default(300_000),
         /** Fewer attempts than this in the window say nothing. */
         minAttempts: z.number().int().positive().default(20),
+      })
+      .strict()
+      .prefault({}),
+    /**
+     * Requests of one model that failed on every candidate: at least `count` within `windowMs`,
+     * and at least `share` of that model's requests in the window. One request that fails
+     * everywhere (a pathological prompt, a blip) pages nobody.
+     */
+    allCandidatesFailed: z
+      .object({
+        count: z.number().int().positive().default(5),
+        windowMs: z.number().int().positive().default(300_000),
+        share: z.number().gt(0).lte(1).default(0.05),
       })
       .strict()
       .prefault({}),

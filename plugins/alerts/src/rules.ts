@@ -10,6 +10,7 @@ import { SlidingCount } from './sliding-count.js';
 
 interface Spec {
   alert: AlertName;
+  /** The incident's severity (a resolved notice is sent as `info`, filtered by this one). */
   severity: Severity;
   deployment?: string;
   model?: string;
@@ -28,6 +29,7 @@ export function watchPipeline(pipeline: Pipeline, options: AlertsOptions, book: 
       alert: state === 'resolved' ? (RESOLVED_AS[spec.alert] ?? spec.alert) : spec.alert,
       incident: spec.alert,
       severity: state === 'resolved' ? 'info' : spec.severity,
+      incidentSeverity: spec.severity,
       state,
       ...parts,
       model: spec.model ?? parts.model,
@@ -49,13 +51,14 @@ export function watchPipeline(pipeline: Pipeline, options: AlertsOptions, book: 
   const rate = new SlidingCount(options.successRate.windowMs);
   const limited = new SlidingCount(options.rateLimited.windowMs);
   const degradedCount = new SlidingCount(options.degraded.windowMs);
+  const allFailed = new SlidingCount(options.allCandidatesFailed.windowMs);
   const describe = (e?: SwitchyardError) => (e ? { kind: e.kind, status: e.status, code: e.code, message: e.message } : undefined);
 
   const listeners: Record<string, (payload: never) => void> = {
     'breaker:open': ({ deployment, until, reason }: { deployment: string; until: number; reason: string }) =>
       fire({ alert: 'breaker-open', severity: 'critical', deployment, subject: deployment, message: `circuit breaker opened for ${deployment} (${reason}); traffic goes to the other deployments`, details: { reason, openUntil: new Date(until).toISOString() } }),
     'breaker:close': ({ deployment }: { deployment: string }) =>
-      resolve({ alert: 'breaker-open', severity: 'info', deployment, subject: deployment, message: `circuit breaker closed for ${deployment}: it answers again` }),
+      resolve({ alert: 'breaker-open', severity: 'critical', deployment, subject: deployment, message: `circuit breaker closed for ${deployment}: it answers again` }),
     'health:change': ({ deployment, healthy, score }: { deployment: string; healthy: boolean; score: number }) => {
       const spec: Spec = { alert: 'health-unhealthy', severity: 'warning', deployment, subject: deployment, message: healthy ? `${deployment} is healthy again (score ${score.toFixed(2)})` : `${deployment} is unhealthy (score ${score.toFixed(2)})`, details: { score } };
       if (healthy) resolve(spec);
@@ -65,6 +68,34 @@ export function watchPipeline(pipeline: Pipeline, options: AlertsOptions, book: 
       if (!options.budgetLevels.includes(level)) return;
       const deployment = scope.includes('/') ? scope.replace(/^[a-z]+:/, '') : undefined;
       fire({ alert: 'budget-threshold', severity: level >= 1 ? 'critical' : 'warning', deployment, subject: `${scope}:${limit}:${level}`, message: `budget ${scope} ${limit} reached ${Math.round(level * 100)} % (${used} of ${max})`, details: { scope, limit, level, used, max } }, true);
+    },
+    'budget:forecast': (e: SwitchyardEvents['budget:forecast'][0]) => {
+      const period = e.limit === 'spendPerDay' ? 'day' : 'month';
+      const when = e.exhaustsAt === undefined ? '' : new Date(e.exhaustsAt).toISOString();
+      const message = e.exhausting
+        ? `budget ${e.scope} ${e.limit} will run out at ${when} at this ${period}'s pace: $${e.spentUsd} spent, $${e.projectedUsd} projected of $${e.maxUsd}`
+        : `budget ${e.scope} ${e.limit} is no longer on course to run out this ${period} ($${e.projectedUsd} projected of $${e.maxUsd})`;
+      const spec: Spec = { alert: 'budget-forecast', severity: 'warning', subject: `${e.scope}:${e.limit}`, message, details: { scope: e.scope, limit: e.limit, maxUsd: e.maxUsd, spentUsd: e.spentUsd, projectedUsd: e.projectedUsd, exhaustsAt: when || null, windowEndsAt: new Date(e.windowEndsAt).toISOString() } };
+      if (e.exhausting) fire(spec);
+      else resolve(spec);
+    },
+    'balance:update': (e: SwitchyardEvents['balance:update'][0]) => {
+      if (e.error) return; // an unreadable balance says nothing about the funds (key-parked covers a rejected key)
+      const funds = e.balances.map((b) => `${b.available} ${b.currency}`).join(', ');
+      const spec = (dry: boolean): Spec => ({
+        alert: 'balance-low',
+        severity: dry ? 'critical' : 'warning',
+        deployment: e.endpoint,
+        subject: `${e.endpoint}|${e.keyId}${dry ? '|dry' : ''}`,
+        message: e.low
+          ? `key ${e.keyId} of ${e.endpoint} has ${funds} left${dry ? ': the vendor refuses calls' : `, under the ${e.minBalance} threshold`}; top up the account`
+          : `key ${e.keyId} of ${e.endpoint} has ${funds} again`,
+        details: { endpoint: e.endpoint, keyId: e.keyId, provider: e.provider, balances: e.balances, minBalance: e.minBalance ?? null },
+      });
+      if (e.low && !e.dry) fire(spec(false));
+      if (e.dry) fire(spec(true));
+      else resolve(spec(true));
+      if (!e.low) resolve(spec(false));
     },
     'attempt:end': (outcome: AttemptOutcome) => {
       const { candidate, error } = outcome;
@@ -76,7 +107,7 @@ export function watchPipeline(pipeline: Pipeline, options: AlertsOptions, book: 
         const reason = payment ? 'payment' : 'auth';
         const action = payment ? 'top up the account or raise its limit' : 'rotate the key';
         fire({ alert: 'key-parked', severity: 'critical', deployment: candidate.id, subject: key, message: `key ${key} of ${dep} is parked: ${payment ? 'insufficient balance' : 'the vendor rejected the key'} (${error.status ?? error.kind}); ${action}`, details: { reason, keyId: key, error: describe(error) } });
-      } else if (outcome.ok) resolve({ alert: 'key-parked', severity: 'info', deployment: candidate.id, subject: key, message: `key ${key} of ${dep} answers again` });
+      } else if (outcome.ok) resolve({ alert: 'key-parked', severity: 'critical', deployment: candidate.id, subject: key, message: `key ${key} of ${dep} answers again` });
 
       if (outcome.outcome === 'ignored' || outcome.outcome === 'request-failure') return;
       rate.add(dep, now, [1, outcome.ok ? 1 : 0]);
@@ -119,12 +150,19 @@ export function watchPipeline(pipeline: Pipeline, options: AlertsOptions, book: 
       if (count >= options.degraded.count) fire({ alert: 'degraded', severity: 'warning', subject: level, message: `degrade level "${level}" answered ${count} requests within ${options.degraded.windowMs / 1000} s`, details: { level, count } });
     },
     'request:end': (outcome: RequestOutcome) => {
+      const failedEverywhere = !outcome.ok && outcome.error?.kind === 'all-candidates-failed';
+      // Cancelled and refused requests say nothing about the vendors.
+      if (outcome.ok || failedEverywhere) allFailed.add(outcome.model, clock.now(), [1, failedEverywhere ? 1 : 0]);
+      const [total = 0, failed = 0] = allFailed.sum(outcome.model, clock.now());
+      const { count, share, windowMs } = options.allCandidatesFailed;
       const spec = (message: string, details?: Record<string, unknown>): Spec => ({ alert: 'all-candidates-failed', severity: 'critical', model: outcome.model, subject: outcome.model, message, details });
-      if (!outcome.ok && outcome.error?.kind === 'all-candidates-failed') {
-        fire(spec(`every candidate of model "${outcome.model}" failed (${outcome.attempts.length} attempts)`, { attempts: outcome.attempts.map((a) => ({ attempt: a.attempt, candidate: a.candidate.id, outcome: a.outcome, error: describe(a.error) })) }));
+      const window = `within ${windowMs / 1000} s`;
+      if (failed >= count && failed / total >= share) {
+        const last = failedEverywhere ? { lastAttempts: outcome.attempts.map((a) => ({ attempt: a.attempt, candidate: a.candidate.id, outcome: a.outcome, error: describe(a.error) })) } : {};
+        fire(spec(`every candidate of model "${outcome.model}" failed for ${failed} of ${total} requests ${window}`, { failed, requests: total, windowMs, ...last }));
       } else if (outcome.ok) {
-        resolve(spec(`model "${outcome.model}" answers again`));
-        if (!outcome.degraded) for (const level of degradedCount.keys()) if ((degradedCount.sum(level, clock.now())[0] ?? 0) < options.degraded.count) resolve({ alert: 'degraded', severity: 'info', subject: level, message: `degrade level "${level}" is no longer used often`, details: { level } });
+        resolve(spec(`model "${outcome.model}" answers again (${failed} of ${total} requests failed everywhere ${window})`, { failed, requests: total, windowMs }));
+        if (!outcome.degraded) for (const level of degradedCount.keys()) if ((degradedCount.sum(level, clock.now())[0] ?? 0) < options.degraded.count) resolve({ alert: 'degraded', severity: 'warning', subject: level, message: `degrade level "${level}" is no longer used often`, details: { level } });
       }
     },
   };

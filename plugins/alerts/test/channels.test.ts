@@ -113,6 +113,48 @@ describe('channel formats', () => {
     expect(warnings.bodies().map((b) => b.alert)).toEqual(['health-unhealthy']);
   });
 
+  it('a channel filtered to critical gets the resolve of every incident it got the trigger of (PagerDuty, DingTalk)', async () => {
+    const pd = await receiver(202, '{"status":"success"}');
+    const ding = await receiver(200, '{"errcode":0}');
+    const warnings = await receiver();
+    const { pipeline, settled } = pipelineWithAlerts({
+      channels: [
+        { type: 'pagerduty', routingKey: 'R0UTINGKEY', url: `${pd.root}/v2/enqueue`, severities: ['critical'] },
+        { type: 'dingtalk', url: `${ding.root}/robot/send?access_token=tok`, severities: ['critical'] },
+        { type: 'webhook', url: `${warnings.root}/w`, severities: ['warning'] },
+      ],
+    });
+    const candidate = pipeline.candidatesFor('chat')[0];
+    const attempt = (ok: boolean) =>
+      pipeline.events.emit('attempt:end', {
+        requestId: 'r',
+        attempt: 1,
+        candidate,
+        ok,
+        outcome: ok ? 'success' : 'key-failure',
+        error: ok ? undefined : (Object.assign(new Error('no balance'), { kind: 'payment', status: 402 }) as never),
+        latencyMs: 5,
+        phase: 'pre-commit',
+        stream: false,
+        initiator: 'core',
+      });
+    open(pipeline);
+    attempt(false);
+    await settled();
+    close(pipeline);
+    attempt(true);
+    await settled();
+    expect(pd.bodies().map((b) => `${b.event_action}:${b.dedup_key}`)).toEqual([
+      'trigger:breaker-open:primary/gpt-x',
+      'trigger:key-parked:primary#0',
+      'resolve:breaker-open:primary/gpt-x',
+      'resolve:key-parked:primary#0',
+    ]);
+    expect(ding.bodies().map((b) => b.markdown.title)).toEqual(['[CRITICAL] breaker-open on primary/gpt-x', '[CRITICAL] key-parked on primary/gpt-x', '[RESOLVED] breaker-closed on primary/gpt-x', '[RESOLVED] key-parked on primary/gpt-x']);
+    // A channel that never got the trigger gets no resolve either.
+    expect(warnings.requests).toHaveLength(0);
+  });
+
   it('rejects a channel with a bad URL or an unknown type, naming the field', async () => {
     expect(() => pipelineWithAlerts({ channels: [{ type: 'slack', url: 'not a url' }] })).toThrow(/channels\.0\.url/);
     expect(() => pipelineWithAlerts({ channels: [{ type: 'teams', url: 'https://x.invalid' } as never] })).toThrow(/channels\.0/);

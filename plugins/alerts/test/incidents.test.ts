@@ -79,6 +79,50 @@ describe('incidents', () => {
     expect(hook.bodies().slice(4).map((b) => `${b.alert}:${b.state}`)).toEqual(['rate-limited:resolved', 'success-rate-below:resolved']);
   });
 
+  it('all-candidates-failed is a rate over its window: one request failing everywhere pages nobody', async () => {
+    const hook = await receiver();
+    const { pipeline, clock, settled } = pipelineWithAlerts({ channels: [{ type: 'webhook', url: `${hook.root}/h` }] });
+    const candidate = pipeline.candidatesFor('chat')[0];
+    const failure = Object.assign(new Error('every candidate failed'), { kind: 'all-candidates-failed', status: 502, code: 'SWITCHYARD_ERR_ALL_CANDIDATES_FAILED' });
+    const end = (ok: boolean, model = 'chat') =>
+      pipeline.events.emit('request:end', {
+        requestId: 'r',
+        ok,
+        model,
+        stream: false,
+        latencyMs: 5,
+        error: ok ? undefined : (failure as never),
+        attempts: [{ attempt: 1, candidate, ok, outcome: ok ? 'success' : 'endpoint-failure', latencyMs: 5, phase: 'pre-commit', stream: false, initiator: 'core' }],
+      });
+    // The defaults: 5 within 5 minutes, and at least 5 % of the model's requests.
+    end(false);
+    await settled();
+    expect(hook.requests).toHaveLength(0);
+    // A busy model: 4 more failures among 200 requests stay under 5 %.
+    for (let i = 0; i < 200; i++) end(true, 'busy');
+    for (let i = 0; i < 5; i++) end(false, 'busy');
+    await settled();
+    expect(hook.requests).toHaveLength(0);
+    // Past the window the first failure no longer counts: four more are still not five.
+    await clock.advance(300_000);
+    for (let i = 0; i < 4; i++) end(false);
+    await settled();
+    expect(hook.requests).toHaveLength(0);
+    end(false);
+    await settled();
+    expect(hook.bodies().map((b) => `${b.alert}:${b.state}:${b.model}`)).toEqual(['all-candidates-failed:firing:chat']);
+    expect(hook.bodies()[0].details).toMatchObject({ failed: 5, requests: 5, windowMs: 300_000 });
+    expect(hook.bodies()[0].details.lastAttempts).toHaveLength(1);
+    // A success while the window still holds five failures clears nothing; once they aged out, it resolves.
+    end(true);
+    await settled();
+    expect(hook.requests).toHaveLength(1);
+    await clock.advance(300_000);
+    end(true);
+    await settled();
+    expect(hook.bodies().map((b) => `${b.alert}:${b.state}`)).toEqual(['all-candidates-failed:firing', 'all-candidates-failed:resolved']);
+  });
+
   it('retries a failing webhook with backoff on the clock, then gives up and says so without the URL', async () => {
     let calls = 0;
     const flaky = await startLoopback((_req, res) => {

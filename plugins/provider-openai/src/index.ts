@@ -12,6 +12,7 @@ export { openaiProvider } from './openai.js';
 export { azureProvider, azurePath, AZURE_DEFAULT_API_VERSION } from './azure.js';
 export { openaiCompatibleProvider } from './openai-compatible.js';
 export { vendorPresetProviders, VENDOR_PRESETS } from './vendor-presets.js';
+export { deepseekBalance, moonshotBalance, type BalanceRoute } from './balance.js';
 export { defineOpenAIFamilyProvider, bearerAuth, type OpenAIFamilyOptions, type OpenAIOperation } from './provider.js';
 export { classifyHttpError, classifyStreamError, readErrorBody } from './classify-error.js';
 export { ChatStreamDecoder } from './stream-decoder.js';

@@ -3,6 +3,7 @@
  * requests go, how they authenticate and which body fields they accept.
  */
 import { addFields, defineProvider, OPENAI_RESPONSES, SwitchyardError, type Candidate, type Capability, type EmbeddingResponse, type ErrorRule, type ProviderRequest, type ProviderV1 } from '@switchyard/core';
+import type { BalanceRoute } from './balance.js';
 import { classifyHttpError } from './classify-error.js';
 import { parseChatResponse } from './response.js';
 import { buildChatBody, buildEmbeddingsBody } from './request.js';
@@ -36,6 +37,8 @@ export interface OpenAIFamilyOptions {
    * versions with file input, a vLLM serving a model that reads them).
    */
   documentTypes?: ReadonlySet<string>;
+  /** The vendor's account balance route, if it has one (balance.ts). */
+  balance?: BalanceRoute;
 }
 
 export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): ProviderV1 {
@@ -77,6 +80,14 @@ export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): Provid
     probe(target) {
       return { method: 'GET', path: options.pathFor('models', target), headers: { accept: 'application/json', ...options.authHeaders(target) } };
     },
+    ...(options.balance
+      ? {
+          balance(target: Candidate) {
+            const base = target.endpoint.baseUrl ?? options.defaultBaseUrl;
+            return base ? options.balance!(target, base, { accept: 'application/json', ...options.authHeaders(target) }) : undefined;
+          },
+        }
+      : {}),
     buildEmbeddingsRequest(request, target) {
       return post('embeddings', target, buildEmbeddingsBody(request, target.model), 'application/json');
     },

@@ -16,6 +16,7 @@
  * - DeepSeek: 402 insufficient balance (payment), 503 server busy (overloaded).
  */
 import type { Capability, ErrorRule } from '@switchyard/core';
+import { deepseekBalance, moonshotBalance, type BalanceRoute } from './balance.js';
 import { bearerAuth, defineOpenAIFamilyProvider } from './provider.js';
 
 interface Preset {
@@ -23,6 +24,7 @@ interface Preset {
   defaultBaseUrl: string;
   defaultCapabilities: readonly Capability[];
   errorRules: readonly ErrorRule[];
+  balance?: BalanceRoute;
 }
 
 const rule = (kind: ErrorRule['kind'], fields: Omit<ErrorRule, 'kind'>): ErrorRule => ({ ...fields, kind });
@@ -62,6 +64,7 @@ export const VENDOR_PRESETS: readonly Preset[] = [
       ...codes('auth', 'invalid_authentication_error', 'permission_denied_error'),
       ...codes('overloaded', 'engine_overloaded_error'),
     ],
+    balance: moonshotBalance,
   },
   {
     id: 'qianfan',
@@ -79,6 +82,7 @@ export const VENDOR_PRESETS: readonly Preset[] = [
     defaultBaseUrl: 'https://api.deepseek.com/v1',
     defaultCapabilities: ['tools', 'json', 'stream', 'prefill'],
     errorRules: [rule('payment', { status: 402 }), rule('overloaded', { status: 503 })],
+    balance: deepseekBalance,
   },
 ];
 
@@ -91,5 +95,6 @@ export const vendorPresetProviders = VENDOR_PRESETS.map((preset) =>
     authHeaders: bearerAuth,
     keepReasoning: true,
     errorRules: preset.errorRules,
+    balance: preset.balance,
   }),
 );

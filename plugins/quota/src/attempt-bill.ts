@@ -1,18 +1,30 @@
 /**
  * What one attempt costs. The vendor's reported usage when there is any; otherwise an attempt
- * that reached the vendor (its response headers arrived with a 2xx) and then failed — a
- * timeout after headers, a cut or stalled stream, a hedge loser, a client that left after the
- * first token — is billed with the estimated input tokens plus the output seen, flagged
- * `estimated`, because the vendor bills it too. Vendor error answers (4xx / 5xx) are not billed.
+ * the vendor worked on is billed as an estimate, flagged `estimated`, because the vendor bills
+ * it too:
+ *
+ * - `output-seen`: its response headers arrived with a 2xx and it then failed (a timeout after
+ *   the headers, a cut or stalled stream, a hedge loser, a client that left after the first
+ *   token): the estimated input tokens plus the output seen (characters / 4);
+ * - `elapsed`: it timed out before the response headers (a non-streaming vendor sends them
+ *   only once the whole answer is written): the estimated input tokens plus the output the
+ *   model could write in the time it had, at the deployment's tokens per second, capped by the
+ *   request's `max_tokens` / `max_completion_tokens`.
+ *
+ * Vendor error answers (4xx / 5xx) and connection failures are not billed.
  */
-import type { AttemptOutcome, Price } from '@switchyard/core';
+import type { AttemptOutcome, ChatRequest, Price } from '@switchyard/core';
 import { costOf, tokensOf, type TokenCounts } from './prices.js';
+
+export type EstimateBasis = 'output-seen' | 'elapsed';
 
 export interface AttemptBill {
   tokens: TokenCounts;
   costUsd: number;
   /** True when the tokens are our estimate, not the vendor's count. */
   estimated: boolean;
+  /** How an estimate was made. */
+  estimate?: EstimateBasis;
   /** False when nothing is billed (no usage and the vendor never worked on it). */
   charged: boolean;
 }
@@ -20,16 +32,36 @@ export interface AttemptBill {
 /** Rough tokens of text: characters / 4, as the classify stage estimates prompts. */
 const CHARS_PER_TOKEN = 4;
 
-export function billAttempt(outcome: AttemptOutcome, estimatedInputTokens: number, price: Price | undefined): AttemptBill {
+export interface BillContext {
+  /** The classify stage's estimate of the prompt. */
+  estimatedInputTokens: number;
+  price: Price | undefined;
+  /** How fast the deployment writes output (an `elapsed` estimate). */
+  outputTokensPerSecond: number;
+  request?: Pick<ChatRequest, 'max_tokens' | 'max_completion_tokens'>;
+}
+
+export function billAttempt(outcome: AttemptOutcome, context: BillContext): AttemptBill {
+  const { price } = context;
   if (outcome.usage) {
     const tokens = tokensOf(outcome.usage);
     return { tokens, costUsd: costOf(tokens, price), estimated: false, charged: true };
   }
-  const reachedVendor = !outcome.ok && outcome.headersReceived === true && outcome.error?.status === undefined;
-  if (!reachedVendor) {
-    const tokens = tokensOf(undefined);
-    return { tokens, costUsd: 0, estimated: false, charged: false };
-  }
-  const tokens: TokenCounts = { inputTokens: estimatedInputTokens, outputTokens: Math.ceil((outcome.outputChars ?? 0) / CHARS_PER_TOKEN), cachedTokens: 0 };
-  return { tokens, costUsd: costOf(tokens, price), estimated: true, charged: true };
+  const estimate = estimateBasis(outcome);
+  if (!estimate) return { tokens: tokensOf(undefined), costUsd: 0, estimated: false, charged: false };
+  const outputTokens = estimate === 'output-seen' ? Math.ceil((outcome.outputChars ?? 0) / CHARS_PER_TOKEN) : elapsedOutput(outcome.latencyMs, context);
+  const tokens: TokenCounts = { inputTokens: context.estimatedInputTokens, outputTokens, cachedTokens: 0 };
+  return { tokens, costUsd: costOf(tokens, price), estimated: true, estimate, charged: true };
+}
+
+function estimateBasis(outcome: AttemptOutcome): EstimateBasis | undefined {
+  if (outcome.ok || outcome.error?.status !== undefined) return undefined;
+  if (outcome.headersReceived === true) return 'output-seen';
+  return outcome.error?.kind === 'timeout' ? 'elapsed' : undefined;
+}
+
+function elapsedOutput(latencyMs: number, context: BillContext): number {
+  const written = Math.ceil((Math.max(0, latencyMs) / 1000) * context.outputTokensPerSecond);
+  const cap = context.request?.max_completion_tokens ?? context.request?.max_tokens;
+  return typeof cap === 'number' && cap >= 0 ? Math.min(written, cap) : written;
 }

@@ -5,7 +5,7 @@
  */
 import type { Candidate, Pipeline, RequestContext } from '@switchyard/core';
 import { LIMIT_NAMES, type Budget, type LimitName, type ScopeName } from './options.js';
-import { windowOf } from './windows.js';
+import { windowOf, type Window } from './windows.js';
 
 /** Spend is counted in micro-dollars so the store only ever adds integers. */
 const MICRO = 1_000_000;
@@ -23,6 +23,14 @@ export interface Exhaustion {
   used: number;
   max: number;
   resetsAt: number;
+}
+
+export interface SpendStatus {
+  scope: string;
+  limit: 'spendPerDay' | 'spendPerMonth';
+  max: number;
+  used: number;
+  window: Window;
 }
 
 interface ScopedBudget {
@@ -50,6 +58,10 @@ export class BudgetBook {
 
   get size(): number {
     return this.budgets.length;
+  }
+
+  get hasSpendLimits(): boolean {
+    return this.budgets.some((b) => b.budget.spendPerDay !== undefined || b.budget.spendPerMonth !== undefined);
   }
 
   /** Budgets that apply to the whole request (model and tag scopes). */
@@ -88,6 +100,19 @@ export class BudgetBook {
       if (used >= max) return { scope: b.id, limit, used, max, resetsAt: window.end };
     }
     return undefined;
+  }
+
+  /** What every budget with a `limit` spend limit has used of it in the window around `now` (USD). */
+  async spendStatus(limit: 'spendPerDay' | 'spendPerMonth', now: number): Promise<SpendStatus[]> {
+    const window = windowOf(limit, now);
+    const out: SpendStatus[] = [];
+    for (const b of this.budgets) {
+      const max = b.budget[limit];
+      if (max === undefined) continue;
+      const raw = (await this.pipeline.store.get<number>(this.counterKey(b, limit, window.start))) ?? 0;
+      out.push({ scope: b.id, limit, max, used: raw / MICRO, window });
+    }
+    return out;
   }
 
   /** Adds one attempt's amounts to every budget that covers it; returns the limits it used up. */

@@ -7,6 +7,9 @@ export const priceOptionSchema = z.object({ input: nonNegative, output: nonNegat
 
 const limit = z.number().positive('a limit must be above 0');
 
+/** A middle-of-the-road output speed of hosted models in 2025 (small ones write faster, reasoning ones slower). */
+export const DEFAULT_OUTPUT_TOKENS_PER_SECOND = 50;
+
 export const LIMIT_NAMES = ['rpm', 'tpm', 'spendPerDay', 'spendPerMonth'] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 export const SCOPE_NAMES = ['endpoint', 'key', 'model', 'tag'] as const;
@@ -69,6 +72,31 @@ export const quotaOptionsSchema = z
       .object({ log: z.string().min(1).optional() })
       .strict()
       .optional(),
+    /**
+     * Output speed for billing a call that timed out before the vendor's response headers: the
+     * vendor wrote (and bills) about `outputTokensPerSecond` × the time it had. `deployments`
+     * overrides it by `endpoint/model` or upstream model.
+     */
+    estimates: z
+      .object({
+        outputTokensPerSecond: z.number().positive().default(DEFAULT_OUTPUT_TOKENS_PER_SECOND),
+        deployments: z.record(z.string().min(1), z.number().positive()).default({}),
+      })
+      .strict()
+      .prefault({}),
+    /**
+     * Budget forecasts: every `everyMs` each spend budget's pace is projected to the end of its
+     * window; `budget:forecast` fires when it is on course to run out (plugin-alerts:
+     * `budget-forecast`), once `minElapsedShare` of the window has passed. `false` turns it off.
+     */
+    forecast: z
+      .union([
+        z.literal(false),
+        z
+          .object({ everyMs: z.number().int().positive().default(300_000), minElapsedShare: z.number().min(0).lt(1).default(0.05) })
+          .strict(),
+      ])
+      .default(() => ({ everyMs: 300_000, minElapsedShare: 0.05 })),
     /** Distinct `name=value` tags the usage report keeps; later ones are counted as `(other)`. */
     maxReportedTags: z.number().int().positive().default(1000),
     /** Key prefix in the StateStore (share one store between pipelines with different prefixes). */

@@ -50,5 +50,10 @@ export function priceFor(candidate: Candidate, table: PriceTable): Price | undef
   return candidate.deployment.price ?? table[candidate.deploymentId] ?? table[candidate.model] ?? defaultPrice(candidate.model);
 }
 
+/** Output tokens per second of a deployment: the `estimates.deployments` entry by `endpoint/model` or model, else the default. */
+export function outputSpeedFor(candidate: Candidate, estimates: { outputTokensPerSecond: number; deployments: Readonly<Record<string, number>> }): number {
+  return estimates.deployments[candidate.deploymentId] ?? estimates.deployments[candidate.model] ?? estimates.outputTokensPerSecond;
+}
+
 /** Token counts and cost live in core so the metrics, logs and quota agree on one answer's price. */
 export { tokenCounts as tokensOf, usageCostUsd as costOf, type TokenCounts } from '@switchyard/core';

@@ -6,7 +6,7 @@
  * recordAttempt at STAGE.DEFAULT (spends budgets, bills usage, rests or parks keys, paces),
  * recordRequest (cache hits and degraded answers for the report).
  */
-import { defineService, definePlugin, failClosed, isUnsentFailure, provideService, requireService, SERVICE, storeLocal, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext, type UsageQueryService } from '@switchyard/core';
+import { defineService, definePlugin, failClosed, isUnsentFailure, provideService, requireService, SERVICE, storeLocal, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type ChatRequest, type Pipeline, type RequestContext, type SpendForecast, type UsageQueryService } from '@switchyard/core';
 import { BudgetBook, describeExhaustion, formatDuration, type Exhaustion } from './budgets.js';
 import { KeyStates, type KeyState } from './key-states.js';
 import { UsageLedger, type UsageReport } from './ledger.js';
@@ -14,9 +14,10 @@ import { PLUGIN_NAME } from './name.js';
 import { quotaOptionsSchema, type QuotaOptions, type QuotaOptionsInput } from './options.js';
 import { pacingPauseMs } from './pacing.js';
 import { billAttempt } from './attempt-bill.js';
-import { priceFor } from './prices.js';
+import { outputSpeedFor, priceFor } from './prices.js';
 import { UsageLog } from './usage-log.js';
-import { parseUsageQuery, type UsageAnswer } from './usage-record.js';
+import { forecastSpend, watchBudgetForecasts, type ForecastPeriod } from './forecast.js';
+import { parseForecastPeriod, parseUsageQuery, type UsageAnswer, type UsageRecord } from './usage-record.js';
 import { UsageTotals } from './usage-totals.js';
 import { checkBudgetsAgainst } from './validate.js';
 
@@ -26,7 +27,8 @@ const USAGE_LEDGER = defineService<UsageLedger>('switchyard.usage-ledger', { pro
 export const USAGE_SERVICE = SERVICE.usage;
 
 export interface UsageService extends UsageQueryService {
-  answer(query: { since?: string | null; until?: string | null; groupBy?: string | null }): Promise<UsageAnswer>;
+  answer(query: { since?: string | null; until?: string | null; groupBy?: string | null; forecast?: string | null }): Promise<UsageAnswer & { forecast?: SpendForecast }>;
+  forecast(period: ForecastPeriod): Promise<SpendForecast>;
 }
 
 /** The usage report of `pipeline`; throws a coded error when the quota plugin is not applied. */
@@ -58,11 +60,21 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
     const totals = options.ledger ? new UsageTotals(pipeline.store, options.storePrefix) : undefined;
     const log = options.ledger?.log ? storeLocal(pipeline.store, `switchyard.quota.log:${options.ledger.log}`, () => new UsageLog(options.ledger!.log!, onLedgerError)) : undefined;
     if (totals) {
+      const forecast = (period: ForecastPeriod) => forecastSpend(period, totals, book, clock.now());
       const service: UsageService = {
-        answer: (query) => totals.answer(parseUsageQuery(query, clock.now())),
+        async answer(query) {
+          const period = parseForecastPeriod(query.forecast);
+          const answer = await totals.answer(parseUsageQuery(query, clock.now()));
+          return period ? { ...answer, forecast: await forecast(period) } : answer;
+        },
+        forecast,
         flush: async () => void (await log?.flush()),
       };
       provideService(pipeline, USAGE_SERVICE, service);
+    }
+    if (options.forecast !== false && book.hasSpendLimits) {
+      const stop = watchBudgetForecasts(pipeline, book, options.forecast, (error) => pipeline.events.emit('plugin-error', { plugin: PLUGIN_NAME, stage: 'forecast', error }));
+      pipeline.events.once('pipeline:close', stop);
     }
 
     pipeline.hooks.route.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, async (candidates, _classification, ctx) => {
@@ -93,13 +105,16 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
       // An attempt refused before it left (a request the codec could not build) cost nothing.
       const counted = outcome.outcome !== 'ignored' && !isUnsentFailure(outcome.error);
       const price = priceFor(candidate, options.prices);
-      const bill = billAttempt(outcome, ctx.classification.estimatedInputTokens, price);
+      const bill = billAttempt(outcome, { estimatedInputTokens: ctx.classification.estimatedInputTokens, price, outputTokensPerSecond: outputSpeedFor(candidate, options.estimates), request: ctx.request as ChatRequest });
       if (!counted && !bill.charged) return;
       const { tokens, costUsd } = bill;
+      if (bill.charged && pipeline.events.listenerCount('usage:billed') > 0) {
+        pipeline.events.emit('usage:billed', { requestId: ctx.id, attempt: outcome.attempt, candidate, costUsd, estimated: bill.estimated, inputTokens: tokens.inputTokens, outputTokens: tokens.outputTokens, cachedTokens: tokens.cachedTokens });
+      }
       const tags = ctx.request.switchyard?.tags ?? {};
       ledger.addAttempt({ candidate, model: ctx.model, tags, ok: outcome.ok, counted, tokens, costUsd, priced: price !== undefined });
       if (totals) {
-        const record = { at: new Date(clock.now()).toISOString(), requestId: ctx.id, attempt: outcome.attempt, model: ctx.model, deployment: candidate.deploymentId, endpoint: candidate.endpoint.name, key: candidate.keyId, tags, outcome: outcome.outcome, ok: outcome.ok, ...tokens, costUsd, estimated: bill.estimated };
+        const record: UsageRecord = { at: new Date(clock.now()).toISOString(), requestId: ctx.id, attempt: outcome.attempt, model: ctx.model, deployment: candidate.deploymentId, endpoint: candidate.endpoint.name, provider: candidate.provider, key: candidate.keyId, tags, outcome: outcome.outcome, ok: outcome.ok, ...tokens, costUsd, estimated: bill.estimated, estimate: bill.estimate };
         log?.append(record);
         await totals.add(record).catch(onLedgerError);
       }

@@ -14,6 +14,8 @@ export interface UsageRecord {
   /** `endpoint/model`: the upstream deployment. */
   deployment: string;
   endpoint: string;
+  /** The endpoint's provider id (`openai`, `anthropic`, `deepseek`…): the vendor a bill comes from. Absent in older logs. */
+  provider?: string;
   key: string;
   tags: Record<string, string>;
   /** Outcome class: success, endpoint-failure, rate-limited, key-failure, ignored… */
@@ -23,8 +25,10 @@ export interface UsageRecord {
   outputTokens: number;
   cachedTokens: number;
   costUsd: number;
-  /** The tokens are our estimate (input estimate + output seen): the vendor reported none. */
+  /** The tokens are our estimate: the vendor reported none. */
   estimated: boolean;
+  /** How: `output-seen` (failed after the headers: input estimate + the output seen) or `elapsed` (timed out before them: input estimate + the time × the deployment's tokens per second). */
+  estimate?: 'output-seen' | 'elapsed';
 }
 
 export const GROUP_BY = ['deployment', 'key', 'model', 'tag', 'day'] as const;
@@ -174,4 +178,11 @@ function toDay(value: string, name: string): string {
   const t = /^\d+$/.test(value) ? Number(value) : Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
   if (!Number.isFinite(t)) throw new UsageQueryError(`${name} must be a date (YYYY-MM-DD), an ISO time or epoch milliseconds, got "${value}"`);
   return dayOf(t);
+}
+
+/** `?forecast=day|month` (absent: no forecast). */
+export function parseForecastPeriod(value: string | null | undefined): 'day' | 'month' | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (value === 'day' || value === 'month') return value;
+  throw new UsageQueryError(`forecast must be day or month, got "${value}"`);
 }

@@ -1,6 +1,4 @@
 /** Bad configuration fails at creation; a Redis that is down, slow or restarting never fails a request. */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import { createPipeline, isSwitchyardError, type SwitchyardError } from '@switchyard/core';
 import { circuitBreaker } from '@switchyard/plugin-circuit-breaker';
 import { Redis } from 'ioredis';
@@ -8,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { completion, startLoopback, type Loopback } from '../../../packages/core/test/support/loopback.js';
 import { testProvider } from '../../../packages/core/test/support/test-provider.js';
 import { createRedisStore, type RedisStateStore, type RedisStoreOptionsInput } from '../src/index.js';
-import { deleteKeys, describeWithRedis, inspector, REDIS_URL, redisAnswers, sleep, uniquePrefix } from './support/redis.js';
+import { deleteKeys, describeWithRedis, freePort, hasRedisServer, inspector, OwnRedisServer, REDIS_URL, sleep, uniquePrefix } from './support/redis.js';
 
 function thrown(fn: () => unknown): SwitchyardError {
   try {
@@ -21,13 +19,7 @@ function thrown(fn: () => unknown): SwitchyardError {
 }
 
 /** A loopback port that nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+const closedPort = freePort;
 
 const stores: RedisStateStore[] = [];
 afterEach(async () => {
@@ -205,33 +197,13 @@ describeWithRedis('a Redis that is slow', () => {
   });
 });
 
-function hasRedisServer(): boolean {
-  try {
-    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describeWithRedis('a Redis that restarts', () => {
-  let server: ChildProcess | undefined;
-  const startServer = async (port: number) => {
-    server = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    for (let i = 0; i < 100 && !(await redisAnswers(`redis://127.0.0.1:${port}`)); i++) await sleep(20);
-  };
-  const stopServer = async () => {
-    if (!server || server.exitCode !== null) return;
-    const exited = new Promise((resolve) => server!.once('exit', resolve));
-    server.kill('SIGKILL');
-    await exited;
-  };
-  afterEach(stopServer);
+  let server: OwnRedisServer | undefined;
+  afterEach(() => server?.stop());
 
   it.skipIf(!hasRedisServer())('serves locally while it is gone and returns to shared state when it is back', async () => {
-    const port = await closedPort();
-    await startServer(port);
-    const url = `redis://127.0.0.1:${port}`;
+    server = await OwnRedisServer.start();
+    const url = server.url;
     const errors: SwitchyardError[] = [];
     const store = track({ url, onError: (e) => errors.push(e) });
     const peer = track({ url, onError: () => undefined });
@@ -239,12 +211,12 @@ describeWithRedis('a Redis that restarts', () => {
     expect(await store.increment('c')).toBe(1);
     expect(await peer.increment('c')).toBe(2);
 
-    await stopServer();
+    await server.stop();
     expect(await store.increment('c')).toBe(1);
     expect(await store.increment('c')).toBe(2);
     expect(errors).toHaveLength(1);
 
-    await startServer(port);
+    await server.start();
     await Promise.all([store.ready(), peer.ready()]);
     // The new server started empty; the counts made locally during the outage are added to it.
     expect(await store.increment('c')).toBe(3);

@@ -1,14 +1,15 @@
 /** `switchyard serve`: the OpenAI-compatible gateway for a config file. */
 import { EXIT } from '../io.js';
 import { formatError } from '../format-error.js';
-import { CONFIG_HELP, configOption, type Command } from '../command.js';
+import type { Command } from '../command.js';
 import { startServer } from '../running-server.js';
 import { limitHeapGrowth } from '../serve-memory.js';
+import { SERVE_OPTIONS, SERVE_OPTIONS_HELP, SERVE_USAGE, serveArguments } from '../serve-arguments.js';
 
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'Run the OpenAI-compatible gateway',
-  help: `Usage: switchyard serve [--config <file>] [--env-file <file>] [--host <host>] [--port <port>] [--no-watch]
+  help: `Usage: switchyard serve ${SERVE_USAGE}
 
 Serves /v1/chat/completions, /v1/embeddings, /v1/models, /health, /ready and /metrics for
 the config's logical models. Point any OpenAI SDK at http://<host>:<port>/v1 with a gateway
@@ -30,23 +31,19 @@ per request, a line per failed attempt and per state change. Level: LOG_LEVEL, e
 server.logLevel, else info. Keys never appear in a line.
 
 Options:
-${CONFIG_HELP}
-      --env-file <file> KEY=VALUE lines for \${VAR} references (variables already set win)
-      --host <host>     listen address (overrides server.host)
-      --port <port>     listen port (overrides server.port; 0 picks a free one)
-      --no-watch        do not reload when the config file changes
+${SERVE_OPTIONS_HELP}
   -h, --help            show this help`,
-  options: { ...configOption, 'env-file': { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, 'no-watch': { type: 'boolean', default: false } },
+  options: SERVE_OPTIONS,
   async run(values, io) {
-    const port = values.port === undefined ? undefined : Number(values.port);
-    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
-      io.err.write(`error: --port must be a number from 0 to 65535, got "${values.port}"\n`);
+    const args = serveArguments(values);
+    if ('problem' in args) {
+      io.err.write(`error: ${args.problem}\n`);
       return EXIT.USAGE;
     }
     // serve owns its process, so it may tune V8 for a long-running gateway; startServer (the API) does not.
     limitHeapGrowth(process.execArgv, io.env.NODE_OPTIONS);
     try {
-      const server = await startServer({ file: values.config as string, envFile: values['env-file'] as string | undefined, io, watch: !values['no-watch'], overrides: { host: values.host as string | undefined, port } });
+      const server = await startServer({ ...args, io });
       // On a terminal a plain line says where to point clients; stdout is JSON lines otherwise.
       if ((io.out as { isTTY?: boolean }).isTTY) io.out.write(`switchyard gateway listening on ${server.address.url} (models: ${server.gateway.pipeline?.modelNames().join(', ')})\n`);
       await server.stopped;

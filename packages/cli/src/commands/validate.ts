@@ -1,27 +1,34 @@
 /** `switchyard validate`: everything `serve` checks at start, without serving. */
 import { EXIT } from '../io.js';
-import { buildPipeline, readConfig } from '../load-config.js';
+import { buildPipeline } from '../load-config.js';
 import { formatError } from '../format-error.js';
-import { CONFIG_HELP, configOption, type Command } from '../command.js';
+import type { Command } from '../command.js';
+import { readServedConfig, SERVE_OPTIONS, SERVE_OPTIONS_HELP, SERVE_USAGE, serveArguments } from '../serve-arguments.js';
 
 export const validateCommand: Command = {
   name: 'validate',
   summary: 'Check a config file: YAML, variables, schema, plugins and providers',
-  help: `Usage: switchyard validate [--config <file>]
+  help: `Usage: switchyard validate ${SERVE_USAGE}
 
-Loads the config exactly as "serve" does (environment substitution, schema, cross references,
-plugin and provider imports with their version and option checks) and reports every problem
-with the path where it is. Exits 0 when the config is valid, 1 when it is not.
+Loads the config exactly as "serve" does, with the same options (environment substitution with
+the env file, schema, cross references, the binding with --host / --port applied, plugin and
+provider imports with their version and option checks) and reports every problem with the path
+where it is. Exits 0 when the config is valid, 1 when it is not, 2 for a bad option.
 Secrets are never printed.
 
-Options:
-${CONFIG_HELP}
+Options (the same as serve's; --no-watch is accepted and changes nothing here):
+${SERVE_OPTIONS_HELP}
   -h, --help            show this help`,
-  options: configOption,
+  options: SERVE_OPTIONS,
   async run(values, io) {
+    const args = serveArguments(values);
+    if ('problem' in args) {
+      io.err.write(`error: ${args.problem}\n`);
+      return EXIT.USAGE;
+    }
     let secrets: string[] = [];
     try {
-      const setup = await readConfig(values.config as string, io.env, io.cwd);
+      const setup = await readServedConfig(args, io);
       secrets = setup.secrets;
       try {
         await (await buildPipeline(setup)).close();

@@ -11,8 +11,12 @@ import { wecomFormat } from './wecom.js';
 
 export type { Outgoing } from './outgoing.js';
 export { dingtalkSign, feishuSign } from './signing.js';
+export { emailMessage, type EmailMessage } from './email.js';
 
-const FORMATS: { [T in ChannelOptions['type']]: Formatter<Extract<ChannelOptions, { type: T }>> } = {
+/** The channels that POST to a URL (e-mail goes over SMTP: email.ts). */
+export type HttpChannel = Exclude<ChannelOptions, { type: 'email' }>;
+
+const FORMATS: { [T in HttpChannel['type']]: Formatter<Extract<HttpChannel, { type: T }>> } = {
   webhook: webhookFormat,
   slack: slackFormat,
   dingtalk: dingtalkFormat,
@@ -21,12 +25,14 @@ const FORMATS: { [T in ChannelOptions['type']]: Formatter<Extract<ChannelOptions
   pagerduty: pagerdutyFormat,
 };
 
-export function formatFor(channel: ChannelOptions, notice: Notice, now: number): Outgoing {
-  return (FORMATS[channel.type] as Formatter<ChannelOptions>)(notice, channel, now);
+export function formatFor(channel: HttpChannel, notice: Notice, now: number): Outgoing {
+  return (FORMATS[channel.type] as Formatter<HttpChannel>)(notice, channel, now);
 }
 
 export function accepts(channel: ChannelOptions, notice: Notice): boolean {
-  if (channel.severities && !channel.severities.includes(notice.severity)) return false;
+  // A resolve follows its trigger: it is filtered by the severity the incident fired with.
+  const severity = notice.state === 'resolved' ? notice.incidentSeverity : notice.severity;
+  if (channel.severities && !channel.severities.includes(severity)) return false;
   return !channel.alerts || channel.alerts.includes(notice.alert) || channel.alerts.includes(notice.incident);
 }
 

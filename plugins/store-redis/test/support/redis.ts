@@ -2,6 +2,7 @@
  * The real Redis the tests run against (.ci/redis.sh starts one on 127.0.0.1:6390). Without
  * one, the Redis tests are skipped locally and fail under CI, where a skip would hide them.
  */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -61,3 +62,54 @@ export async function deleteKeys(client: Redis, prefix: string): Promise<void> {
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** True when the `redis-server` binary is installed (CI installs it: .ci/redis.sh). */
+export function hasRedisServer(): boolean {
+  try {
+    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A loopback port that nothing listens on. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * A Redis of the test's own on its own port (never the shared one on 6390), so a test can stop
+ * and restart it: an outage without touching anyone else's keys. Nothing is saved to disk.
+ */
+export class OwnRedisServer {
+  private process: ChildProcess | undefined;
+  constructor(readonly port: number) {}
+
+  static async start(): Promise<OwnRedisServer> {
+    const server = new OwnRedisServer(await freePort());
+    await server.start();
+    return server;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    this.process = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(this.port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    for (let i = 0; i < 100 && !(await redisAnswers(this.url)); i++) await sleep(20);
+  }
+
+  async stop(): Promise<void> {
+    const child = this.process;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
