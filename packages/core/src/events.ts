@@ -5,6 +5,7 @@ import { EventEmitter } from 'eventemitter3';
 import type { SwitchyardError } from './errors.js';
 import type { AttemptOutcome, RequestOutcome } from './contract.js';
 import type { Candidate } from './types.js';
+import type { CallerIdentity } from './caller.js';
 
 export interface SwitchyardEvents {
   'request:start': [{ requestId: string; model: string; stream: boolean }];
@@ -28,13 +29,31 @@ export interface SwitchyardEvents {
   /** A response-cache lookup: a fresh hit, a miss, or an expired answer served because every candidate failed. */
   'cache:lookup': [{ requestId: string; result: 'hit' | 'miss' | 'stale' }];
   'deployment:misconfigured': [{ deployment: string; error: SwitchyardError }];
-  'request:end': [RequestOutcome & { requestId: string; tier?: string }];
+  'request:end': [RequestOutcome & { requestId: string; tier?: string; caller?: CallerIdentity }];
   /** The host (the gateway) refused a request before it reached the pipeline: load shed. */
   'request:shed': [{ inFlight: number; limit: number }];
   'plugin-error': [{ plugin: string; stage: string; error: unknown }];
   'config:reload': [{ ok: boolean; error?: SwitchyardError }];
   /** The pipeline is closing: stop timers, probes and background work. */
   'pipeline:close': [];
+  /** A caller's budget (a gateway key's or its team's) crossed its soft or hard threshold, or fell back below them (`resolved`). */
+  'tenant:budget': [TenantBudgetEvent];
+}
+
+export interface TenantBudgetEvent {
+  /** `key` (one gateway key's budget) or `team` (the budget its keys share). */
+  scope: 'key' | 'team';
+  /** The key id or the team name. */
+  id: string;
+  /** The key's name, or the team name. */
+  name: string;
+  period: 'day' | 'month';
+  /** The window the spend is for: `2026-05-04` or `2026-05`. */
+  window: string;
+  /** The highest threshold the spend is at: `soft` (alert), `hard` (refused), `none` (below both: the incident resolves). */
+  level: 'soft' | 'hard' | 'none';
+  spentUsd: number;
+  limitUsd: number;
 }
 
 export interface AttemptFailure {

@@ -34,6 +34,8 @@ export interface IdempotentRun {
   holder?: string;
   mode: 'chat' | 'stream';
   request: ChatRequest;
+  /** Whose key it is (the caller's key id): the same key from two callers names two requests. */
+  owner?: string;
   deadlineMs: number;
   signal?: AbortSignal;
   run(): Promise<ChatResponse | ChatStream>;
@@ -60,7 +62,7 @@ function replay(stored: StoredAnswer, mode: 'chat' | 'stream'): ChatResponse | C
 export async function runIdempotent(run: IdempotentRun): Promise<ChatResponse | ChatStream> {
   const o = { ...run, holder: run.holder ?? randomUUID() };
   if (o.key.length === 0 || o.key.length > MAX_KEY_LENGTH) throw new SwitchyardError('invalid-request', `idempotency key must be 1 to ${MAX_KEY_LENGTH} characters`, { status: 400, path: 'idempotencyKey' });
-  const scope = `${o.request.model} ${o.key}`;
+  const scope = o.owner === undefined ? `${o.request.model} ${o.key}` : `${o.request.model} ${o.owner} ${o.key}`;
   const answerKey = `idempotency:${scope}`;
   const leaseKey = `idempotency-lease:${scope}`;
   const fingerprint = fingerprintOf(o.request);
