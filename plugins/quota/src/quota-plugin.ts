@@ -16,7 +16,7 @@ import { pacingPauseMs } from './pacing.js';
 import { billAttempt } from './attempt-bill.js';
 import { priceFor } from './prices.js';
 import { UsageLog } from './usage-log.js';
-import { parseUsageQuery, type UsageAnswer } from './usage-record.js';
+import { parseUsageQuery, type UsageAnswer, type UsageRecord } from './usage-record.js';
 import { UsageTotals } from './usage-totals.js';
 import { checkBudgetsAgainst } from './validate.js';
 
@@ -57,6 +57,10 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
     const onLedgerError = (error: unknown) => pipeline.events.emit('plugin-error', { plugin: PLUGIN_NAME, stage: 'ledger', error });
     const totals = options.ledger ? new UsageTotals(pipeline.store, options.storePrefix) : undefined;
     const log = options.ledger?.log ? storeLocal(pipeline.store, `switchyard.quota.log:${options.ledger.log}`, () => new UsageLog(options.ledger!.log!, onLedgerError)) : undefined;
+    provideService(pipeline, SERVICE.pricing, {
+      priceFor: (candidate) => priceFor(candidate, options.prices),
+      attemptCostUsd: (outcome, estimatedInputTokens) => billAttempt(outcome, estimatedInputTokens, priceFor(outcome.candidate, options.prices)).costUsd,
+    });
     if (totals) {
       const service: UsageService = {
         answer: (query) => totals.answer(parseUsageQuery(query, clock.now())),
@@ -99,7 +103,12 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
       const tags = ctx.request.switchyard?.tags ?? {};
       ledger.addAttempt({ candidate, model: ctx.model, tags, ok: outcome.ok, counted, tokens, costUsd, priced: price !== undefined });
       if (totals) {
-        const record = { at: new Date(clock.now()).toISOString(), requestId: ctx.id, attempt: outcome.attempt, model: ctx.model, deployment: candidate.deploymentId, endpoint: candidate.endpoint.name, key: candidate.keyId, tags, outcome: outcome.outcome, ok: outcome.ok, ...tokens, costUsd, estimated: bill.estimated };
+        const record: UsageRecord = { at: new Date(clock.now()).toISOString(), requestId: ctx.id, attempt: outcome.attempt, model: ctx.model, deployment: candidate.deploymentId, endpoint: candidate.endpoint.name, key: candidate.keyId, tags, outcome: outcome.outcome, ok: outcome.ok, ...tokens, costUsd, estimated: bill.estimated };
+        // Who called: the gateway key (a tenant's virtual key) and its team.
+        if (ctx.caller) {
+          record.apiKey = ctx.caller.keyId;
+          if (ctx.caller.team !== undefined) record.team = ctx.caller.team;
+        }
         log?.append(record);
         await totals.add(record).catch(onLedgerError);
       }

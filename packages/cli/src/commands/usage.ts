@@ -19,7 +19,8 @@ Options:
       --log <file>       the ledger.log path from the config
       --since <day>      first UTC day (YYYY-MM-DD, ISO time or epoch ms; default 29 days before --until)
       --until <day>      last UTC day, inclusive (default today)
-      --group-by <g>     deployment (default), key, model, tag or day
+      --group-by <g>     deployment (default), key (vendor key), model, tag, day, apiKey
+                         (the gateway key a client called with) or team
       --json             print the JSON answer of GET /switchyard/usage
   -h, --help             show this help`,
   options: { log: { type: 'string' }, since: { type: 'string' }, until: { type: 'string' }, 'group-by': { type: 'string' }, json: { type: 'boolean', default: false } },
