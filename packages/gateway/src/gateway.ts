@@ -130,7 +130,8 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const observe = (p: Pipeline) => {
     // Without a logger there are no lines to build: only /status listens.
-    const detach = options.logger ? [logPipelineEvents(p, logger), accessLog.observe(p), board.observe(p)] : [board.observe(p)];
+    const boardOptions = { callers: tenantsOf(p) !== undefined };
+    const detach = options.logger ? [logPipelineEvents(p, logger), accessLog.observe(p), board.observe(p, boardOptions)] : [board.observe(p, boardOptions)];
     return () => detach.forEach((d) => d());
   };
   const newSlot = (pipeline: Pipeline) => new PipelineSlot(pipeline, observe, (error) => logger.error({ error: (error as Error).message }, 'closing a pipeline failed'));

@@ -3,7 +3,7 @@
  * health, latency percentiles, error rate, request count, last error, keys; budgets crossing
  * thresholds; spend today. Per-minute buckets over the last minutes feed the page's sparklines.
  */
-import { listenAll, tokenCounts, usageCostUsd, type Pipeline } from '@switchyard/core';
+import { listenAll, tokenCounts, usageCostUsd, type Pipeline, type SwitchyardEvents } from '@switchyard/core';
 
 /** Minutes of history the sparklines show, and the window percentiles and error rate use. */
 const HISTORY_MINUTES = 15;
@@ -63,9 +63,29 @@ export interface DeploymentStatus {
   series: { minute: string; requests: number; errorRate: number | null; p95Ms: number | null }[];
 }
 
+/** One gateway key's traffic today (this instance): who called, how often, what it cost. */
+export interface CallerStatus {
+  keyId: string;
+  keyName: string | null;
+  team: string | null;
+  requests: number;
+  errors: number;
+  spendTodayUsd: number;
+}
+
+/** Gateway keys tracked on the page; more callers than this are summed under one `(other)` row. */
+const MAX_CALLERS = 500;
+const OTHER_CALLER = '(other)';
+
+interface CallerTrack extends CallerStatus {
+  day: number;
+}
+
 export interface StatusReport {
   models: { name: string; deployments: DeploymentStatus[] }[];
   budgets: { scope: string; limit: string; used: number; max: number; ratio: number; threshold: number }[];
+  /** Per gateway key, today (UTC), most spend first. */
+  callers: CallerStatus[];
   spendTodayUsd: number;
   startedAt: string;
   now: string;
@@ -85,6 +105,7 @@ export class StatusBoard {
   /** Breakers count per candidate (`endpoint/model#key` when an endpoint has several keys). */
   private readonly breakers = new Map<string, BreakerTrack>();
   private readonly budgets = new Map<string, StatusReport['budgets'][number]>();
+  private readonly callers = new Map<string, CallerTrack>();
   private readonly startedAt: number;
 
   constructor(
@@ -115,8 +136,10 @@ export class StatusBoard {
     return last;
   }
 
-  observe(pipeline: Pipeline): () => void {
-    return listenAll(pipeline.events, {
+  /** `callers`: track gateway keys too (the pipeline has virtual keys); otherwise no listener makes the pipeline build each request's outcome for it. */
+  observe(pipeline: Pipeline, { callers = false } = {}): () => void {
+    const detachCallers = callers ? listenAll(pipeline.events, { 'request:end': (e) => this.countCaller(e) }) : undefined;
+    const detach = listenAll(pipeline.events, {
       'attempt:end': (e) => {
         if (e.outcome === 'ignored' && !e.ok) return;
         const t = this.track(e.candidate.deploymentId);
@@ -146,6 +169,41 @@ export class StatusBoard {
       },
       'quota:threshold': (e) => this.budgets.set(`${e.scope}|${e.limit}`, { scope: e.scope, limit: e.limit, used: e.used, max: e.max, ratio: e.max > 0 ? e.used / e.max : 0, threshold: e.level }),
     });
+    return () => {
+      detach();
+      detachCallers?.();
+    };
+  }
+
+  private countCaller(e: SwitchyardEvents['request:end'][0]): void {
+    if (!e.caller) return;
+    const t = this.callerTrack(e.caller.keyId, e.caller.keyName, e.caller.team);
+    t.requests++;
+    if (!e.ok) t.errors++;
+    for (const a of e.attempts) if (a.usage && a.candidate.deployment.price) t.spendTodayUsd += usageCostUsd(tokenCounts(a.usage), a.candidate.deployment.price);
+  }
+
+  private callerTrack(keyId: string, keyName: string | undefined, team: string | undefined): CallerTrack {
+    const today = day(this.now());
+    let id = keyId;
+    let t = this.callers.get(id);
+    if (!t && this.callers.size >= MAX_CALLERS) t = this.callers.get((id = OTHER_CALLER));
+    if (!t) {
+      const other = id === OTHER_CALLER;
+      t = { keyId: id, keyName: other ? null : keyName ?? null, team: other ? null : team ?? null, requests: 0, errors: 0, spendTodayUsd: 0, day: today };
+      this.callers.set(id, t);
+    }
+    if (t.day !== today) Object.assign(t, { day: today, requests: 0, errors: 0, spendTodayUsd: 0 });
+    return t;
+  }
+
+  private callerReport(now: number): CallerStatus[] {
+    const today = day(now);
+    const rows: CallerStatus[] = [];
+    for (const t of this.callers.values()) {
+      if (t.day === today) rows.push({ keyId: t.keyId, keyName: t.keyName, team: t.team, requests: t.requests, errors: t.errors, spendTodayUsd: Number(t.spendTodayUsd.toFixed(6)) });
+    }
+    return rows.sort((a, b) => b.spendTodayUsd - a.spendTodayUsd || b.requests - a.requests);
   }
 
   private keyView(endpoint: string, deployment: string, keyId: string, now: number): DeploymentStatus['keys'][number] {
@@ -212,7 +270,7 @@ export class StatusBoard {
       }
       models.push({ name, deployments: [...byDeployment.values()] });
     }
-    return { models, budgets: [...this.budgets.values()], spendTodayUsd: Number(spendToday.toFixed(6)), startedAt: new Date(this.startedAt).toISOString(), now: new Date(now).toISOString() };
+    return { models, budgets: [...this.budgets.values()], callers: this.callerReport(now), spendTodayUsd: Number(spendToday.toFixed(6)), startedAt: new Date(this.startedAt).toISOString(), now: new Date(now).toISOString() };
   }
 
   private series(t: DeploymentTrack, now: number): DeploymentStatus['series'] {

@@ -83,6 +83,12 @@ const SCRIPT = `
       [b.scope, b.limit, b.used.toFixed(4) + ' / ' + b.max, pct(b.ratio)].forEach(function (v) { tr.appendChild(el('td', {}, v)); });
       budgets.appendChild(tr);
     });
+    var callers = document.getElementById('callers'); callers.textContent = '';
+    (report.callers || []).forEach(function (c) {
+      var tr = el('tr', { 'data-caller': c.keyId });
+      [c.keyId, c.keyName || '', c.team || '', String(c.requests), String(c.errors), '$' + c.spendTodayUsd.toFixed(4)].forEach(function (v) { tr.appendChild(el('td', {}, v)); });
+      callers.appendChild(tr);
+    });
     document.body.setAttribute('data-rendered', String(Number(document.body.getAttribute('data-rendered') || 0) + 1));
   }
   function refresh() {
@@ -103,7 +109,8 @@ export function statusPage(report: StatusReport, refreshMs: number): string {
 <title>Switchyard status</title><style>${STYLE}</style></head>
 <body data-rendered="0">
 <header><h1>Switchyard</h1><span class="meta">spend today <b id="spend"></b></span><span class="meta">started ${report.startedAt}</span><span class="meta">updated <span id="updated"></span></span><span class="meta" id="stale"></span></header>
-<main><div id="models"></div><h2>Budgets</h2><table><thead><tr><th>scope</th><th>limit</th><th>used</th><th>share</th></tr></thead><tbody id="budgets"></tbody></table></main>
+<main><div id="models"></div><h2>Budgets</h2><table><thead><tr><th>scope</th><th>limit</th><th>used</th><th>share</th></tr></thead><tbody id="budgets"></tbody></table>
+<h2>Gateway keys today</h2><table><thead><tr><th>key</th><th>name</th><th>team</th><th>requests</th><th>errors</th><th>spend</th></tr></thead><tbody id="callers"></tbody></table></main>
 <script type="application/json" id="initial">${embed(report)}</script>
 <script>${SCRIPT}</script>
 </body></html>`;

@@ -10,6 +10,7 @@ export const ALERT_NAMES = [
   'success-rate-below',
   'rate-limited',
   'degraded',
+  'tenant-budget',
 ] as const;
 
 export type AlertName = (typeof ALERT_NAMES)[number];

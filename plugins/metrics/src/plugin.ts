@@ -3,7 +3,7 @@
  * request) and keeps prom-client histograms, counters and gauges. It provides the registry as
  * `SERVICE.metrics`, which the gateway's /metrics serves.
  */
-import { attemptMoves, definePlugin, getService, listenAll, provideService, requestOutcomeClass, SERVICE, tokenCounts, usageCostUsd, type Candidate, type MetricsService, type Pipeline, type Price } from '@switchyard/core';
+import { attemptMoves, definePlugin, getService, listenAll, provideService, requestOutcomeClass, SERVICE, tokenCounts, usageCostUsd, type CallerIdentity, type Candidate, type MetricsService, type Pipeline, type Price } from '@switchyard/core';
 import { register as globalRegistry, type Registry } from 'prom-client';
 import { metricSet, type MetricSet } from './metric-set.js';
 import { metricsOptionsSchema, type MetricsOptions, type MetricsOptionsInput } from './options.js';
@@ -22,7 +22,18 @@ export function statusClass(status: number | undefined, ok: boolean): string {
 
 const levelLabel = (level: number) => (level >= MAX_LEVEL ? `${MAX_LEVEL}+` : String(Math.max(1, level)));
 
-export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readonly<Record<string, Price>>): () => void {
+/** Label values for a caller: its key id and team, or `(other)` once `max` keys have series (bounded cardinality). */
+export function callerLabels(m: MetricSet, caller: CallerIdentity, max: number): [apiKey: string, team: string] {
+  if (!m.apiKeys.has(caller.keyId)) {
+    if (m.apiKeys.size >= max) return [OTHER, OTHER];
+    m.apiKeys.add(caller.keyId);
+  }
+  return [caller.keyId, caller.team ?? ''];
+}
+
+const OTHER = '(other)';
+
+export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readonly<Record<string, Price>>, maxApiKeys = 500): () => void {
   const priceOf = (c: Candidate) => c.deployment.price ?? prices[c.deploymentId] ?? prices[c.model];
   m.now = () => pipeline.clock.now();
   // Breakers count per candidate: `endpoint/model`, plus `#key` when the endpoint has several keys.
@@ -39,6 +50,13 @@ export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readon
       const { failovers } = attemptMoves(e.attempts);
       if (failovers > 0) m.failovers.add(failovers, e.model);
       if (e.degraded && e.ok) m.degraded.add(1, e.model, e.degraded);
+      if (e.caller) {
+        const [apiKey, team] = callerLabels(m, e.caller, maxApiKeys);
+        m.apiKeyRequests.add(1, apiKey, team, outcome);
+        let cost = 0;
+        for (const a of e.attempts) if (a.usage) cost += usageCostUsd(tokenCounts(a.usage), priceOf(a.candidate));
+        if (cost > 0) m.apiKeyCost.add(cost, apiKey, team);
+      }
     },
     'attempt:end': (e) => {
       const deployment = e.candidate.deploymentId;
@@ -81,7 +99,7 @@ export const metrics = definePlugin<MetricsOptions, MetricsOptionsInput>({
   apply(pipeline, options) {
     const registry: Registry = options.registry ?? globalRegistry;
     const set = metricSet(registry, options.buckets);
-    const detach = observePipeline(pipeline, set, options.prices);
+    const detach = observePipeline(pipeline, set, options.prices, options.maxApiKeys);
     pipeline.events.once('pipeline:close', detach);
     const service: MetricsService = { registry, contentType: registry.contentType, exposition: () => registry.metrics() };
     provideService(pipeline, SERVICE.metrics, service);
