@@ -46,7 +46,7 @@ export class AccessLog {
     const latencyMs = Math.round(http.latencyMs);
     // Who called (the audit line): the gateway key's id and name, never its secret.
     const { caller } = http;
-    if (!end) return { event: 'access', requestId, route: http.route, outcome, status, latencyMs, apiKey: caller?.keyId, apiKeyName: caller?.keyName, team: caller?.team };
+    if (!end) return { event: 'access', requestId, route: http.route, outcome, status, latencyMs, gatewayKey: caller?.keyId, gatewayKeyName: caller?.keyName, team: caller?.team };
     const { attempts, response } = end;
     let answered: RequestEnd['attempts'][number] | undefined;
     let costUsd = 0;
@@ -65,8 +65,8 @@ export class AccessLog {
       outcome,
       status,
       latencyMs,
-      apiKey: caller?.keyId,
-      apiKeyName: caller?.keyName,
+      gatewayKey: caller?.keyId,
+      gatewayKeyName: caller?.keyName,
       team: caller?.team,
       model: end.model,
       tier: end.tier,

@@ -23,17 +23,17 @@ export function statusClass(status: number | undefined, ok: boolean): string {
 const levelLabel = (level: number) => (level >= MAX_LEVEL ? `${MAX_LEVEL}+` : String(Math.max(1, level)));
 
 /** Label values for a caller: its key id and team, or `(other)` once `max` keys have series (bounded cardinality). */
-export function callerLabels(m: MetricSet, caller: CallerIdentity, max: number): [apiKey: string, team: string] {
-  if (!m.apiKeys.has(caller.keyId)) {
-    if (m.apiKeys.size >= max) return [OTHER, OTHER];
-    m.apiKeys.add(caller.keyId);
+export function callerLabels(m: MetricSet, caller: CallerIdentity, max: number): [gatewayKey: string, team: string] {
+  if (!m.gatewayKeys.has(caller.keyId)) {
+    if (m.gatewayKeys.size >= max) return [OTHER, OTHER];
+    m.gatewayKeys.add(caller.keyId);
   }
   return [caller.keyId, caller.team ?? ''];
 }
 
 const OTHER = '(other)';
 
-export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readonly<Record<string, Price>>, maxApiKeys = 500): () => void {
+export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readonly<Record<string, Price>>, maxGatewayKeys = 500): () => void {
   const priceOf = (c: Candidate) => c.deployment.price ?? prices[c.deploymentId] ?? prices[c.model];
   m.now = () => pipeline.clock.now();
   // Breakers count per candidate: `endpoint/model`, plus `#key` when the endpoint has several keys.
@@ -51,11 +51,11 @@ export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readon
       if (failovers > 0) m.failovers.add(failovers, e.model);
       if (e.degraded && e.ok) m.degraded.add(1, e.model, e.degraded);
       if (e.caller) {
-        const [apiKey, team] = callerLabels(m, e.caller, maxApiKeys);
-        m.apiKeyRequests.add(1, apiKey, team, outcome);
+        const [gatewayKey, team] = callerLabels(m, e.caller, maxGatewayKeys);
+        m.gatewayKeyRequests.add(1, gatewayKey, team, outcome);
         let cost = 0;
         for (const a of e.attempts) if (a.usage) cost += usageCostUsd(tokenCounts(a.usage), priceOf(a.candidate));
-        if (cost > 0) m.apiKeyCost.add(cost, apiKey, team);
+        if (cost > 0) m.gatewayKeyCost.add(cost, gatewayKey, team);
       }
     },
     'attempt:end': (e) => {
@@ -99,7 +99,7 @@ export const metrics = definePlugin<MetricsOptions, MetricsOptionsInput>({
   apply(pipeline, options) {
     const registry: Registry = options.registry ?? globalRegistry;
     const set = metricSet(registry, options.buckets);
-    const detach = observePipeline(pipeline, set, options.prices, options.maxApiKeys);
+    const detach = observePipeline(pipeline, set, options.prices, options.maxGatewayKeys);
     pipeline.events.once('pipeline:close', detach);
     const service: MetricsService = { registry, contentType: registry.contentType, exposition: () => registry.metrics() };
     provideService(pipeline, SERVICE.metrics, service);

@@ -44,8 +44,8 @@ function serverAttributes(candidate: Candidate): Attributes {
 }
 
 export function callerAttributes(caller: CallerIdentity): Attributes {
-  const attributes: Attributes = { 'switchyard.api_key.id': caller.keyId };
-  if (caller.keyName !== undefined) attributes['switchyard.api_key.name'] = caller.keyName;
+  const attributes: Attributes = { 'switchyard.gateway_key.id': caller.keyId };
+  if (caller.keyName !== undefined) attributes['switchyard.gateway_key.name'] = caller.keyName;
   if (caller.team !== undefined) attributes['switchyard.team'] = caller.team;
   return attributes;
 }

@@ -106,7 +106,7 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
         const record: UsageRecord = { at: new Date(clock.now()).toISOString(), requestId: ctx.id, attempt: outcome.attempt, model: ctx.model, deployment: candidate.deploymentId, endpoint: candidate.endpoint.name, key: candidate.keyId, tags, outcome: outcome.outcome, ok: outcome.ok, ...tokens, costUsd, estimated: bill.estimated };
         // Who called: the gateway key (a tenant's virtual key) and its team.
         if (ctx.caller) {
-          record.apiKey = ctx.caller.keyId;
+          record.gatewayKey = ctx.caller.keyId;
           if (ctx.caller.team !== undefined) record.team = ctx.caller.team;
         }
         log?.append(record);

@@ -16,7 +16,7 @@ export interface UsageRecord {
   endpoint: string;
   key: string;
   /** The gateway key the client called with (`CallOptions.caller`), when the host knew one. */
-  apiKey?: string;
+  gatewayKey?: string;
   /** That key's team. */
   team?: string;
   tags: Record<string, string>;
@@ -31,8 +31,8 @@ export interface UsageRecord {
   estimated: boolean;
 }
 
-/** `key` is the vendor key (`endpoint#index`); `apiKey` the gateway key the client used, `team` its team. */
-export const GROUP_BY = ['deployment', 'key', 'model', 'tag', 'day', 'apiKey', 'team'] as const;
+/** `key` is the vendor key (`endpoint#index`); `gatewayKey` the gateway key the client called with, `team` its team. */
+export const GROUP_BY = ['deployment', 'key', 'model', 'tag', 'day', 'gatewayKey', 'team'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
 
 /** Sums for one group; `costMicros` in millionths of a USD. */
@@ -57,12 +57,12 @@ export interface DayDoc {
   model: Record<string, DayTotals>;
   tag: Record<string, DayTotals>;
   /** Absent in days written before callers were recorded. */
-  apiKey?: Record<string, DayTotals>;
+  gatewayKey?: Record<string, DayTotals>;
   team?: Record<string, DayTotals>;
 }
 
 export function emptyDay(): DayDoc {
-  return { total: zero(), deployment: {}, key: {}, model: {}, tag: {}, apiKey: {}, team: {} };
+  return { total: zero(), deployment: {}, key: {}, model: {}, tag: {}, gatewayKey: {}, team: {} };
 }
 
 function zero(): DayTotals {
@@ -78,7 +78,7 @@ export function dayOf(at: string | number): string {
 /** Adds one record to a day (in place) and returns it. */
 export function addRecord(day: DayDoc, r: UsageRecord): DayDoc {
   const targets = [day.total, slot(day.deployment, r.deployment), slot(day.key, r.key), slot(day.model, r.model), ...Object.entries(r.tags).map(([k, v]) => slot(day.tag, `${k}=${v}`))];
-  if (r.apiKey !== undefined) targets.push(slot((day.apiKey ??= {}), r.apiKey));
+  if (r.gatewayKey !== undefined) targets.push(slot((day.gatewayKey ??= {}), r.gatewayKey));
   if (r.team !== undefined) targets.push(slot((day.team ??= {}), r.team));
   const cost = micros(r.costUsd);
   for (const t of targets) {

@@ -107,7 +107,7 @@ async function keyUsage(deps: AdminDeps, call: AdminCall, id: string | undefined
   const counts = await deps.counters.read('key', view.id, now);
   const team = view.team === null ? null : await teamUsage(deps, view.team, now);
   const ledger = deps.usage();
-  const totals = ledger ? await ledger.answer({ since: call.query.since, until: call.query.until, groupBy: 'apiKey' }) : undefined;
+  const totals = ledger ? await ledger.answer({ since: call.query.since, until: call.query.until, groupBy: 'gatewayKey' }) : undefined;
   const line = totals as { since: string; until: string; groups: Record<string, unknown> } | undefined;
   return {
     status: 200,

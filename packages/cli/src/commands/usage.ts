@@ -19,7 +19,7 @@ Options:
       --log <file>       the ledger.log path from the config
       --since <day>      first UTC day (YYYY-MM-DD, ISO time or epoch ms; default 29 days before --until)
       --until <day>      last UTC day, inclusive (default today)
-      --group-by <g>     deployment (default), key (vendor key), model, tag, day, apiKey
+      --group-by <g>     deployment (default), key (vendor key), model, tag, day, gatewayKey
                          (the gateway key a client called with) or team
       --json             print the JSON answer of GET /switchyard/usage
   -h, --help             show this help`,
