@@ -15,6 +15,8 @@ export type KeyIndex = (presented: string | undefined) => number;
 
 /** Constant-time: every key is compared, whichever matches. */
 export function createKeyIndex(keys: readonly string[]): KeyIndex {
+  // No keys: nothing to compare, nothing a timing could tell.
+  if (keys.length === 0) return () => -1;
   // Equal-length digests make the comparison time independent of where the strings differ.
   const digests = keys.map(digest);
   return (presented) => {

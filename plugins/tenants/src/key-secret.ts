@@ -31,7 +31,7 @@ export function newSecret(id: string): { presented: string; hash: string } {
 }
 
 export function hashSecret(id: string, secret: string): Buffer {
-  return createHash('sha256').update(id).update('\0').update(secret).digest();
+  return createHash('sha256').update(`${id}\0${secret}`).digest();
 }
 
 /** The id and secret of a presented key; a malformed one is looked up as NO_SUCH_ID (the same path). */
