@@ -154,7 +154,7 @@ async function redisRoundTrips(): Promise<void> {
     const micros = Number(process.hrtime.bigint() - started) / 1000;
     return `| ${label} | ${storeA.reads - before} | ${sync ? 'at once' : `${micros.toFixed(0)} µs`} |`;
   };
-  const rows = [await reads('first check on gateway A', () => serviceA.authenticate(secret))];
+  const rows = [await reads('first check on gateway A (its pub/sub connection opening meanwhile)', () => serviceA.authenticate(secret))];
   rows.push(await reads('cached', () => serviceA.authenticate(secret)));
   const cachedReads = storeA.reads;
   for (let i = 0; i < 10_000; i++) serviceA.authenticate(secret);
@@ -178,7 +178,8 @@ async function redisRoundTrips(): Promise<void> {
   console.log(`| 10 000 more checks while cached | ${manyCached} | at once |`);
   await Promise.all([a.close(), b.close()]);
   // ioredis is store-redis's dependency, not the workspace root's.
-  const { Redis } = createRequire(fileURLToPath(import.meta.resolve('@switchyard/store-redis')))('ioredis') as typeof import('ioredis');
+  type Client = { scan(cursor: string, ...args: (string | number)[]): Promise<[string, string[]]>; del(...keys: string[]): Promise<number>; disconnect(): void };
+  const { Redis } = createRequire(fileURLToPath(import.meta.resolve('@switchyard/store-redis')))('ioredis') as { Redis: new (url: string, options: object) => Client };
   const inspector = new Redis(REDIS_URL, { maxRetriesPerRequest: 0 });
   let cursor = '0';
   do {
