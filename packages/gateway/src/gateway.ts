@@ -68,6 +68,8 @@ export interface GatewayAddress {
 export interface ReloadOptions {
   /** New gateway keys (key rotation without a restart). */
   apiKeys?: string[];
+  /** New admin keys (`server.adminKeys`). */
+  adminKeys?: string[];
   /** Close the replaced pipeline once its requests finished (default true). */
   closePrevious?: boolean;
 }
@@ -101,9 +103,10 @@ export function createGateway(options: GatewayOptions): Gateway {
   const clock = options.clock ?? systemClock;
   const startedAt = Math.floor(Date.now() / 1000);
   let apiKeys = server.apiKeys;
-  let gate = new CallerGate(apiKeys, server.adminKeys);
+  let adminKeys = server.adminKeys;
+  let gate = new CallerGate(apiKeys, adminKeys);
   // Admin keys are masked like gateway keys (one frozen list, rebuilt when the keys change).
-  let ownKeys: readonly string[] = Object.freeze([...apiKeys, ...server.adminKeys]);
+  let ownKeys: readonly string[] = Object.freeze([...apiKeys, ...adminKeys]);
   const ownSecrets = gatewaySecrets(() => [ownKeys, slot?.pipeline, options.secrets?.()]);
   const masker = new SecretMasker(ownSecrets);
   // A logger that masks every call itself learns this gateway's secrets; any other is wrapped.
@@ -360,13 +363,13 @@ export function createGateway(options: GatewayOptions): Gateway {
       return address;
     },
     reload(pipeline, reloadOptions = {}) {
-      const next = reloadOptions.apiKeys ? reloadOptions.apiKeys.filter((k) => k.trim().length > 0) : apiKeys;
-      assertSafeBinding({ host: server.host, apiKeys: next, adminKeys: server.adminKeys });
-      assertKeysServed({ apiKeys: next, adminKeys: server.adminKeys }, tenantsOf(pipeline) !== undefined);
-      if (next !== apiKeys) {
-        apiKeys = next;
-        ownKeys = Object.freeze([...apiKeys, ...server.adminKeys]);
-        gate = new CallerGate(apiKeys, server.adminKeys);
+      const nextKeys = reloadOptions.apiKeys || reloadOptions.adminKeys ? resolveServerOptions({ apiKeys: reloadOptions.apiKeys ?? apiKeys, adminKeys: reloadOptions.adminKeys ?? adminKeys }) : { apiKeys, adminKeys };
+      assertSafeBinding({ host: server.host, apiKeys: nextKeys.apiKeys, adminKeys: nextKeys.adminKeys });
+      assertKeysServed(nextKeys, tenantsOf(pipeline) !== undefined);
+      if (nextKeys.apiKeys !== apiKeys || nextKeys.adminKeys !== adminKeys) {
+        ({ apiKeys, adminKeys } = nextKeys);
+        ownKeys = Object.freeze([...apiKeys, ...adminKeys]);
+        gate = new CallerGate(apiKeys, adminKeys);
       }
       browserGuard = guardFor(pipeline);
       if (!slot) slot = newSlot(pipeline);
