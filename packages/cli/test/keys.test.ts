@@ -74,6 +74,16 @@ describe('switchyard keys', () => {
     expect(l.requests[0].path).toBe('/switchyard/keys/key_0123456789abcdef/usage?since=2026-05-01');
   });
 
+  it('validate: admin keys need the tenants plugin', async () => {
+    const base = 'endpoints: [{ name: a, provider: openai, apiKey: sk-x }]\nmodels: { chat: [{ endpoint: a, model: m }] }\n';
+    const without = capture();
+    expect(await main(['validate', '--config', await configFile(`server: { adminKeys: [admin-key-0123456789] }\n${base}`)], without.io)).toBe(1);
+    expect(without.err).toContain('server.adminKeys: the admin API manages the virtual keys of @switchyard/plugin-tenants');
+    const withPlugin = capture();
+    expect(await main(['validate', '--config', await configFile(`server: { adminKeys: [admin-key-0123456789] }\n${base}plugins: ["@switchyard/plugin-tenants"]\n`)], withPlugin.io)).toBe(0);
+    expect(withPlugin.err).toBe('');
+  });
+
   it('says when the gateway cannot be reached', async () => {
     const gone = await startLoopback(() => undefined);
     await gone.close();

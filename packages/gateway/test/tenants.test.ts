@@ -220,6 +220,19 @@ describe('tenants on the gateway', () => {
     expect(status.callers.find((c: { keyId: string }) => c.keyId === a.id)).toMatchObject({ keyName: 'team-a-app', team: 'a', requests: 2, errors: 0, spendTodayUsd: 0.01 });
   });
 
+  it('settles a streamed answer when its stream ends, at the cost the ledger bills', async () => {
+    const upstream = await vendor(answers(['one ', 'two ', 'three']));
+    const h = await startGateway(teamPipeline(upstream), { server: { adminKeys: [ADMIN_KEY] } });
+    const { id, client } = await newKey(h, { name: 'streamer', budget: { day: { limitUsd: 1 } } });
+    const stream = await client.chat.completions.create({ ...ask('chat', { max_tokens: 10 }), stream: true, stream_options: { include_usage: true } });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(text).toBe('one two three');
+    // The vendor reports 4 + 3 tokens: $0.007.
+    await expect.poll(async () => (await admin(h, 'GET', `/switchyard/keys/${id}/usage`)).json.spend.day.spentUsd).toBe(0.007);
+    expect((await admin(h, 'GET', `/switchyard/keys/${id}/usage`)).json.ledger.usage).toMatchObject({ requests: 1, costUsd: 0.007 });
+  });
+
   it('limits requests in flight per key', async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
