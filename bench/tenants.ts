@@ -11,7 +11,7 @@
  *    settlement cost on the memory store).
  * Run: pnpm bench:tenants
  */
-import { createPipeline, getService, MemoryStateStore, SERVICE, VirtualClock, type CallerIdentity, type Pipeline, type StateStore, type Transport } from '@switchyard/core';
+import { createPipeline, getService, MemoryStateStore, SERVICE, VirtualClock, type CallerIdentity, type Pipeline, type StateStore } from '@switchyard/core';
 import { openaiProvider } from '@switchyard/provider-openai';
 import { quota } from '@switchyard/plugin-quota';
 import { tenants } from '@switchyard/plugin-tenants';
@@ -19,6 +19,7 @@ import { createRedisStore } from '@switchyard/store-redis';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { CallerGate } from '../packages/gateway/src/caller-gate.js';
+import { cpuMicros, cpuMicrosAsync, median, memoryTransport } from './in-process.js';
 
 const CHECKS = Number(process.env.BENCH_CHECKS ?? 200_000);
 const CALLS = Number(process.env.BENCH_CALLS ?? 20_000);
@@ -27,54 +28,17 @@ const REDIS_URL = process.env.SWITCHYARD_REDIS_URL ?? 'redis://127.0.0.1:6390';
 
 const answer = JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 } });
 
-/** Answers every call at once from memory: no sockets, so only CPU is measured. */
-const memoryTransport: Transport = {
-  async request() {
-    let sent = false;
-    return {
-      status: 200,
-      headers: { 'content-type': 'application/json' },
-      body: {
-        async *[Symbol.asyncIterator]() {
-          if (!sent) {
-            sent = true;
-            yield Buffer.from(answer);
-          }
-        },
-      },
-      text: async () => answer,
-      discard: () => undefined,
-    };
-  },
-};
-
 function build(store: StateStore, withTenants: boolean, clock?: VirtualClock): Pipeline {
   return createPipeline({
     endpoints: [{ name: 'local', provider: 'openai', baseUrl: 'http://local.test/v1', apiKey: 'sk-bench' }],
     models: { chat: [{ endpoint: 'local', model: 'bench-model', price: { input: 0.001, output: 0.001 } }] },
     providers: [openaiProvider],
-    transport: memoryTransport,
+    transport: memoryTransport(answer),
     store,
     clock,
     plugins: withTenants ? [quota(), tenants({ cacheTtlMs: 1_000 })] : [quota()],
   });
 }
-
-function cpuMicros(fn: () => void): number {
-  const start = process.cpuUsage();
-  fn();
-  const used = process.cpuUsage(start);
-  return used.user + used.system;
-}
-
-async function cpuMicrosAsync(fn: () => Promise<void>): Promise<number> {
-  const start = process.cpuUsage();
-  await fn();
-  const used = process.cpuUsage(start);
-  return used.user + used.system;
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function createKey(pipeline: Pipeline, fields: Record<string, unknown>): Promise<{ secret: string; caller: CallerIdentity }> {
   const service = getService(pipeline, SERVICE.tenants)!;
