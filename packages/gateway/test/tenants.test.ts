@@ -286,6 +286,8 @@ describe('tenants on the gateway', () => {
     expect(badBudget.status).toBe(400);
     expect(badBudget.json.error.message).toContain('budget');
     expect((await admin(h, 'GET', '/switchyard/keys/key_0123456789abcdef')).json.error.code).toBe('key_not_found');
+    expect(await admin(h, 'GET', '/switchyard/keys/%E0%A4%A')).toMatchObject({ status: 400, json: { error: { code: 'invalid_request', param: 'path' } } });
+    expect(await admin(h, 'PUT', '/switchyard/keys')).toMatchObject({ status: 404, json: { error: { code: 'key_not_found', message: expect.stringContaining('accepts POST, GET') } } });
     expect((await admin(h, 'PATCH', '/switchyard/keys/ci', { name: 'y' })).json.error).toMatchObject({ code: 'key_conflict', message: expect.stringContaining('declared in the config') });
     const notJson = await fetch(`${h.origin}/switchyard/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_KEY}` }, body: '{' });
     expect((await notJson.json()).error.code).toBe('invalid_json');

@@ -61,7 +61,7 @@ export function adminApi(deps: AdminDeps): (call: AdminCall) => Promise<AdminAns
       if (!match) continue;
       pathMatched = true;
       if (route.method !== call.method) continue;
-      return route.handle(deps, call, match[1] === undefined ? undefined : decodeURIComponent(match[1]));
+      return route.handle(deps, call, match[1] === undefined ? undefined : decoded(match[1]));
     }
     const allowed = ROUTES.filter((r) => r.pattern.test(call.path)).map((r) => r.method);
     if (pathMatched) throw notFound(`no admin route ${call.method} ${call.path}: it accepts ${allowed.join(', ')}`);
@@ -265,6 +265,14 @@ function spendView(budget: Budget, counts: Record<Period, number>, now: number) 
     };
   }
   return out;
+}
+
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw inputError(`"${segment}" in the path is not valid percent-encoding`, 'path');
+  }
 }
 
 function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
