@@ -6,9 +6,10 @@
  * Cache invalidation: every write publishes the changed id on the store's pub/sub; the other
  * gateways drop their copy at once. Without pub/sub (or while it reconnects) a copy is trusted
  * for `ttlMs` at most. A read that was already under way when its id changed is not cached, so
- * an invalidation can never be undone by a late answer.
+ * an invalidation can never be undone by a late answer. While a shared store is down, copies
+ * are kept (keys that worked keep working) and writes are refused (they would be lost).
  */
-import { readMany, type Clock, type StateStore } from '@switchyard/core';
+import { readMany, SwitchyardError, type Clock, type StateStore } from '@switchyard/core';
 import type { CallerIdentity } from '@switchyard/core';
 import { identityOf, type KeyRecord } from './key-record.js';
 import { STAND_IN_HASH } from './key-secret.js';
@@ -99,17 +100,25 @@ export class KeyDirectory {
     else this.teams.delete(id);
   }
 
+  /**
+   * True while a shared store says it cannot answer (store-redis serves from this instance's
+   * memory meanwhile, which has no keys): what this gateway read before is kept until it answers.
+   */
+  get storeDown(): boolean {
+    return (this.store as { available?: boolean }).available === false;
+  }
+
   /** The key's entry: at once from the cache, else a promise of one store read. */
   key(id: string): KeyEntry | Promise<KeyEntry> {
     const cached = this.keys.get(id);
-    if (cached && this.clock.now() - cached.fetchedAt < this.ttlMs) return cached;
+    if (cached && (this.clock.now() - cached.fetchedAt < this.ttlMs || this.storeDown)) return cached;
     return this.load(`key:${id}`, this.keys, () => this.store.get<KeyRecord>(this.keyKey(id)).then((record) => entryOf(record, this.clock.now())));
   }
 
   /** The team's record (its budget) as the store has it: at once from the cache, else a promise. */
   team(name: string): TeamRecord | undefined | Promise<TeamRecord | undefined> {
     const cached = this.teams.get(name);
-    if (cached && this.clock.now() - cached.fetchedAt < this.ttlMs) return cached.team;
+    if (cached && (this.clock.now() - cached.fetchedAt < this.ttlMs || this.storeDown)) return cached.team;
     const loaded = this.load(`team:${name}`, this.teams, () => this.store.get<TeamRecord>(this.teamKey(name)).then((team) => ({ team, fetchedAt: this.clock.now() })));
     return loaded.then((entry) => entry.team);
   }
@@ -140,12 +149,14 @@ export class KeyDirectory {
 
   /** Read-modify-write of a key's record; the other gateways drop their copy. */
   async updateKey(id: string, change: Change<KeyRecord>): Promise<{ value: KeyRecord | undefined; written: boolean }> {
+    this.assertWritable();
     const result = await this.documents.update<KeyRecord>(this.keyKey(id), change);
     if (result.written) await this.changed('key', id);
     return result;
   }
 
   async updateTeam(name: string, change: Change<TeamRecord>): Promise<TeamRecord | undefined> {
+    this.assertWritable();
     await this.addToIndex('teams', name);
     const result = await this.documents.update<TeamRecord>(this.teamKey(name), change);
     if (result.written) await this.changed('team', name);
@@ -154,6 +165,7 @@ export class KeyDirectory {
 
   /** Listed before the record is written: a crash between the two leaves an id without a record (skipped), never a key nobody can list. */
   addToIndex(index: 'keys' | 'teams', id: string): Promise<unknown> {
+    this.assertWritable();
     return this.documents.update<string[]>(`${this.prefix}:${index}`, (ids) => (ids?.includes(id) ? undefined : [...(ids ?? []), id]));
   }
 
@@ -167,6 +179,12 @@ export class KeyDirectory {
     const names = (await this.store.get<string[]>(`${this.prefix}:teams`)) ?? [];
     const teams = await readMany<TeamRecord>(this.store, names.map((name) => this.teamKey(name)));
     return teams.filter((t): t is TeamRecord => t !== undefined);
+  }
+
+  /** A write while the shared store is down would land in this instance's memory and vanish when it is back. */
+  private assertWritable(): void {
+    if (!this.storeDown) return;
+    throw new SwitchyardError('overloaded', 'the store that holds the keys (Redis) is unavailable, so the change would be lost; try again once it answers', { status: 503, retryAfterMs: 5_000, retryable: false });
   }
 
   private async changed(kind: Change_['kind'], id: string): Promise<void> {

@@ -68,6 +68,24 @@ describe('the key check', () => {
     expect(await r.authenticate(other.secret)).toBeUndefined();
   });
 
+  it('keeps the keys it read while a shared store is down, and refuses writes that would be lost', async () => {
+    const clock = new VirtualClock(START);
+    const store = Object.assign(new CountingStore(clock), { available: true });
+    current = await rig({ cacheTtlMs: 1_000 }, { store, clock });
+    const k = await current.key({ name: 'app' });
+    store.available = false;
+    await current.clock.advance(60_000);
+    // No read while the store is down: the key that worked keeps working.
+    const reads = store.keyReads;
+    expect(current.authenticate(k.secret)).toMatchObject({ keyId: k.id });
+    expect((await current.pipeline.chat({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }, { caller: k.caller })).choices).toHaveLength(1);
+    expect(store.keyReads).toBe(reads);
+    await expect(current.admin('POST', '/switchyard/keys', { name: 'new' })).rejects.toMatchObject({ kind: 'overloaded', status: 503, message: expect.stringContaining('would be lost') });
+    await expect(current.admin('POST', `/switchyard/keys/${k.id}/revoke`, {})).rejects.toMatchObject({ status: 503 });
+    store.available = true;
+    expect(current.authenticate(k.secret)).toBeInstanceOf(Promise);
+  });
+
   it('tells only the holder of the secret that a key expired, naming when', async () => {
     current = await rig();
     const k = await current.key({ name: 'short-lived', expiresAt: new Date(START + 60_000).toISOString() });
