@@ -7,60 +7,24 @@
  * Run: pnpm bench:metrics
  */
 import { Registry } from 'prom-client';
-import { createPipeline, type Candidate, type Transport } from '@switchyard/core';
+import { createPipeline, type Candidate } from '@switchyard/core';
 import { openaiProvider } from '@switchyard/provider-openai';
 import { metrics } from '@switchyard/plugin-metrics';
+import { cpuMicros, cpuMicrosAsync, median, memoryTransport } from './in-process.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 20_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 
 const answer = JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 } });
 
-/** Answers every call at once from memory: no sockets, so only CPU is measured. */
-const memoryTransport: Transport = {
-  async request() {
-    let sent = false;
-    return {
-      status: 200,
-      headers: { 'content-type': 'application/json' },
-      body: {
-        async *[Symbol.asyncIterator]() {
-          if (!sent) {
-            sent = true;
-            yield Buffer.from(answer);
-          }
-        },
-      },
-      text: async () => answer,
-      discard: () => undefined,
-    };
-  },
-};
-
 const build = (withMetrics: boolean) =>
   createPipeline({
     endpoints: [{ name: 'local', provider: 'openai', baseUrl: 'http://local.test/v1', apiKey: 'sk-bench' }],
     models: { chat: [{ endpoint: 'local', model: 'bench-model', price: { input: 1, output: 2 } }] },
     providers: [openaiProvider],
-    transport: memoryTransport,
+    transport: memoryTransport(answer),
     plugins: withMetrics ? [metrics({ registry: new Registry() })] : [],
   });
-
-function cpuMicros(fn: () => void): number {
-  const start = process.cpuUsage();
-  fn();
-  const used = process.cpuUsage(start);
-  return used.user + used.system;
-}
-
-async function cpuMicrosAsync(fn: () => Promise<void>): Promise<number> {
-  const start = process.cpuUsage();
-  await fn();
-  const used = process.cpuUsage(start);
-  return used.user + used.system;
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
   const pipeline = build(true);

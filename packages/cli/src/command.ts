@@ -3,7 +3,7 @@ import type { ParseArgsConfig } from 'node:util';
 import type { CliIO } from './io.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
-export type OptionValues = Record<string, string | boolean | undefined>;
+export type OptionValues = Record<string, string | boolean | string[] | undefined>;
 
 export interface Command {
   name: string;
@@ -11,8 +11,10 @@ export interface Command {
   /** Full help: usage line, description, options. */
   help: string;
   options: OptionSpec;
+  /** The command takes words after its name (`switchyard keys show <id>`). */
+  positionals?: boolean;
   /** Resolves with the exit code. */
-  run(values: OptionValues, io: CliIO): Promise<number>;
+  run(values: OptionValues, io: CliIO, positionals: readonly string[]): Promise<number>;
 }
 
 export const configOption: OptionSpec = {

@@ -1,7 +1,7 @@
 /** Reads, validates and builds a config the way `serve` runs it; shared by every command. */
 import path from 'node:path';
-import { parseConfig, resolveConfigSecrets, type Clock, type FromConfigOptions, type LoadedConfig, type Pipeline, type ResolvedSecrets } from '@switchyard/core';
-import { assertSafeBinding, pipelineFromConfig, resolveServerOptions, type ServerOptions } from '@switchyard/gateway';
+import { getService, parseConfig, resolveConfigSecrets, SERVICE, type Clock, type FromConfigOptions, type LoadedConfig, type Pipeline, type ResolvedSecrets } from '@switchyard/core';
+import { assertKeysServed, assertSafeBinding, pipelineFromConfig, resolveServerOptions, type ServerOptions } from '@switchyard/gateway';
 import { cliImporter } from './importer.js';
 import { readTextFile } from './read-text-file.js';
 import { formatError } from './format-error.js';
@@ -44,8 +44,16 @@ export async function readConfig(file: string, env: Record<string, string | unde
 }
 
 /** Imports providers and plugins, checks their versions and options, and builds the pipeline. */
-export function buildPipeline(setup: LoadedSetup, options: Omit<FromConfigOptions, 'importer'> = {}): Promise<Pipeline> {
-  return pipelineFromConfig(setup.config, { ...options, importer: cliImporter(path.dirname(setup.file)) });
+export async function buildPipeline(setup: LoadedSetup, options: Omit<FromConfigOptions, 'importer'> = {}): Promise<Pipeline> {
+  const pipeline = await pipelineFromConfig(setup.config, { ...options, importer: cliImporter(path.dirname(setup.file)) });
+  try {
+    // Admin keys manage the tenants plugin's keys: without it the config is wrong (`validate` says so).
+    assertKeysServed(resolveServerOptions(setup.config.server), getService(pipeline, SERVICE.tenants) !== undefined);
+  } catch (error) {
+    await pipeline.close();
+    throw error;
+  }
+  return pipeline;
 }
 
 /**

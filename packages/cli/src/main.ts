@@ -7,11 +7,12 @@ import { validateCommand } from './commands/validate.js';
 import { replayCommand } from './commands/replay.js';
 import { simulateCommand } from './commands/simulate.js';
 import { usageCommand } from './commands/usage.js';
+import { keysCommand } from './commands/keys.js';
 import { demoCommand } from './demo-command.js';
 import { EXIT, processIO, type CliIO } from './io.js';
 import { cliVersion } from './package-files.js';
 
-export const COMMANDS: readonly Command[] = [serveCommand, validateCommand, checkCommand, demoCommand, simulateCommand, replayCommand, usageCommand];
+export const COMMANDS: readonly Command[] = [serveCommand, validateCommand, checkCommand, demoCommand, simulateCommand, replayCommand, usageCommand, keysCommand];
 
 export function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -43,9 +44,10 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     io.err.write(`error: unknown command "${name}"\n\n${mainHelp()}`);
     return EXIT.USAGE;
   }
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
+  let positionals: string[];
   try {
-    ({ values } = parseArgs({ args: [...rest], options: { ...command.options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
+    ({ values, positionals } = parseArgs({ args: [...rest], options: { ...command.options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: command.positionals === true }));
   } catch (error) {
     io.err.write(`error: ${(error as Error).message}\n\n${command.help}\n`);
     return EXIT.USAGE;
@@ -54,5 +56,5 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     io.out.write(`${command.help}\n`);
     return EXIT.OK;
   }
-  return command.run(values, io);
+  return command.run(values, io, positionals);
 }

@@ -76,7 +76,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
           // The gateway's store carries breakers, budgets, health, cache and usage over the reload.
           const pipeline = await buildPipeline(next, { store: gateway.store });
           try {
-            gateway.reload(pipeline, { apiKeys: server.apiKeys });
+            gateway.reload(pipeline, { apiKeys: server.apiKeys, adminKeys: server.adminKeys });
           } catch (error) {
             await pipeline.close();
             throw error;

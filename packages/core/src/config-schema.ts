@@ -95,6 +95,8 @@ export const serverSchema = z
     host: z.string().default('127.0.0.1'),
     port: z.number().int().min(0).max(65535).default(8787),
     apiKeys: z.array(z.string()).default([]),
+    /** Keys of the admin API (`/switchyard/keys`: plugin-tenants); never accepted where a gateway key is, nor the reverse. */
+    adminKeys: z.array(z.string()).default([]),
     maxBodyBytes: z.number().int().positive().default(4 * 1024 * 1024),
     maxInFlight: z.number().int().positive().default(1024),
     /** Request-body bytes being read at once, across all requests; past it new bodies get 503. */

@@ -4,6 +4,7 @@
  * so they live together here; implementation files import them and are imported by none of them.
  */
 import type { AbortLink, AbortSource } from './abort-link.js';
+import type { CallerIdentity } from './caller.js';
 import type { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, HookMap } from 'tapable';
 import type { ChatStream } from './chat-stream.js';
 import type { Clock, RandomSource } from './clock.js';
@@ -28,8 +29,10 @@ export interface CallOptions {
   deadlineMs?: number;
   requestId?: string;
   traceparent?: string;
-  /** Duplicates with the same key (and model) get the first request's answer; see idempotency.ts. */
+  /** Duplicates with the same key (and model, and caller) get the first request's answer; see idempotency.ts. */
   idempotencyKey?: string;
+  /** Who is calling (the gateway's authenticated key): plugins attribute and limit by it; see caller.ts. */
+  caller?: CallerIdentity;
 }
 
 export interface Pipeline {
@@ -120,6 +123,8 @@ export interface RequestContext {
   readonly pipeline: Pipeline;
   /** W3C trace context to propagate upstream. */
   readonly traceparent?: string;
+  /** Who is calling, when the host said (`CallOptions.caller`). */
+  readonly caller?: CallerIdentity;
   classification: Classification;
   /** Every candidate the route stage produced, in order. */
   candidates: Candidate[];

@@ -122,6 +122,14 @@ const SPECIFIC_CODES = {
   SWITCHYARD_ERR_IDEMPOTENCY_UNAVAILABLE: { kind: 'plugin', status: 503 },
   // A vendor bill `switchyard usage --reconcile` cannot read (cli/src/vendor-bill.ts).
   SWITCHYARD_ERR_VENDOR_BILL: 'config',
+  // A gateway key (a tenant's virtual key) and what it may do (plugin-tenants).
+  SWITCHYARD_ERR_KEY_EXPIRED: { kind: 'invalid-request', status: 401 },
+  SWITCHYARD_ERR_MODEL_NOT_ALLOWED: { kind: 'invalid-request', status: 403 },
+  SWITCHYARD_ERR_KEY_RATE_LIMIT: 'rate-limit',
+  SWITCHYARD_ERR_KEY_BUDGET: 'budget-exhausted',
+  SWITCHYARD_ERR_KEY_NOT_FOUND: { kind: 'invalid-request', status: 404 },
+  SWITCHYARD_ERR_KEY_CONFLICT: { kind: 'invalid-request', status: 409 },
+  SWITCHYARD_ERR_KEY_INPUT: 'invalid-request',
 } as const satisfies Record<`SWITCHYARD_ERR_${string}`, ErrorKind | { kind: ErrorKind; status: number }>;
 
 /** Every code Switchyard raises. */

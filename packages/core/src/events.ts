@@ -6,6 +6,7 @@ import type { SwitchyardError } from './errors.js';
 import type { AttemptOutcome, RequestOutcome } from './outcomes.js';
 import type { AccountBalance } from './provider.js';
 import type { Candidate } from './types.js';
+import type { CallerIdentity } from './caller.js';
 
 export interface SwitchyardEvents {
   'request:start': [{ requestId: string; model: string; stream: boolean }];
@@ -29,7 +30,7 @@ export interface SwitchyardEvents {
   /** A response-cache lookup: a fresh hit, a miss, or an expired answer served because every candidate failed. */
   'cache:lookup': [{ requestId: string; result: 'hit' | 'miss' | 'stale' }];
   'deployment:misconfigured': [{ deployment: string; error: SwitchyardError }];
-  'request:end': [RequestOutcome & { requestId: string; tier?: string }];
+  'request:end': [RequestOutcome & { requestId: string; tier?: string; caller?: CallerIdentity }];
   /** The host (the gateway) refused a request before it reached the pipeline: load shed. */
   'request:shed': [{ inFlight: number; limit: number }];
   'plugin-error': [{ plugin: string; stage: string; error: unknown }];
@@ -64,6 +65,8 @@ export interface SwitchyardEvents {
    * `minBalance` (or refused), `dry` when the vendor refuses calls; `error` when it could not be read.
    */
   'balance:update': [{ endpoint: string; keyId: string; provider: string; balances: AccountBalance[]; minBalance?: number; low: boolean; dry: boolean; checkedAt: number; error?: string }];
+  /** A caller's budget (a gateway key's or its team's) crossed its soft or hard threshold, or fell back below them (`resolved`). */
+  'tenant:budget': [TenantBudgetEvent];
 }
 
 /** How a quality run differs from the deployment's baseline. */
@@ -105,6 +108,22 @@ export interface SloChange {
   actions: string[];
   /** Clock ms of the change. */
   at: number;
+}
+
+export interface TenantBudgetEvent {
+  /** `key` (one gateway key's budget) or `team` (the budget its keys share). */
+  scope: 'key' | 'team';
+  /** The key id or the team name. */
+  id: string;
+  /** The key's name, or the team name. */
+  name: string;
+  period: 'day' | 'month';
+  /** The window the spend is for: `2026-05-04` or `2026-05`. */
+  window: string;
+  /** The highest threshold the spend is at: `soft` (alert), `hard` (refused), `none` (below both: the incident resolves). */
+  level: 'soft' | 'hard' | 'none';
+  spentUsd: number;
+  limitUsd: number;
 }
 
 export interface AttemptFailure {

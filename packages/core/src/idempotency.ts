@@ -41,6 +41,8 @@ export interface IdempotentRun {
   holder?: string;
   mode: 'chat' | 'stream';
   request: ChatRequest;
+  /** Whose key it is (the caller's key id): the same key from two callers names two requests. */
+  owner?: string;
   deadlineMs: number;
   signal?: AbortSignal;
   /** While the shared store is down: `refuse` (a coded 503, the default) or `local` (per instance). */
@@ -121,7 +123,7 @@ export async function runIdempotent(run: IdempotentRun): Promise<ChatResponse | 
 }
 
 async function guarded(o: Guarded): Promise<ChatResponse | ChatStream> {
-  const scope = `${o.request.model} ${o.key}`;
+  const scope = o.owner === undefined ? `${o.request.model} ${o.key}` : `${o.request.model} ${o.owner} ${o.key}`;
   const answerKey = `idempotency:${scope}`;
   const leaseKey = `idempotency-lease:${scope}`;
   const fingerprint = fingerprintOf(o.request);

@@ -53,3 +53,4 @@ export * from './switchyard-hints.js';
 export * from './fail-closed.js';
 export { tapMaybeAsync } from './tap-maybe-async.js';
 export { addFields, withField } from './copy-fields.js';
+export { withCallerHints, type CallerIdentity } from './caller.js';

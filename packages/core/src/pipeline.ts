@@ -25,6 +25,7 @@ import type { ChatStream } from './chat-stream.js';
 import { validateChatRequest, validateEmbeddingRequest } from './validate-request.js';
 import { validateEndpointsAndModels } from './config-schema.js';
 import { expressibleCandidates } from './expressible.js';
+import { withCallerHints } from './caller.js';
 import type { Candidate, ChatRequest, ChatResponse, ChatResult, EmbeddingResponse, EmbeddingResult, EndpointConfig, ModelsConfig } from './types.js';
 import type { Dispatcher } from 'undici';
 
@@ -170,14 +171,18 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     }
     const usable = mode === 'embeddings' ? configured : expressibleCandidates(request as ChatRequest, configured, providers, providersCheck);
     if (pending.length) await pipeline.ready;
-    const start = () => new RequestRun(pipeline, mode, request as ChatRequest, usable, callOptions, defaultDeadlineMs).execute();
+    const { caller } = callOptions;
+    const asked = mode === 'embeddings' ? (request as ChatRequest) : withCallerHints(request as ChatRequest, caller);
+    const start = () => new RequestRun(pipeline, mode, asked, usable, callOptions, defaultDeadlineMs).execute();
     if (callOptions.idempotencyKey !== undefined && mode !== 'embeddings') {
       return runIdempotent({
         store,
         clock,
         key: callOptions.idempotencyKey,
+        // One caller's key never replays another caller's answer.
+        owner: caller?.keyId,
         mode,
-        request: request as ChatRequest,
+        request: asked,
         deadlineMs: callOptions.deadlineMs ?? defaultDeadlineMs,
         signal: callOptions.signal && signalOf(callOptions.signal),
         whenStoreUnavailable,

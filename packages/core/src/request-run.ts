@@ -11,6 +11,7 @@ import { AttemptRunner, type AnswerResult, type AttemptScope, type AttemptSettle
 import { CommittedStream, type CommittedStreamOwner } from './committed-stream.js';
 import type { AttemptOutcome, AttemptResult, CallOptions, Pipeline, PipelineHooks, RequestContext, RequestOutcome, RequestState, RunAttemptOptions, StreamAttemptResult } from './contract.js';
 import type { AttemptFailure } from './events.js';
+import type { CallerIdentity } from './caller.js';
 import { isSwitchyardError, outcomeOf, SwitchyardError, toSwitchyardError } from './errors.js';
 import { responseToParts } from './aggregate.js';
 import { ChatStream, type StreamInfo } from './chat-stream.js';
@@ -69,7 +70,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     this.removeCallerAbort = caller
       ? onAbortOf(caller, () => this.abortRequest(isSwitchyardError(caller.reason) && caller.reason.kind === 'cancelled' ? caller.reason : new SwitchyardError('cancelled', 'request was cancelled by the caller', { cause: caller.reason })))
       : noop;
-    this.ctx = new RunContext(this, options.requestId ?? newRequestId(), mode, request, startedAt, deadlineAt, options.traceparent);
+    this.ctx = new RunContext(this, options.requestId ?? newRequestId(), mode, request, startedAt, deadlineAt, options.traceparent, options.caller);
   }
 
   async execute(): Promise<ChatResponse | ChatStream | EmbeddingResponse> {
@@ -207,7 +208,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     if (!events.listenerCount('request:end')) return;
     // Field by field: `{ ...outcome, requestId }` takes V8's slow path (see copy-fields.ts).
     const { ok, response, error, model, stream, attempts, latencyMs, degraded } = outcome;
-    events.emit('request:end', { ok, response, error, model, stream, attempts, latencyMs, degraded, requestId: this.ctx.id, tier: this.ctx.classification.tier });
+    events.emit('request:end', { ok, response, error, model, stream, attempts, latencyMs, degraded, requestId: this.ctx.id, tier: this.ctx.classification.tier, caller: this.ctx.caller });
   }
 
   /** The retry / failover loop, then the degrade stage. */
@@ -342,6 +343,7 @@ class RunContext implements RequestContext {
     readonly startedAt: number,
     readonly deadlineAt: number,
     readonly traceparent: string | undefined,
+    readonly caller: CallerIdentity | undefined,
   ) {
     this.#run = run;
     this.pipeline = run.pipeline;

@@ -4,9 +4,10 @@
  * `defineService<T>(name, { providedBy })`, provides its service when applied, and anyone
  * holding the key gets it back typed. Per-request hand-overs use typed request slots.
  */
-import type { Pipeline, RequestContext } from './contract.js';
+import type { CallerIdentity } from './caller.js';
+import type { AttemptOutcome, Pipeline, RequestContext } from './contract.js';
 import { SwitchyardError } from './errors.js';
-import type { ChatResponse } from './types.js';
+import type { Candidate, ChatRequest, ChatResponse, Price } from './types.js';
 
 declare const serviceType: unique symbol;
 
@@ -132,6 +133,51 @@ export interface HealthReportService {
   report(): Record<string, HealthReportEntry>;
 }
 
+/** What one attempt costs, as the usage ledger bills it (the budgets of other plugins spend the same amounts). */
+export interface PricingService {
+  /** USD per million tokens for a candidate: its deployment's `price`, else the price table. */
+  priceFor(candidate: Candidate): Price | undefined;
+  /**
+   * The attempt's cost in USD: the vendor's reported usage, or the estimate of an attempt that
+   * reached the vendor and failed without usage (`request` caps an elapsed-time estimate at its
+   * `max_tokens`).
+   */
+  attemptCostUsd(outcome: AttemptOutcome, estimatedInputTokens: number, request?: ChatRequest): number;
+}
+
+/** One call of the gateway's admin API (`/switchyard/keys…`, `/switchyard/teams…`), already authenticated with an admin key. */
+export interface AdminCall {
+  method: string;
+  /** The path, e.g. `/switchyard/keys/key_0123456789abcdef/rotate`. */
+  path: string;
+  query: Readonly<Record<string, string>>;
+  /** The JSON body (POST / PATCH), or undefined. */
+  body: unknown;
+}
+
+export interface AdminAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** What `authenticate` answers: the caller, nothing (no such key, in any way), or a coded refusal that may name why (an expired key). */
+export type Authentication = CallerIdentity | SwitchyardError | undefined;
+
+/** Gateway keys kept outside the config (tenants' virtual keys): how a host authenticates callers and manages keys. */
+export interface TenantsService {
+  /**
+   * The caller `presented` (the key as the client sent it) belongs to. Unknown ids, wrong secrets,
+   * revoked and malformed keys all answer `undefined` by the same path (no timing signal tells
+   * them apart); an expired key answers a coded error naming the expiry. Answered at once when
+   * the key is cached, else a promise (one store read).
+   */
+  authenticate(presented: string): Authentication | Promise<Authentication>;
+  /** Whether the caller may use a logical model (the model list a caller sees). */
+  allowsModel(caller: CallerIdentity, model: string): boolean;
+  /** The admin API: create, list, show, usage, update, rotate, revoke keys; team budgets. Throws coded errors. */
+  admin(call: AdminCall): Promise<AdminAnswer>;
+}
+
 export const SERVICE = Object.freeze({
   /** Provided by @switchyard/plugin-retry; the hedge plugin spends it. */
   retryBudget: defineService<RetryBudgetService>('switchyard.retry-budget', { providedBy: '@switchyard/plugin-retry' }),
@@ -141,6 +187,10 @@ export const SERVICE = Object.freeze({
   usage: defineService<UsageQueryService>('switchyard.usage', { providedBy: '@switchyard/plugin-quota' }),
   /** Provided by @switchyard/plugin-health: per-deployment health for /status and metrics. */
   health: defineService<HealthReportService>('switchyard.health-report', { providedBy: '@switchyard/plugin-health' }),
+  /** Provided by @switchyard/plugin-quota: the price table and the ledger's bill of an attempt. */
+  pricing: defineService<PricingService>('switchyard.pricing', { providedBy: '@switchyard/plugin-quota' }),
+  /** Provided by @switchyard/plugin-tenants: the gateway authenticates virtual keys and serves the admin API with it. */
+  tenants: defineService<TenantsService>('switchyard.tenants', { providedBy: '@switchyard/plugin-tenants' }),
 });
 
 export const REQUEST_SLOT = Object.freeze({

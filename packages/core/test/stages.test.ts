@@ -382,7 +382,7 @@ describe('events built without spreads', () => {
       expect(event).toEqual({ ...attempts[i], requestId: requestEnds[0].requestId });
       expect(event).not.toBe(attempts[i]);
     });
-    expect(Object.keys(requestEnds[0]).sort()).toEqual([...Object.keys(recorded[0]), 'requestId', 'tier'].sort());
+    expect(Object.keys(requestEnds[0]).sort()).toEqual([...Object.keys(recorded[0]), 'requestId', 'tier', 'caller'].sort());
     expect(requestEnds[0]).toMatchObject(recorded[0]);
     expect(requestEnds[0].requestId).toMatch(/.+/);
     // The answer's own info replaces the vendor answer's field; the answer keeps every other field.

@@ -2,7 +2,7 @@
  * One access line per gateway request: what the client asked, what answered, how it went.
  * The pipeline's `request:end` event carries the journey; the gateway adds the HTTP side.
  */
-import { attemptMoves, requestOutcomeClass, tokenCounts, usageCostUsd, type Pipeline, type RequestOutcome, type RequestOutcomeClass, type SwitchyardEvents } from '@switchyard/core';
+import { attemptMoves, requestOutcomeClass, tokenCounts, usageCostUsd, type CallerIdentity, type Pipeline, type RequestOutcome, type RequestOutcomeClass, type SwitchyardEvents } from '@switchyard/core';
 import type { LogFields } from './logger.js';
 
 export type RequestEnd = RequestOutcome & { requestId: string; tier?: string };
@@ -58,7 +58,7 @@ export class AccessLog {
   }
 
   /** The access line's fields; forgets the request. */
-  finish(requestId: string, http: { route: string; status: number; cancelled: boolean; latencyMs: number }): LogFields {
+  finish(requestId: string, http: { route: string; status: number; cancelled: boolean; latencyMs: number; caller?: CallerIdentity }): LogFields {
     const end = this.ends.get(requestId);
     const bill = this.bills.get(requestId);
     this.open.delete(requestId);
@@ -67,7 +67,9 @@ export class AccessLog {
     const outcome = accessOutcome(end, http.status, http.cancelled);
     const status = http.cancelled ? CLIENT_CLOSED_STATUS : http.status;
     const latencyMs = Math.round(http.latencyMs);
-    if (!end) return { event: 'access', requestId, route: http.route, outcome, status, latencyMs };
+    // Who called (the audit line): the gateway key's id and name, never its secret.
+    const { caller } = http;
+    if (!end) return { event: 'access', requestId, route: http.route, outcome, status, latencyMs, gatewayKey: caller?.keyId, gatewayKeyName: caller?.keyName, team: caller?.team };
     const { attempts, response } = end;
     let answered: RequestEnd['attempts'][number] | undefined;
     let costUsd = 0;
@@ -88,6 +90,9 @@ export class AccessLog {
       outcome,
       status,
       latencyMs,
+      gatewayKey: caller?.keyId,
+      gatewayKeyName: caller?.keyName,
+      team: caller?.team,
       model: end.model,
       tier: end.tier,
       stream: end.stream,

@@ -4,9 +4,10 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AbortLink, checkRequestLimits, SwitchyardError, systemClock, type Clock, type FromConfigOptions, type LoadedConfig, type Pipeline, type StateStore } from '@switchyard/core';
+import { AbortLink, checkRequestLimits, getService, SERVICE, SwitchyardError, systemClock, type CallerIdentity, type Clock, type FromConfigOptions, type LoadedConfig, type Pipeline, type StateStore } from '@switchyard/core';
 import type { Exchange } from './exchange.js';
-import { createKeyCheck, type KeyCheck } from './gateway-keys.js';
+import { ADMIN_PATHS, CallerGate } from './caller-gate.js';
+import { adminRoute } from './admin-route.js';
 import { bearerCredential, renderError, type Dialect, type DialectRoute } from './dialect.js';
 import { DialectRoutes } from './dialect-routes.js';
 import { DEFAULT_DIALECTS } from './dialects/index.js';
@@ -32,7 +33,7 @@ import { createBrowserGuard } from './browser-guard.js';
 import { answerClientError } from './client-errors.js';
 import { idempotencyKeyOf, requestIdOf, traceparentOf } from './request-meta.js';
 import { usageRoute } from './usage-route.js';
-import { assertSafeBinding, resolveServerOptions, type ServerOptions } from './server-options.js';
+import { assertKeysServed, assertSafeBinding, resolveServerOptions, type ServerOptions } from './server-options.js';
 
 export interface GatewayOptions {
   /** The pipeline to serve. The gateway owns it from now on and closes it on close() or reload(). */
@@ -68,6 +69,8 @@ export interface GatewayAddress {
 export interface ReloadOptions {
   /** New gateway keys (key rotation without a restart). */
   apiKeys?: string[];
+  /** New admin keys (`server.adminKeys`). */
+  adminKeys?: string[];
   /** Close the replaced pipeline once its requests finished (default true). */
   closePrevious?: boolean;
 }
@@ -101,8 +104,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   const clock = options.clock ?? systemClock;
   const startedAt = Math.floor(Date.now() / 1000);
   let apiKeys = server.apiKeys;
-  let keyCheck: KeyCheck = createKeyCheck(apiKeys);
-  const ownSecrets = gatewaySecrets(() => [apiKeys, slot?.pipeline, options.secrets?.()]);
+  let adminKeys = server.adminKeys;
+  let gate = new CallerGate(apiKeys, adminKeys);
+  // Admin keys are masked like gateway keys (one frozen list, rebuilt when the keys change).
+  let ownKeys: readonly string[] = Object.freeze([...apiKeys, ...adminKeys]);
+  const ownSecrets = gatewaySecrets(() => [ownKeys, slot?.pipeline, options.secrets?.()]);
   const masker = new SecretMasker(ownSecrets);
   // A logger that masks every call itself learns this gateway's secrets; any other is wrapped.
   const loggerMasker = options.logger && maskerOf(options.logger);
@@ -111,7 +117,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   const metrics = new GatewayMetrics(() => inFlight, options.metricsRegistry);
   const accessLog = new AccessLog();
   const board = new StatusBoard(() => clock.now(), (text) => masker.text(text));
-  let browserGuard = createBrowserGuard({ keyless: apiKeys.length === 0, hosts: server.hosts, cors: server.cors });
+  const tenantsOf = (pipeline: Pipeline | undefined) => (pipeline ? getService(pipeline, SERVICE.tenants) : undefined);
+  const guardFor = (pipeline: Pipeline | undefined) => createBrowserGuard({ keyless: gate.open(tenantsOf(pipeline)), hosts: server.hosts, cors: server.cors });
+  let browserGuard = guardFor(options.pipeline);
   const bodyBudget = new BodyBudget(server.maxBodyBytesInFlight);
   const errorOptions = { exposeUpstream: server.exposeUpstream };
   const routes = new DialectRoutes(options.dialects ?? DEFAULT_DIALECTS);
@@ -126,11 +134,15 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const observe = (p: Pipeline) => {
     // Without a logger there are no lines to build: only /status listens.
-    const detach = options.logger ? [logPipelineEvents(p, logger), accessLog.observe(p), board.observe(p)] : [board.observe(p)];
+    const boardOptions = { callers: tenantsOf(p) !== undefined };
+    const detach = options.logger ? [logPipelineEvents(p, logger), accessLog.observe(p), board.observe(p, boardOptions)] : [board.observe(p, boardOptions)];
     return () => detach.forEach((d) => d());
   };
   const newSlot = (pipeline: Pipeline) => new PipelineSlot(pipeline, observe, (error) => logger.error({ error: (error as Error).message }, 'closing a pipeline failed'));
-  if (options.pipeline) slot = newSlot(options.pipeline);
+  if (options.pipeline) {
+    assertKeysServed(server, tenantsOf(options.pipeline) !== undefined);
+    slot = newSlot(options.pipeline);
+  }
 
   const httpServer = http.createServer((req, res) => {
     handle(req, res).catch((error) => {
@@ -162,13 +174,15 @@ export function createGateway(options: GatewayOptions): Gateway {
     const dialect = matched?.dialect ?? routes.dialectNear(path) ?? openaiChatDialect;
     const fail = (reply: ErrorReply, extra?: Record<string, string>) => sendError(res, renderError(dialect, reply), extra);
     const presented = statusRoute ? basicPassword(req.headers.authorization) ?? bearerCredential(req) : (dialect.credential ?? bearerCredential)(req);
-    if (!keyCheck(presented)) {
-      metrics.request('auth', 401);
-      logger.warn({ event: 'access', requestId, route: path, outcome: 'error', status: 401, errorCode: 'invalid_api_key' }, 'request');
-      // Browsers ask for the key (as a Basic password) and resend it on the page's refreshes.
-      const challenge: Record<string, string> = statusRoute ? { 'www-authenticate': 'Basic realm="switchyard", charset="UTF-8"' } : {};
-      return fail(errorReply(401, 'Incorrect or missing gateway API key. Send "Authorization: Bearer <gateway key>" (or "x-api-key: <gateway key>" on the Anthropic API).', 'invalid_request_error', 'invalid_api_key'), challenge);
+    if (ADMIN_PATHS.test(path)) {
+      if (!gate.admitAdmin(presented)) return refuse(requestId, path, fail, false);
+      return adminRoute(slot!.pipeline, req, res, path, errorOptions);
     }
+    const operatorRoute = statusRoute || path === '/metrics' || path === '/switchyard/usage';
+    const admitted = gate.admit(presented, tenantsOf(slot?.pipeline), operatorRoute);
+    const admission = admitted instanceof Promise ? await admitted : admitted;
+    if (admission.kind === 'refused') return refuse(requestId, path, fail, statusRoute, admission.error);
+    const caller = admission.kind === 'caller' ? admission.caller : undefined;
     if (statusRoute) return sendStatus(req, res, path, await withSpendForecast(status(), slot?.pipeline));
     if (method === 'GET' && path === '/metrics') {
       const { contentType, body } = await metrics.render(slot?.pipeline);
@@ -180,7 +194,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const route = matched.route;
     if (!route) return fail(errorReply(405, `${path} accepts ${matched.allowed.join(', ')} only`, 'invalid_request_error', 'method_not_allowed'), { allow: matched.allowed.join(', ') });
     // Reads (GET /v1/models, a stored response) answer at once: no body, no slot of maxInFlight.
-    if (method !== 'POST') return route.handle(exchangeFor(req, res, requestId, slot!.pipeline, new AbortLink(), dialect), undefined, matched.param);
+    if (method !== 'POST') return route.handle(exchangeFor(req, res, requestId, slot!.pipeline, new AbortLink(), dialect, caller), undefined, matched.param);
     if (draining) return fail(shuttingDown());
     // The body is read before the request takes a slot: a slow body holds bytes of the read
     // budget for at most bodyTimeoutMs, never one of the maxInFlight slots.
@@ -201,15 +215,24 @@ export function createGateway(options: GatewayOptions): Gateway {
       slot?.pipeline.events.emit('request:shed', { inFlight, limit: server.maxInFlight });
       return fail(errorReply(503, `the gateway is at its limit of ${server.maxInFlight} requests in flight; retry shortly`, 'server_error', 'overloaded', null, { 'retry-after': '1' }));
     }
-    await serve(route, dialect, path, body, req, res, requestId, matched.param);
+    await serve(route, dialect, path, body, req, res, requestId, matched.param, caller);
   }
 
-  function exchangeFor(req: IncomingMessage, res: ServerResponse, requestId: string, pipeline: Pipeline, abort: AbortLink, dialect: Dialect): Exchange {
+  /** 401 for a missing, wrong, unknown or revoked key alike; an expired key's refusal names the expiry. */
+  function refuse(requestId: string, path: string, fail: (reply: ErrorReply, extra?: Record<string, string>) => void, challenge: boolean, error?: SwitchyardError): void {
+    const reply = error ? replyForError(error, errorOptions) : errorReply(401, 'Incorrect or missing gateway API key. Send "Authorization: Bearer <gateway key>" (or "x-api-key: <gateway key>" on the Anthropic API).', 'invalid_request_error', 'invalid_api_key');
+    metrics.request('auth', reply.status);
+    logger.warn({ event: 'access', requestId, route: path, outcome: 'error', status: reply.status, errorCode: reply.body.error.code }, 'request');
+    // Browsers ask for the key (as a Basic password) and resend it on the page's refreshes.
+    fail(reply, challenge ? { 'www-authenticate': 'Basic realm="switchyard", charset="UTF-8"' } : {});
+  }
+
+  function exchangeFor(req: IncomingMessage, res: ServerResponse, requestId: string, pipeline: Pipeline, abort: AbortLink, dialect: Dialect, caller: CallerIdentity | undefined): Exchange {
     return {
       req,
       res,
       pipeline,
-      call: { signal: abort, requestId, traceparent: traceparentOf(req), deadlineMs: server.requestTimeoutMs, idempotencyKey: idempotencyKeyOf(req) },
+      call: { signal: abort, requestId, traceparent: traceparentOf(req), deadlineMs: server.requestTimeoutMs, idempotencyKey: idempotencyKeyOf(req), caller },
       clock,
       logger,
       heartbeatMs: server.heartbeatMs,
@@ -220,7 +243,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     };
   }
 
-  async function serve(route: DialectRoute, dialect: Dialect, path: string, body: unknown, req: IncomingMessage, res: ServerResponse, requestId: string, param: string | undefined): Promise<void> {
+  async function serve(route: DialectRoute, dialect: Dialect, path: string, body: unknown, req: IncomingMessage, res: ServerResponse, requestId: string, param: string | undefined, caller: CallerIdentity | undefined): Promise<void> {
     inFlight++;
     const begunAt = clock.now();
     if (options.logger) accessLog.begin(requestId);
@@ -235,7 +258,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       abort.abort(new SwitchyardError('cancelled', 'the client disconnected'));
     });
     try {
-      await route.handle(exchangeFor(req, res, requestId, lease.pipeline, abort, dialect), body, param);
+      await route.handle(exchangeFor(req, res, requestId, lease.pipeline, abort, dialect, caller), body, param);
     } catch (error) {
       replyWithError({ res, dialect, errorOptions }, error);
     } finally {
@@ -246,7 +269,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       const cancelled = clientGone || (res.destroyed && !res.writableFinished);
       metrics.request(path, cancelled ? CLIENT_CLOSED_STATUS : res.statusCode);
       if (options.logger) {
-        const line = accessLog.finish(requestId, { route: path, status: res.statusCode, cancelled, latencyMs: clock.now() - begunAt });
+        const line = accessLog.finish(requestId, { route: path, status: res.statusCode, cancelled, latencyMs: clock.now() - begunAt, caller });
         (line.outcome === 'error' && res.statusCode >= 500 ? logger.warn : logger.info).call(logger, line, 'request');
       }
       if (inFlight === 0) onIdle?.();
@@ -313,7 +336,15 @@ export function createGateway(options: GatewayOptions): Gateway {
           if (home.snapshotFile) logger.info({ event: 'store_snapshot_loaded', file: home.snapshotFile, entries: home.restored }, 'store snapshot loaded');
         }
         try {
-          slot = newSlot(await pipelineFromConfig(config, { ...options.pipelineOptions, store: gateway.store }));
+          const pipeline = await pipelineFromConfig(config, { ...options.pipelineOptions, store: gateway.store });
+          try {
+            assertKeysServed(server, tenantsOf(pipeline) !== undefined);
+          } catch (error) {
+            await pipeline.close();
+            throw error;
+          }
+          slot = newSlot(pipeline);
+          browserGuard = guardFor(pipeline);
         } catch (error) {
           await home?.close();
           home = undefined;
@@ -330,17 +361,19 @@ export function createGateway(options: GatewayOptions): Gateway {
       const bound = httpServer.address() as AddressInfo;
       const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
       address = { host: bound.address, port: bound.port, url: `http://${host}:${bound.port}/v1` };
-      logger.info({ event: 'listening', url: address.url, models: slot.pipeline.modelNames(), auth: apiKeys.length > 0 }, 'gateway listening');
+      logger.info({ event: 'listening', url: address.url, models: slot.pipeline.modelNames(), auth: !gate.open(tenantsOf(slot.pipeline)) }, 'gateway listening');
       return address;
     },
     reload(pipeline, reloadOptions = {}) {
-      if (reloadOptions.apiKeys) {
-        const next = reloadOptions.apiKeys.filter((k) => k.trim().length > 0);
-        assertSafeBinding({ host: server.host, apiKeys: next });
-        apiKeys = next;
-        keyCheck = createKeyCheck(apiKeys);
-        browserGuard = createBrowserGuard({ keyless: apiKeys.length === 0, hosts: server.hosts, cors: server.cors });
+      const nextKeys = reloadOptions.apiKeys || reloadOptions.adminKeys ? resolveServerOptions({ apiKeys: reloadOptions.apiKeys ?? apiKeys, adminKeys: reloadOptions.adminKeys ?? adminKeys }) : { apiKeys, adminKeys };
+      assertSafeBinding({ host: server.host, apiKeys: nextKeys.apiKeys, adminKeys: nextKeys.adminKeys });
+      assertKeysServed(nextKeys, tenantsOf(pipeline) !== undefined);
+      if (nextKeys.apiKeys !== apiKeys || nextKeys.adminKeys !== adminKeys) {
+        ({ apiKeys, adminKeys } = nextKeys);
+        ownKeys = Object.freeze([...apiKeys, ...adminKeys]);
+        gate = new CallerGate(apiKeys, adminKeys);
       }
+      browserGuard = guardFor(pipeline);
       if (!slot) slot = newSlot(pipeline);
       else slot.swap(pipeline, reloadOptions.closePrevious ?? true);
       metrics.reloaded('ok');

@@ -1,5 +1,5 @@
 /** GET /v1/models and /v1/models/{id}: the logical models, in the OpenAI list shape. */
-import type { Pipeline } from '@switchyard/core';
+import { getService, SERVICE, type CallerIdentity, type Pipeline } from '@switchyard/core';
 
 export interface ModelEntry {
   id: string;
@@ -12,8 +12,15 @@ export function modelEntry(id: string, created: number): ModelEntry {
   return { id, object: 'model', created, owned_by: 'switchyard' };
 }
 
-export function modelList(pipeline: Pipeline, created: number): { object: 'list'; data: ModelEntry[] } {
-  return { object: 'list', data: pipeline.modelNames().map((id) => modelEntry(id, created)) };
+/** The logical models a caller may use (a tenant's key may be limited to some). */
+export function visibleModels(pipeline: Pipeline, caller: CallerIdentity | undefined): string[] {
+  const tenants = caller ? getService(pipeline, SERVICE.tenants) : undefined;
+  const names = pipeline.modelNames();
+  return tenants ? names.filter((name) => tenants.allowsModel(caller!, name)) : names;
+}
+
+export function modelList(pipeline: Pipeline, created: number, caller?: CallerIdentity): { object: 'list'; data: ModelEntry[] } {
+  return { object: 'list', data: visibleModels(pipeline, caller).map((id) => modelEntry(id, created)) };
 }
 
 /** Logical models with no usable candidate (every deployment disabled or without a provider). */

@@ -60,12 +60,22 @@ export function replyForError(error: unknown, options: ErrorReplyOptions = {}): 
   return withRetryAdvice(replyFor(error, options));
 }
 
+/** Codes of the caller's own key (plugin-tenants) with a wire code of their own: [type, code]. */
+const CALLER_KEY_CODES: Readonly<Record<string, readonly [string, string]>> = {
+  SWITCHYARD_ERR_KEY_EXPIRED: ['invalid_request_error', 'key_expired'],
+  SWITCHYARD_ERR_MODEL_NOT_ALLOWED: ['permission_error', 'model_not_allowed'],
+  SWITCHYARD_ERR_KEY_NOT_FOUND: ['invalid_request_error', 'key_not_found'],
+  SWITCHYARD_ERR_KEY_CONFLICT: ['invalid_request_error', 'key_conflict'],
+  SWITCHYARD_ERR_KEY_INPUT: ['invalid_request_error', 'invalid_request'],
+};
+
 function replyFor(error: unknown, options: ErrorReplyOptions): ErrorReply {
   if (!isSwitchyardError(error)) return errorReply(500, 'internal gateway error', 'server_error', 'internal_error');
   const message = clientMessage(error, options);
   const status = httpStatusOf(error);
   switch (error.kind) {
     case 'invalid-request':
+      if (Object.hasOwn(CALLER_KEY_CODES, error.code)) return errorReply(status, message, CALLER_KEY_CODES[error.code][0], CALLER_KEY_CODES[error.code][1], error.path ?? null);
       if (error.code === IDEMPOTENCY_CONFLICT) return errorReply(status, message, 'invalid_request_error', 'idempotency_conflict', null, retryAfterHeader(error.retryAfterMs, 1));
       if (status === 422) return errorReply(status, message, 'invalid_request_error', 'idempotency_key_reused', error.path ?? null);
       return errorReply(status, message, 'invalid_request_error', 'invalid_request', error.path ?? null);

@@ -3,7 +3,7 @@
  * health, latency percentiles, error rate, request count, last error, keys; budgets crossing
  * thresholds; spend today. Per-minute buckets over the last minutes feed the page's sparklines.
  */
-import { getService, listenAll, SERVICE, tokenCounts, usageCostUsd, type AccountBalance, type Pipeline, type SpendForecast } from '@switchyard/core';
+import { getService, listenAll, SERVICE, tokenCounts, usageCostUsd, type AccountBalance, type Pipeline, type SpendForecast, type SwitchyardEvents } from '@switchyard/core';
 
 /** Minutes of history the sparklines show, and the window percentiles and error rate use. */
 const HISTORY_MINUTES = 15;
@@ -80,6 +80,24 @@ export interface SloStatus {
   actions: string[];
 }
 
+/** One gateway key's traffic today (this instance): who called, how often, what it cost. */
+export interface CallerStatus {
+  keyId: string;
+  keyName: string | null;
+  team: string | null;
+  requests: number;
+  errors: number;
+  spendTodayUsd: number;
+}
+
+/** Gateway keys tracked on the page; more callers than this are summed under one `(other)` row. */
+const MAX_CALLERS = 500;
+const OTHER_CALLER = '(other)';
+
+interface CallerTrack extends CallerStatus {
+  day: number;
+}
+
 export interface StatusReport {
   models: { name: string; deployments: DeploymentStatus[] }[];
   budgets: { scope: string; limit: string; used: number; max: number; ratio: number; threshold: number }[];
@@ -88,6 +106,8 @@ export interface StatusReport {
   balances: { endpoint: string; keyId: string; provider: string; balances: AccountBalance[]; minBalance: number | null; low: boolean; dry: boolean; checkedAt: string; error: string | null }[];
   /** The ledger's spend projection (GET /status only, with plugin-quota's ledger; status-forecast.ts). */
   forecast?: { day: SpendForecast; month: SpendForecast } | null;
+  /** Per gateway key, today (UTC), most spend first. */
+  callers: CallerStatus[];
   spendTodayUsd: number;
   startedAt: string;
   now: string;
@@ -109,6 +129,7 @@ export class StatusBoard {
   private readonly budgets = new Map<string, StatusReport['budgets'][number]>();
   private readonly slos = new Map<string, SloStatus>();
   private readonly balances = new Map<string, StatusReport['balances'][number]>();
+  private readonly callers = new Map<string, CallerTrack>();
   private readonly startedAt: number;
 
   constructor(
@@ -139,8 +160,10 @@ export class StatusBoard {
     return last;
   }
 
-  observe(pipeline: Pipeline): () => void {
-    return listenAll(pipeline.events, {
+  /** `callers`: track gateway keys too (the pipeline has virtual keys); otherwise no listener makes the pipeline build each request's outcome for it. */
+  observe(pipeline: Pipeline, { callers = false } = {}): () => void {
+    const detachCallers = callers ? listenAll(pipeline.events, { 'request:end': (e) => this.countCaller(e) }) : undefined;
+    const detach = listenAll(pipeline.events, {
       'attempt:end': (e) => {
         if (e.outcome === 'ignored' && !e.ok) return;
         const t = this.track(e.candidate.deploymentId);
@@ -177,6 +200,41 @@ export class StatusBoard {
         this.balances.set(key, { endpoint: e.endpoint, keyId: e.keyId, provider: e.provider, balances: funds.balances, minBalance: e.minBalance ?? null, low: funds.low, dry: funds.dry, checkedAt: new Date(e.checkedAt).toISOString(), error: e.error ? this.mask(e.error) : null });
       },
     });
+    return () => {
+      detach();
+      detachCallers?.();
+    };
+  }
+
+  private countCaller(e: SwitchyardEvents['request:end'][0]): void {
+    if (!e.caller) return;
+    const t = this.callerTrack(e.caller.keyId, e.caller.keyName, e.caller.team);
+    t.requests++;
+    if (!e.ok) t.errors++;
+    for (const a of e.attempts) if (a.usage && a.candidate.deployment.price) t.spendTodayUsd += usageCostUsd(tokenCounts(a.usage), a.candidate.deployment.price);
+  }
+
+  private callerTrack(keyId: string, keyName: string | undefined, team: string | undefined): CallerTrack {
+    const today = day(this.now());
+    let id = keyId;
+    let t = this.callers.get(id);
+    if (!t && this.callers.size >= MAX_CALLERS) t = this.callers.get((id = OTHER_CALLER));
+    if (!t) {
+      const other = id === OTHER_CALLER;
+      t = { keyId: id, keyName: other ? null : keyName ?? null, team: other ? null : team ?? null, requests: 0, errors: 0, spendTodayUsd: 0, day: today };
+      this.callers.set(id, t);
+    }
+    if (t.day !== today) Object.assign(t, { day: today, requests: 0, errors: 0, spendTodayUsd: 0 });
+    return t;
+  }
+
+  private callerReport(now: number): CallerStatus[] {
+    const today = day(now);
+    const rows: CallerStatus[] = [];
+    for (const t of this.callers.values()) {
+      if (t.day === today) rows.push({ keyId: t.keyId, keyName: t.keyName, team: t.team, requests: t.requests, errors: t.errors, spendTodayUsd: Number(t.spendTodayUsd.toFixed(6)) });
+    }
+    return rows.sort((a, b) => b.spendTodayUsd - a.spendTodayUsd || b.requests - a.requests);
   }
 
   private keyView(endpoint: string, deployment: string, keyId: string, now: number): DeploymentStatus['keys'][number] {
@@ -246,7 +304,7 @@ export class StatusBoard {
       }
       models.push({ name, deployments: [...byDeployment.values()] });
     }
-    return { models, budgets: [...this.budgets.values()], slos: [...this.slos.values()], balances: [...this.balances.values()], spendTodayUsd: Number(spendToday.toFixed(6)), startedAt: new Date(this.startedAt).toISOString(), now: new Date(now).toISOString() };
+    return { models, budgets: [...this.budgets.values()], slos: [...this.slos.values()], balances: [...this.balances.values()], callers: this.callerReport(now), spendTodayUsd: Number(spendToday.toFixed(6)), startedAt: new Date(this.startedAt).toISOString(), now: new Date(now).toISOString() };
   }
 
   private series(t: DeploymentTrack, now: number): DeploymentStatus['series'] {

@@ -111,6 +111,12 @@ const SCRIPT = `
       });
     });
     else forecast.appendChild(el('tr', {}, 'no forecast: plugin-quota with ledger: {} projects spend'));
+    var callers = document.getElementById('callers'); callers.textContent = '';
+    (report.callers || []).forEach(function (c) {
+      var tr = el('tr', { 'data-caller': c.keyId });
+      [c.keyId, c.keyName || '', c.team || '', String(c.requests), String(c.errors), '$' + c.spendTodayUsd.toFixed(4)].forEach(function (v) { tr.appendChild(el('td', {}, v)); });
+      callers.appendChild(tr);
+    });
     document.body.setAttribute('data-rendered', String(Number(document.body.getAttribute('data-rendered') || 0) + 1));
   }
   function refresh() {
@@ -133,7 +139,8 @@ export function statusPage(report: StatusReport, refreshMs: number): string {
 <header><h1>Switchyard</h1><span class="meta">spend today <b id="spend"></b></span><span class="meta">started ${report.startedAt}</span><span class="meta">updated <span id="updated"></span></span><span class="meta" id="stale"></span></header>
 <main><div id="models"></div><h2>Budgets</h2><table><thead><tr><th>scope</th><th>limit</th><th>used</th><th>share</th></tr></thead><tbody id="budgets"></tbody></table><h2>Objectives</h2><table><thead><tr><th>objective</th><th>measures</th><th>state</th><th>success</th><th>acting</th></tr></thead><tbody id="slos"></tbody></table>
 <h2>Balances</h2><table><thead><tr><th>endpoint</th><th>key</th><th>available</th><th>threshold</th><th>state</th><th>checked</th></tr></thead><tbody id="balances"></tbody></table>
-<h2>Spend forecast</h2><table><thead><tr><th>period</th><th>spent</th><th>projected</th><th>pace</th><th>budget</th></tr></thead><tbody id="forecast"></tbody></table></main>
+<h2>Spend forecast</h2><table><thead><tr><th>period</th><th>spent</th><th>projected</th><th>pace</th><th>budget</th></tr></thead><tbody id="forecast"></tbody></table>
+<h2>Gateway keys today</h2><table><thead><tr><th>key</th><th>name</th><th>team</th><th>requests</th><th>errors</th><th>spend</th></tr></thead><tbody id="callers"></tbody></table></main>
 <script type="application/json" id="initial">${embed(report)}</script>
 <script>${SCRIPT}</script>
 </body></html>`;

@@ -1,5 +1,5 @@
 /**
- * GET /switchyard/usage?since=&until=&groupBy=deployment|key|model|tag|day&forecast=day|month: the ledger's
+ * GET /switchyard/usage?since=&until=&groupBy=deployment|key|model|tag|day|gatewayKey|team&forecast=day|month: the ledger's
  * totals (billed and estimated apart) from the quota plugin's usage service. The gateway
  * imports no plugin: it asks the pipeline for the typed `SERVICE.usage` key.
  */

@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { GATEWAY_KEY, stopAll } from './support/harness.js';
+import OpenAI from 'openai';
+import { createPipeline } from '@switchyard/core';
+import { quota } from '@switchyard/plugin-quota';
+import { tenants } from '@switchyard/plugin-tenants';
+import { openaiProvider } from '@switchyard/provider-openai';
+import { answers, GATEWAY_KEY, startGateway, stopAll, vendor, VENDOR_KEY } from './support/harness.js';
 import { keyFragments, outageGateway } from './support/outage.js';
 import { findTool } from './support/system-tool.js';
 
@@ -79,5 +84,30 @@ describe.skipIf(!chromium)('status page in headless Chromium', () => {
     expect((await stat(file)).size).toBeGreaterThan(1000);
     console.info(`status page screenshot: ${file}`);
     expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('lists each gateway key with its requests and spend today', async () => {
+    const upstream = await vendor(answers(['hello']));
+    const pipeline = createPipeline({
+      endpoints: [{ name: 'primary', provider: 'openai', baseUrl: upstream.url, apiKey: VENDOR_KEY }],
+      models: { chat: [{ endpoint: 'primary', model: 'primary-model', price: { input: 1000, output: 1000 } }] },
+      providers: [openaiProvider],
+      plugins: [quota(), tenants()],
+    });
+    const admin = 'admin-key-for-the-status-page-0123';
+    const h = await startGateway(pipeline, { server: { adminKeys: [admin] } });
+    const created = await (await fetch(`${h.origin}/switchyard/keys`, { method: 'POST', headers: { authorization: `Bearer ${admin}` }, body: JSON.stringify({ name: 'team-a-app', team: 'a' }) })).json();
+    const client = new OpenAI({ baseURL: h.baseURL, apiKey: created.secret, maxRetries: 0 });
+    await client.chat.completions.create(ask);
+    await client.chat.completions.create(ask);
+
+    browser = await puppeteer.launch({ executablePath: chromium, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    const page = await browser.newPage();
+    await page.authenticate({ username: 'ops', password: admin });
+    expect((await page.goto(`${h.origin}/status.html`, { waitUntil: 'load' }))?.status()).toBe(200);
+    const row = `[data-caller="${created.key.id}"] td`;
+    await page.waitForSelector(row);
+    expect(await page.$$eval(row, (cells) => cells.map((c) => c.textContent))).toEqual([created.key.id, 'team-a-app', 'a', '2', '0', '$0.0100']);
+    expect(await page.content()).not.toContain(created.secret.split('.')[1]);
   }, 60_000);
 });

@@ -18,6 +18,7 @@ export const ALERT_NAMES = [
   'traffic-restored',
   'budget-forecast',
   'balance-low',
+  'tenant-budget',
 ] as const;
 
 export type AlertName = (typeof ALERT_NAMES)[number];

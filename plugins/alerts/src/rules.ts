@@ -2,7 +2,7 @@
  * Which pipeline events open and clear which incidents. Everything here runs inside event
  * listeners, so it only counts and hands work to the incident book without awaiting it.
  */
-import type { AttemptOutcome, Pipeline, RequestOutcome, SwitchyardError, SwitchyardEvents } from '@switchyard/core';
+import type { AttemptOutcome, Pipeline, RequestOutcome, SwitchyardError, SwitchyardEvents, TenantBudgetEvent } from '@switchyard/core';
 import type { IncidentBook } from './incidents.js';
 import { deploymentParts, RESOLVED_AS, type AlertName, type Notice, type Severity } from './notice.js';
 import type { AlertsOptions } from './options.js';
@@ -45,7 +45,7 @@ export function watchPipeline(pipeline: Pipeline, options: AlertsOptions, book: 
     const key = `${spec.alert}:${spec.subject}`;
     // Most successes clear nothing: skip the store read unless this instance saw the incident fire.
     // Alerts whose end is an event of its own resolve here even when another instance (or the pipeline before a reload) saw them fire.
-    if (book.isFiring(key) || RESOLVED_AS[spec.alert] !== undefined) void book.resolve(build(spec, 'resolved')).catch(onError);
+    if (book.isFiring(key) || RESOLVED_AS[spec.alert] !== undefined || spec.alert === 'tenant-budget') void book.resolve(build(spec, 'resolved')).catch(onError);
   };
 
   const rate = new SlidingCount(options.successRate.windowMs);
@@ -142,6 +142,24 @@ export function watchPipeline(pipeline: Pipeline, options: AlertsOptions, book: 
       const spec: Spec = { alert: 'traffic-drift', severity: 'warning', model, subject: model, message: drifting ? `traffic of model "${model}" drifted from its target over ${windowMs / 1000} s (${requests} requests): ${split('observed')}; target ${split('target')}` : `traffic of model "${model}" is back within its target: ${split('observed')}`, details: { shares, windowMs, requests } };
       if (drifting) fire(spec);
       else resolve(spec);
+    },
+    // A caller's budget: one incident per threshold (soft: warning, hard: requests refused), resolved when the spend is below it again.
+    'tenant:budget': (e: TenantBudgetEvent) => {
+      const spend = `$${e.spentUsd.toFixed(2)} of $${e.limitUsd.toFixed(2)}`;
+      const spec = (level: 'soft' | 'hard'): Spec => ({
+        alert: 'tenant-budget',
+        severity: level === 'hard' ? 'critical' : 'warning',
+        subject: `${e.scope}:${e.id}:${e.period}:${level}`,
+        message:
+          e.level === 'none' || (e.level === 'soft' && level === 'hard')
+            ? `the ${e.period} budget of ${e.scope} ${e.name} is below its ${level} threshold again (${spend} in ${e.window})`
+            : `the ${e.period} budget of ${e.scope} ${e.name} reached its ${level} threshold: ${spend} spent in ${e.window}${level === 'hard' ? '; its requests are refused' : ''}`,
+        details: { scope: e.scope, id: e.id, name: e.name, period: e.period, window: e.window, level, spentUsd: e.spentUsd, limitUsd: e.limitUsd },
+      });
+      if (e.level === 'hard') fire(spec('hard'));
+      else resolve(spec('hard'));
+      if (e.level === 'none') resolve(spec('soft'));
+      else fire(spec('soft'));
     },
     degraded: ({ level }: { level: string }) => {
       const now = clock.now();

@@ -123,6 +123,25 @@ describe('incidents', () => {
     expect(hook.bodies().map((b) => `${b.alert}:${b.state}`)).toEqual(['all-candidates-failed:firing', 'all-candidates-failed:resolved']);
   });
 
+  it("a gateway key's budget: soft and hard thresholds are incidents of their own, resolved when the spend is below them again", async () => {
+    const hook = await receiver();
+    const { pipeline, settled } = pipelineWithAlerts({ channels: [{ type: 'webhook', url: `${hook.root}/h` }] });
+    const budget = (level: 'soft' | 'hard' | 'none', spentUsd: number) =>
+      pipeline.events.emit('tenant:budget', { scope: 'key', id: 'key_0123456789abcdef', name: 'team-a-app', period: 'month', window: '2026-12', level, spentUsd, limitUsd: 50 });
+    budget('soft', 40);
+    await settled();
+    budget('soft', 41); // a second gateway saw it too
+    budget('hard', 50);
+    await settled();
+    budget('none', 0);
+    await settled();
+    const sent = hook.bodies().map((b) => `${b.details.level}:${b.state}:${b.severity}`);
+    expect(sent).toEqual(['soft:firing:warning', 'hard:firing:critical', 'hard:resolved:info', 'soft:resolved:info']);
+    expect(hook.bodies()[0]).toMatchObject({ alert: 'tenant-budget', message: 'the month budget of key team-a-app reached its soft threshold: $40.00 of $50.00 spent in 2026-12' });
+    expect(hook.bodies()[1].message).toContain('its requests are refused');
+    expect(hook.bodies()[0].details).toMatchObject({ scope: 'key', id: 'key_0123456789abcdef', dedupKey: 'tenant-budget:key:key_0123456789abcdef:month:soft' });
+  });
+
   it('retries a failing webhook with backoff on the clock, then gives up and says so without the URL', async () => {
     let calls = 0;
     const flaky = await startLoopback((_req, res) => {

@@ -34,6 +34,11 @@ export interface MetricSet {
   cost: Tally;
   cacheLookups: Tally;
   shed: Tally;
+  /** Per gateway key (`CallOptions.caller`): bounded, see `callerLabels`. */
+  gatewayKeyRequests: Tally;
+  gatewayKeyCost: Tally;
+  /** Key ids that have a series of their own; later ones share `(other)`. */
+  gatewayKeys: Set<string>;
   breakerState: Gauge<'deployment'>;
   healthScore: Gauge<'deployment'>;
   errorPatternActive: Gauge<'deployment' | 'pattern' | 'kind'>;
@@ -72,6 +77,9 @@ export function metricSet(registry: Registry, buckets: Buckets): MetricSet {
     cost: new Tally({ name: 'switchyard_cost_usd_total', help: 'Estimated spend in USD from deployment prices, by deployment.', labelNames: ['deployment'], registers }),
     cacheLookups: new Tally({ name: 'switchyard_cache_lookups_total', help: 'Response cache lookups, by result (hit, miss, stale).', labelNames: ['result'], registers }),
     shed: new Tally({ name: 'switchyard_shed_total', help: 'Requests refused by the host before the pipeline (load shedding).', registers }),
+    gatewayKeyRequests: new Tally({ name: 'switchyard_gateway_key_requests_total', help: 'Finished requests per gateway key (its id, never the secret) and team, by outcome.', labelNames: ['gateway_key', 'team', 'outcome'], registers }),
+    gatewayKeyCost: new Tally({ name: 'switchyard_gateway_key_cost_usd_total', help: 'Estimated spend in USD from deployment prices, per gateway key and team.', labelNames: ['gateway_key', 'team'], registers }),
+    gatewayKeys: new Set(),
     breakerState: new Gauge({ name: 'switchyard_breaker_state', help: 'Circuit breaker state per deployment: 0 closed, 1 half-open, 2 open.', labelNames: ['deployment'], registers }),
     healthScore: new Gauge({ name: 'switchyard_health_score', help: 'Health score per deployment (0..1) at its last change.', labelNames: ['deployment'], registers }),
     errorPatternActive: new Gauge({ name: 'switchyard_error_pattern_active', help: 'Error patterns going on (1) or ended (0) per deployment: same-error (one error again and again) or timeouts, with the error kind.', labelNames: ['deployment', 'pattern', 'kind'], registers }),

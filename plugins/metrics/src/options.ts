@@ -13,6 +13,8 @@ export const metricsOptionsSchema = z
       .object({ request: bucketList.default(DEFAULT_DURATION_BUCKETS), attempt: bucketList.default(DEFAULT_DURATION_BUCKETS), ttft: bucketList.default(DEFAULT_TTFT_BUCKETS), backoff: bucketList.default(DEFAULT_BACKOFF_BUCKETS) })
       .strict()
       .default({ request: DEFAULT_DURATION_BUCKETS, attempt: DEFAULT_DURATION_BUCKETS, ttft: DEFAULT_TTFT_BUCKETS, backoff: DEFAULT_BACKOFF_BUCKETS }),
+    /** Gateway keys with series of their own (`gateway_key` label); requests of later keys count under `(other)`. */
+    maxGatewayKeys: z.number().int().positive().default(500),
     /** USD per million tokens by `endpoint/model` or upstream model, when a deployment has no `price`. */
     prices: z.record(z.string(), price).default({}),
   })

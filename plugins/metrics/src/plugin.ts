@@ -3,7 +3,7 @@
  * request) and keeps prom-client histograms, counters and gauges. It provides the registry as
  * `SERVICE.metrics`, which the gateway's /metrics serves.
  */
-import { attemptMoves, definePlugin, getService, listenAll, provideService, requestOutcomeClass, SERVICE, tokenCounts, usageCostUsd, type Candidate, type MetricsService, type Pipeline, type Price } from '@switchyard/core';
+import { attemptMoves, definePlugin, getService, listenAll, provideService, requestOutcomeClass, SERVICE, tokenCounts, usageCostUsd, type CallerIdentity, type Candidate, type MetricsService, type Pipeline, type Price } from '@switchyard/core';
 import { register as globalRegistry, type Registry } from 'prom-client';
 import { metricSet, type MetricSet } from './metric-set.js';
 import { metricsOptionsSchema, type MetricsOptions, type MetricsOptionsInput } from './options.js';
@@ -22,7 +22,18 @@ export function statusClass(status: number | undefined, ok: boolean): string {
 
 const levelLabel = (level: number) => (level >= MAX_LEVEL ? `${MAX_LEVEL}+` : String(Math.max(1, level)));
 
-export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readonly<Record<string, Price>>): () => void {
+/** Label values for a caller: its key id and team, or `(other)` once `max` keys have series (bounded cardinality). */
+export function callerLabels(m: MetricSet, caller: CallerIdentity, max: number): [gatewayKey: string, team: string] {
+  if (!m.gatewayKeys.has(caller.keyId)) {
+    if (m.gatewayKeys.size >= max) return [OTHER, OTHER];
+    m.gatewayKeys.add(caller.keyId);
+  }
+  return [caller.keyId, caller.team ?? ''];
+}
+
+const OTHER = '(other)';
+
+export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readonly<Record<string, Price>>, maxGatewayKeys = 500): () => void {
   const priceOf = (c: Candidate) => c.deployment.price ?? prices[c.deploymentId] ?? prices[c.model];
   m.now = () => pipeline.clock.now();
   m.healthReport = () => getService(pipeline, SERVICE.health)?.report();
@@ -40,6 +51,13 @@ export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readon
       const { failovers } = attemptMoves(e.attempts);
       if (failovers > 0) m.failovers.add(failovers, e.model);
       if (e.degraded && e.ok) m.degraded.add(1, e.model, e.degraded);
+      if (e.caller) {
+        const [gatewayKey, team] = callerLabels(m, e.caller, maxGatewayKeys);
+        m.gatewayKeyRequests.add(1, gatewayKey, team, outcome);
+        let cost = 0;
+        for (const a of e.attempts) if (a.usage) cost += usageCostUsd(tokenCounts(a.usage), priceOf(a.candidate));
+        if (cost > 0) m.gatewayKeyCost.add(cost, gatewayKey, team);
+      }
     },
     'attempt:end': (e) => {
       const deployment = e.candidate.deploymentId;
@@ -87,7 +105,7 @@ export const metrics = definePlugin<MetricsOptions, MetricsOptionsInput>({
   apply(pipeline, options) {
     const registry: Registry = options.registry ?? globalRegistry;
     const set = metricSet(registry, options.buckets);
-    const detach = observePipeline(pipeline, set, options.prices);
+    const detach = observePipeline(pipeline, set, options.prices, options.maxGatewayKeys);
     pipeline.events.once('pipeline:close', detach);
     const service: MetricsService = { registry, contentType: registry.contentType, exposition: () => registry.metrics() };
     provideService(pipeline, SERVICE.metrics, service);

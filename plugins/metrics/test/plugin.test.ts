@@ -81,6 +81,21 @@ describe('@switchyard/plugin-metrics', () => {
     await pipeline.close();
   });
 
+  it('counts requests and spend per gateway key, with a bounded number of key series', async () => {
+    const registry = new Registry();
+    const pipeline = createPipeline({ endpoints, models: { chat: [{ endpoint: 'a', model: 'ok', price: { input: 2, output: 4, cachedInput: 1 } }] }, providers: [openaiProvider], transport: transport(), plugins: [metrics({ registry, maxGatewayKeys: 2 })] });
+    for (const keyId of ['key_a', 'key_a', 'key_b', 'key_c', 'key_d']) await pipeline.chat(ask, { caller: { keyId, keyName: `name of ${keyId}`, team: keyId === 'key_b' ? 'b' : undefined } });
+    await pipeline.chat(ask);
+    expect(await value(registry, 'switchyard_gateway_key_requests_total', { gateway_key: 'key_a', team: '', outcome: 'success' })).toBe(2);
+    expect(await value(registry, 'switchyard_gateway_key_requests_total', { gateway_key: 'key_b', team: 'b', outcome: 'success' })).toBe(1);
+    // Past two keys, the others share one series.
+    expect(await value(registry, 'switchyard_gateway_key_requests_total', { gateway_key: '(other)', team: '(other)', outcome: 'success' })).toBe(2);
+    const series = (await registry.getSingleMetric('switchyard_gateway_key_requests_total')!.get()).values;
+    expect(series).toHaveLength(3);
+    expect(await value(registry, 'switchyard_gateway_key_cost_usd_total', { gateway_key: 'key_a', team: '' })).toBeCloseTo((2 * (6 * 2 + 4 + 20)) / 1e6, 12);
+    await pipeline.close();
+  });
+
   it('keeps counting into the same series after a reload (a new pipeline on the same registry)', async () => {
     const registry = new Registry();
     const first = setup(registry);

@@ -5,7 +5,7 @@
  * @opentelemetry/api only: spans go wherever the application's SDK sends them.
  */
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
-import { attemptMoves, definePlugin, listenAll, requestOutcomeClass, STAGE, tokenCounts, type AttemptOutcome, type Candidate, type ChatResponse, type Pipeline, type RequestContext, type RequestOutcome, type SwitchyardError } from '@switchyard/core';
+import { attemptMoves, definePlugin, listenAll, requestOutcomeClass, STAGE, tokenCounts, type AttemptOutcome, type CallerIdentity, type Candidate, type ChatResponse, type Pipeline, type RequestContext, type RequestOutcome, type SwitchyardError } from '@switchyard/core';
 import { z } from 'zod';
 import { ATTR, operationName, providerName } from './genai.js';
 import { toTraceparent, withRemoteParent } from './trace-context.js';
@@ -43,6 +43,13 @@ function serverAttributes(candidate: Candidate): Attributes {
   }
 }
 
+export function callerAttributes(caller: CallerIdentity): Attributes {
+  const attributes: Attributes = { 'switchyard.gateway_key.id': caller.keyId };
+  if (caller.keyName !== undefined) attributes['switchyard.gateway_key.name'] = caller.keyName;
+  if (caller.team !== undefined) attributes['switchyard.team'] = caller.team;
+  return attributes;
+}
+
 function errorAttributes(span: Span, error: SwitchyardError): void {
   span.setAttribute(ATTR.errorType, error.kind);
   if (error.status !== undefined) span.setAttribute(ATTR.httpStatus, error.status);
@@ -76,6 +83,8 @@ export function traceRequests(pipeline: Pipeline, options: OtelOptions): () => v
       { kind: SpanKind.INTERNAL, attributes: { [ATTR.operation]: operation, [ATTR.requestModel]: ctx.model, 'switchyard.request_id': ctx.id, 'switchyard.stream': ctx.stream, ...(classification.tier ? { 'switchyard.tier': classification.tier } : {}) } },
       parent,
     );
+    // Who called: the gateway key's id, name and team (never its secret).
+    if (ctx.caller) span.setAttributes(callerAttributes(ctx.caller));
     live.set(ctx.id, { span, attempts: new Map() });
     return classification;
   });

@@ -77,6 +77,16 @@ describe('@switchyard/plugin-otel', () => {
     await pipeline.close();
   });
 
+  it("names the caller on the request span: the gateway key's id and name and its team, never a secret", async () => {
+    const { pipeline, exporter } = setup();
+    await pipeline.chat({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }, { caller: { keyId: 'key_0123456789abcdef', keyName: 'team-a-app', team: 'a' } });
+    await pipeline.chat({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] });
+    const [withCaller, without] = byName(exporter.getFinishedSpans(), 'chat chat');
+    expect(withCaller.attributes).toMatchObject({ 'switchyard.gateway_key.id': 'key_0123456789abcdef', 'switchyard.gateway_key.name': 'team-a-app', 'switchyard.team': 'a' });
+    expect(Object.keys(without.attributes).filter((k) => k.startsWith('switchyard.gateway_key') || k === 'switchyard.team')).toEqual([]);
+    await pipeline.close();
+  });
+
   it('starts a new trace without a traceparent, marks a failed request and records the degrade event', async () => {
     const canned = definePlugin({
       name: 'test-canned',

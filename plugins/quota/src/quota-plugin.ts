@@ -59,6 +59,11 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
     const onLedgerError = (error: unknown) => pipeline.events.emit('plugin-error', { plugin: PLUGIN_NAME, stage: 'ledger', error });
     const totals = options.ledger ? new UsageTotals(pipeline.store, options.storePrefix) : undefined;
     const log = options.ledger?.log ? storeLocal(pipeline.store, `switchyard.quota.log:${options.ledger.log}`, () => new UsageLog(options.ledger!.log!, onLedgerError)) : undefined;
+    provideService(pipeline, SERVICE.pricing, {
+      priceFor: (candidate) => priceFor(candidate, options.prices),
+      attemptCostUsd: (outcome, estimatedInputTokens, request) =>
+        billAttempt(outcome, { estimatedInputTokens, price: priceFor(outcome.candidate, options.prices), outputTokensPerSecond: outputSpeedFor(outcome.candidate, options.estimates), request }).costUsd,
+    });
     if (totals) {
       const forecast = (period: ForecastPeriod) => forecastSpend(period, totals, book, clock.now());
       const service: UsageService = {
@@ -115,6 +120,11 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
       ledger.addAttempt({ candidate, model: ctx.model, tags, ok: outcome.ok, counted, tokens, costUsd, priced: price !== undefined });
       if (totals) {
         const record: UsageRecord = { at: new Date(clock.now()).toISOString(), requestId: ctx.id, attempt: outcome.attempt, model: ctx.model, deployment: candidate.deploymentId, endpoint: candidate.endpoint.name, provider: candidate.provider, key: candidate.keyId, tags, outcome: outcome.outcome, ok: outcome.ok, ...tokens, costUsd, estimated: bill.estimated, estimate: bill.estimate };
+        // Who called: the gateway key (a tenant's virtual key) and its team.
+        if (ctx.caller) {
+          record.gatewayKey = ctx.caller.keyId;
+          if (ctx.caller.team !== undefined) record.team = ctx.caller.team;
+        }
         log?.append(record);
         await totals.add(record).catch(onLedgerError);
       }

@@ -17,6 +17,10 @@ export interface UsageRecord {
   /** The endpoint's provider id (`openai`, `anthropic`, `deepseek`…): the vendor a bill comes from. Absent in older logs. */
   provider?: string;
   key: string;
+  /** The gateway key the client called with (`CallOptions.caller`), when the host knew one. */
+  gatewayKey?: string;
+  /** That key's team. */
+  team?: string;
   tags: Record<string, string>;
   /** Outcome class: success, endpoint-failure, rate-limited, key-failure, ignored… */
   outcome: string;
@@ -31,7 +35,8 @@ export interface UsageRecord {
   estimate?: 'output-seen' | 'elapsed';
 }
 
-export const GROUP_BY = ['deployment', 'key', 'model', 'tag', 'day'] as const;
+/** `key` is the vendor key (`endpoint#index`); `gatewayKey` the gateway key the client called with, `team` its team. */
+export const GROUP_BY = ['deployment', 'key', 'model', 'tag', 'day', 'gatewayKey', 'team'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
 
 /** Sums for one group; `costMicros` in millionths of a USD. */
@@ -55,10 +60,13 @@ export interface DayDoc {
   key: Record<string, DayTotals>;
   model: Record<string, DayTotals>;
   tag: Record<string, DayTotals>;
+  /** Absent in days written before callers were recorded. */
+  gatewayKey?: Record<string, DayTotals>;
+  team?: Record<string, DayTotals>;
 }
 
 export function emptyDay(): DayDoc {
-  return { total: zero(), deployment: {}, key: {}, model: {}, tag: {} };
+  return { total: zero(), deployment: {}, key: {}, model: {}, tag: {}, gatewayKey: {}, team: {} };
 }
 
 function zero(): DayTotals {
@@ -74,6 +82,8 @@ export function dayOf(at: string | number): string {
 /** Adds one record to a day (in place) and returns it. */
 export function addRecord(day: DayDoc, r: UsageRecord): DayDoc {
   const targets = [day.total, slot(day.deployment, r.deployment), slot(day.key, r.key), slot(day.model, r.model), ...Object.entries(r.tags).map(([k, v]) => slot(day.tag, `${k}=${v}`))];
+  if (r.gatewayKey !== undefined) targets.push(slot((day.gatewayKey ??= {}), r.gatewayKey));
+  if (r.team !== undefined) targets.push(slot((day.team ??= {}), r.team));
   const cost = micros(r.costUsd);
   for (const t of targets) {
     if (r.outcome !== 'ignored') {
@@ -143,7 +153,7 @@ export function answerFrom(query: UsageQuery, days: ReadonlyMap<string, DayDoc>)
   for (const [day, doc] of [...days].sort(([a], [b]) => a.localeCompare(b))) {
     if (day < query.since || day > query.until) continue;
     addTotals(total, doc.total);
-    const entries: [string, DayTotals][] = query.groupBy === 'day' ? [[day, doc.total]] : Object.entries(doc[query.groupBy]);
+    const entries: [string, DayTotals][] = query.groupBy === 'day' ? [[day, doc.total]] : Object.entries(doc[query.groupBy] ?? {});
     for (const [name, t] of entries) addTotals((groups[name] ??= zero()), t);
   }
   const sorted = Object.keys(groups).sort();

@@ -24,6 +24,20 @@ describe('usage totals', () => {
     expect(Object.keys(answer.groups)).toEqual(['team=x']);
   });
 
+  it('groups by the gateway key and team a record names, and reads days written before callers were recorded', async () => {
+    const store = new MemoryStateStore();
+    // A day document from before gatewayKey and team existed.
+    await store.set('q:usage:2026-11-30', { total: { requests: 1, failures: 0, billedInputTokens: 1, billedOutputTokens: 1, billedCachedTokens: 0, billedCostMicros: 5, estimatedAttempts: 0, estimatedInputTokens: 0, estimatedOutputTokens: 0, estimatedCostMicros: 0 }, deployment: {}, key: {}, model: {}, tag: {} });
+    const totals = new UsageTotals(store, 'q');
+    await totals.add(record(0.25, { gatewayKey: 'key_0123456789abcdef', team: 'search' }));
+    await totals.add(record(0.5, { gatewayKey: 'server#0' }));
+    const range = (groupBy: string) => parseUsageQuery({ since: '2026-11-30', until: '2026-12-01', groupBy }, Date.parse('2026-12-01T12:00:00Z'));
+    const byKey = await totals.answer(range('gatewayKey'));
+    expect(Object.fromEntries(Object.entries(byKey.groups).map(([k, v]) => [k, v.costUsd]))).toEqual({ key_0123456789abcdef: 0.25, 'server#0': 0.5 });
+    expect(byKey.total.requests).toBe(3);
+    expect(Object.keys((await totals.answer(range('team'))).groups)).toEqual(['search']);
+  });
+
   it('holds records while the shared store is unavailable and adds them when it answers again', async () => {
     const store = new FlakyStore();
     const totals = new UsageTotals(store, 'q');

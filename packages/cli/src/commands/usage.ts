@@ -29,7 +29,8 @@ Options:
       --log <file>       the ledger.log path from the config
       --since <day>      first UTC day (YYYY-MM-DD, ISO time or epoch ms; default 29 days before --until)
       --until <day>      last UTC day, inclusive (default today)
-      --group-by <g>     deployment (default), key, model, tag or day
+      --group-by <g>     deployment (default), key (vendor key), model, tag, day, gatewayKey
+                         (the gateway key a client called with) or team
       --reconcile <bill> a vendor's bill to compare the log with (CSV or JSON, per day)
       --vendor <name>    the endpoint or provider the bill is for (overrides what the file says)
       --currency <code>  the bill's currency when it names none (default USD)

@@ -7,7 +7,7 @@ import { chatCompletions } from '../chat-completions.js';
 import type { Dialect } from '../dialect.js';
 import { embeddings } from '../embeddings.js';
 import { sendError, sendJson } from '../http-reply.js';
-import { modelEntry, modelList } from '../models.js';
+import { modelEntry, modelList, visibleModels } from '../models.js';
 import { errorReply } from '../openai-errors.js';
 import { sseErrorEvent } from '../openai-wire.js';
 
@@ -16,7 +16,7 @@ export const openaiChatDialect: Dialect = {
   routes: [
     { method: 'POST', path: '/v1/chat/completions', handle: chatCompletions },
     { method: 'POST', path: '/v1/embeddings', handle: embeddings },
-    { method: 'GET', path: '/v1/models', handle: async (x) => sendJson(x.res, 200, modelList(x.pipeline, x.startedAt)) },
+    { method: 'GET', path: '/v1/models', handle: async (x) => sendJson(x.res, 200, modelList(x.pipeline, x.startedAt, x.call.caller)) },
     {
       method: 'GET',
       path: '/v1/models/',
@@ -27,7 +27,7 @@ export const openaiChatDialect: Dialect = {
         } catch {
           return sendError(x.res, errorReply(400, 'the model id in the URL is not valid percent-encoding', 'invalid_request_error', 'invalid_url', 'model'));
         }
-        if (x.pipeline.modelNames().includes(id)) return sendJson(x.res, 200, modelEntry(id, x.startedAt));
+        if (visibleModels(x.pipeline, x.call.caller).includes(id)) return sendJson(x.res, 200, modelEntry(id, x.startedAt));
         sendError(x.res, errorReply(404, `The model '${id}' does not exist`, 'invalid_request_error', 'model_not_found', 'model'));
       },
     },

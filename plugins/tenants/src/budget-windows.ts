@@ -1,0 +1,42 @@
+/**
+ * The fixed windows budgets and limits count in, on the pipeline clock: the UTC day and the UTC
+ * month for spend, the UTC minute for requests and tokens. Spend is counted in integer
+ * micro-dollars (StateStore `increment` is exact on integers, on Redis too).
+ */
+export type Period = 'day' | 'month';
+
+export const PERIODS: readonly Period[] = ['day', 'month'];
+
+const DAY_MS = 86_400_000;
+export const MINUTE_MS = 60_000;
+
+/** Counters outlive their window a little, so yesterday's and last month's spend can still be read. */
+const KEEP_AFTER_MS: Record<Period, number> = { day: 2 * DAY_MS, month: 35 * DAY_MS };
+
+export interface Window {
+  period: Period;
+  /** `2026-05-04` or `2026-05`. */
+  id: string;
+  /** When the next window starts (epoch ms). */
+  resetsAt: number;
+  /** A TTL for the window's counters. */
+  ttlMs: number;
+}
+
+export function windowOf(period: Period, now: number): Window {
+  const date = new Date(now);
+  const resetsAt = period === 'day' ? Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() + 1) : Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+  const id = date.toISOString().slice(0, period === 'day' ? 10 : 7);
+  return { period, id, resetsAt, ttlMs: resetsAt - now + KEEP_AFTER_MS[period] };
+}
+
+export function minuteOf(now: number): number {
+  return Math.floor(now / MINUTE_MS);
+}
+
+export const toMicros = (usd: number) => Math.round(usd * 1_000_000);
+export const fromMicros = (micros: number) => micros / 1_000_000;
+
+export function formatUsd(usd: number): string {
+  return `$${usd.toFixed(usd >= 1 ? 2 : 4)}`;
+}

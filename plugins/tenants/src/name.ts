@@ -1,0 +1,1 @@
+export const PLUGIN_NAME = '@switchyard/plugin-tenants';

@@ -1,0 +1,187 @@
+/**
+ * Budgets and limits before the call, the real cost after it. Every counter is one StateStore
+ * `increment` (atomic on Redis), so gateways sharing a store share exact counts:
+ *
+ * - reserve: the request's estimated cost is added to the spend of its key and its team for the
+ *   day and the month (where a budget applies); a counter that goes past its hard limit rolls
+ *   every reservation of the request back and refuses it. Concurrent requests therefore never
+ *   spend more than the limit between them, as long as each costs no more than its estimate
+ *   (the estimate counts `max_tokens` of output). Requests a minute and in flight count the same way;
+ *   tokens a minute are checked against what finished requests used.
+ * - settle: when the request ends, the difference between its real cost and the reservation is
+ *   added (the reservation goes away when the request cost nothing).
+ */
+import { SwitchyardError, type StateStore } from '@switchyard/core';
+import { formatUsd, fromMicros, minuteOf, MINUTE_MS, PERIODS, toMicros, windowOf, type Window } from './budget-windows.js';
+import type { Budget, BudgetWindow, Limits } from './options.js';
+
+/** A crashed gateway's requests in flight stop counting this long after the key's last change. */
+const IN_FLIGHT_TTL_MS = 15 * MINUTE_MS;
+
+export interface SpendScope {
+  scope: 'key' | 'team';
+  /** Key id or team name. */
+  id: string;
+  /** The key's name, or the team name. */
+  name: string;
+  /** What messages call it: the key's name or the team's. */
+  label: string;
+  window: Window;
+  counter: string;
+  budget: BudgetWindow | undefined;
+}
+
+export interface Reservation {
+  scopes: SpendScope[];
+  /** Per scope: micro-dollars reserved there (0 where no budget applies). */
+  reserved: number[];
+  /** Per scope: the counter's value after the reservation (for alerts when the real cost equals it). */
+  values: number[];
+  inFlightKey?: string;
+  tpmKey?: string;
+}
+
+export interface ScopeSpend {
+  scope: SpendScope;
+  micros: number;
+}
+
+export interface Caller {
+  keyId: string;
+  keyName: string;
+  team?: string;
+  limits?: Limits;
+  budget?: Budget;
+  teamBudget?: Budget;
+}
+
+interface Step {
+  key: string;
+  by: number;
+  ttlMs: number;
+  /** The refusal when the counter ends up past its limit; undefined when it cannot refuse. */
+  refuse?: (value: number) => SwitchyardError | undefined;
+}
+
+export class SpendCounters {
+  constructor(
+    private readonly store: StateStore,
+    private readonly prefix: string,
+  ) {}
+
+  spendKey(scope: SpendScope['scope'], id: string, window: Window): string {
+    return `${this.prefix}:spend:${scope}:${id}:${window.id}`;
+  }
+
+  private minuteKey(kind: 'rpm' | 'tpm', id: string, now: number): string {
+    return `${this.prefix}:${kind}:${id}:${minuteOf(now)}`;
+  }
+
+  private inFlightKey(id: string): string {
+    return `${this.prefix}:in-flight:${id}`;
+  }
+
+  scopesOf(caller: Caller, now: number): SpendScope[] {
+    const scopes: SpendScope[] = [];
+    for (const period of PERIODS) {
+      const window = windowOf(period, now);
+      scopes.push({ scope: 'key', id: caller.keyId, name: caller.keyName, label: `key ${caller.keyId} (${caller.keyName})`, window, counter: this.spendKey('key', caller.keyId, window), budget: caller.budget?.[period] });
+      if (caller.team !== undefined) scopes.push({ scope: 'team', id: caller.team, name: caller.team, label: `team ${caller.team}`, window, counter: this.spendKey('team', caller.team, window), budget: caller.teamBudget?.[period] });
+    }
+    return scopes;
+  }
+
+  /**
+   * Reserves `estimateMicros` on every budgeted scope and counts the request against its
+   * limits; rejects with the first refusal (everything rolled back). A key without budgets or
+   * limits is answered at once: nothing to check, its spend is counted at settlement.
+   */
+  reserve(caller: Caller, estimateMicros: number, now: number): Reservation | Promise<Reservation> {
+    const scopes = this.scopesOf(caller, now);
+    const reserved = scopes.map((s) => (s.budget ? estimateMicros : 0));
+    const steps: (Step | undefined)[] = scopes.map((s) => (s.budget ? { key: s.counter, by: estimateMicros, ttlMs: s.window.ttlMs, refuse: (value) => budgetRefusal(s, value, estimateMicros, now) } : undefined));
+    const limits = caller.limits ?? {};
+    if (limits.rpm !== undefined) {
+      const rpm = limits.rpm;
+      steps.push({ key: this.minuteKey('rpm', caller.keyId, now), by: 1, ttlMs: 2 * MINUTE_MS, refuse: (v) => (v > rpm ? limitRefusal(caller, `${rpm} requests a minute`, MINUTE_MS - (now % MINUTE_MS)) : undefined) });
+    }
+    const inFlightKey = limits.concurrency !== undefined ? this.inFlightKey(caller.keyId) : undefined;
+    if (inFlightKey) {
+      const most = limits.concurrency!;
+      steps.push({ key: inFlightKey, by: 1, ttlMs: IN_FLIGHT_TTL_MS, refuse: (v) => (v > most ? limitRefusal(caller, `${most} requests in flight`, 1_000) : undefined) });
+    }
+    const tpmKey = limits.tpm !== undefined ? this.minuteKey('tpm', caller.keyId, now) : undefined;
+    if (!tpmKey && steps.every((step) => step === undefined)) return { scopes, reserved, values: reserved, inFlightKey, tpmKey };
+    return this.check(caller, scopes, reserved, steps, inFlightKey, tpmKey, now);
+  }
+
+  private async check(caller: Caller, scopes: SpendScope[], reserved: number[], steps: (Step | undefined)[], inFlightKey: string | undefined, tpmKey: string | undefined, now: number): Promise<Reservation> {
+    const limits = caller.limits ?? {};
+    const [values, tokensThisMinute] = await Promise.all([
+      Promise.all(steps.map((step) => (step ? this.store.increment(step.key, step.by, step.ttlMs) : Promise.resolve(0)))),
+      tpmKey ? this.store.get<number>(tpmKey) : undefined,
+    ]);
+    let refusal: SwitchyardError | undefined;
+    for (let i = 0; i < steps.length && !refusal; i++) refusal = steps[i]?.refuse?.(values[i]);
+    if (!refusal && tpmKey && (tokensThisMinute ?? 0) >= limits.tpm!) refusal = limitRefusal(caller, `${limits.tpm} tokens a minute`, MINUTE_MS - (now % MINUTE_MS));
+    if (refusal) {
+      await Promise.all(steps.map((step) => (step ? this.store.increment(step.key, -step.by, step.ttlMs) : undefined)));
+      throw refusal;
+    }
+    return { scopes, reserved, values: values.slice(0, scopes.length), inFlightKey, tpmKey };
+  }
+
+  /** Adds the real cost in place of the reservation; the spend of each budgeted scope after it. */
+  async settle(reservation: Reservation, actualMicros: number, tokens: number): Promise<ScopeSpend[]> {
+    const { scopes } = reservation;
+    const work: Promise<number>[] = scopes.map((s, i) => {
+      const delta = actualMicros - reservation.reserved[i];
+      if (delta !== 0) return this.store.increment(s.counter, delta, s.window.ttlMs);
+      return Promise.resolve(reservation.values[i]);
+    });
+    const extra: Promise<unknown>[] = [];
+    if (reservation.inFlightKey) extra.push(this.store.increment(reservation.inFlightKey, -1, IN_FLIGHT_TTL_MS));
+    if (reservation.tpmKey && tokens > 0) extra.push(this.store.increment(reservation.tpmKey, tokens, 2 * MINUTE_MS));
+    const [values] = await Promise.all([Promise.all(work), Promise.all(extra)]);
+    const spends: ScopeSpend[] = [];
+    for (let i = 0; i < scopes.length; i++) if (scopes[i].budget && (actualMicros !== 0 || reservation.reserved[i] !== 0)) spends.push({ scope: scopes[i], micros: values[i] });
+    return spends;
+  }
+
+  /** Spend so far in each window of a key or team (micro-dollars), and the key's counts this minute. */
+  async read(scope: SpendScope['scope'], id: string, now: number): Promise<{ day: number; month: number; rpm: number; tpm: number; inFlight: number }> {
+    const [day, month, rpm, tpm, inFlight] = await Promise.all([
+      this.store.get<number>(this.spendKey(scope, id, windowOf('day', now))),
+      this.store.get<number>(this.spendKey(scope, id, windowOf('month', now))),
+      scope === 'key' ? this.store.get<number>(this.minuteKey('rpm', id, now)) : undefined,
+      scope === 'key' ? this.store.get<number>(this.minuteKey('tpm', id, now)) : undefined,
+      scope === 'key' ? this.store.get<number>(this.inFlightKey(id)) : undefined,
+    ]);
+    return { day: day ?? 0, month: month ?? 0, rpm: rpm ?? 0, tpm: tpm ?? 0, inFlight: inFlight ?? 0 };
+  }
+}
+
+/** The hard limit of a budget window, in micro-dollars. */
+export function hardLimitMicros(budget: BudgetWindow): number {
+  return toMicros(budget.limitUsd * budget.hard);
+}
+
+function budgetRefusal(s: SpendScope, value: number, estimateMicros: number, now: number): SwitchyardError | undefined {
+  const limit = hardLimitMicros(s.budget!);
+  // A request priced at 0 still stops once the budget is used up.
+  if (value <= limit && !(estimateMicros === 0 && value >= limit)) return undefined;
+  const before = value - estimateMicros;
+  const spent = `${formatUsd(fromMicros(Math.max(0, before)))} spent or reserved of ${formatUsd(s.budget!.limitUsd)}${s.budget!.hard !== 1 ? ` (refused past ${Math.round(s.budget!.hard * 100)} %)` : ''}`;
+  const need = before < limit ? `; this request may cost up to ${formatUsd(fromMicros(estimateMicros))}` : '';
+  return new SwitchyardError('budget-exhausted', `budget exhausted: the ${s.window.period} budget of ${s.label} for ${s.window.id}: ${spent}${need}; it resets at ${new Date(s.window.resetsAt).toISOString()}`, {
+    code: 'SWITCHYARD_ERR_KEY_BUDGET',
+    status: 429,
+    retryAfterMs: s.window.resetsAt - now,
+    retryable: false,
+    path: `${s.scope}.budget.${s.window.period}`,
+  });
+}
+
+function limitRefusal(caller: Caller, limit: string, retryAfterMs: number): SwitchyardError {
+  return new SwitchyardError('rate-limit', `rate limit of key ${caller.keyId} (${caller.keyName}): at most ${limit}`, { code: 'SWITCHYARD_ERR_KEY_RATE_LIMIT', status: 429, retryAfterMs, retryable: false });
+}
