@@ -12,6 +12,17 @@
 import { isSwitchyardError, type CallerIdentity, type SwitchyardError, type TenantsService } from '@switchyard/core';
 import { createKeyIndex, type KeyIndex } from './gateway-keys.js';
 
+/** The caller id of a `server.apiKeys` entry: `server#<index>`. */
+export const SERVER_KEY_PREFIX = 'server#';
+
+/**
+ * Whose data a caller's stored data is (a stored response): a virtual key's own id; undefined
+ * for the config's keys, which are all the operator's and see each other's (a rotated key too).
+ */
+export function ownerOf(caller: CallerIdentity | undefined): string | undefined {
+  return caller === undefined || caller.keyId.startsWith(SERVER_KEY_PREFIX) ? undefined : caller.keyId;
+}
+
 /** What the gate decided: a caller (or an open gateway's nobody), an admin, or a refusal. */
 export type Admission =
   | { kind: 'caller'; caller: CallerIdentity | undefined; virtual: boolean }
@@ -38,7 +49,7 @@ export class CallerGate {
     this.server = createKeyIndex(apiKeys);
     this.admin = createKeyIndex(adminKeys);
     this.hasAdminKeys = adminKeys.length > 0;
-    this.serverCallers = apiKeys.map((_key, i) => Object.freeze({ kind: 'caller', caller: Object.freeze({ keyId: `server#${i}` }), virtual: false }) as Admission);
+    this.serverCallers = apiKeys.map((_key, i) => Object.freeze({ kind: 'caller', caller: Object.freeze({ keyId: `${SERVER_KEY_PREFIX}${i}` }), virtual: false }) as Admission);
   }
 
   /** True when nothing needs a key: no server keys and no virtual keys. */

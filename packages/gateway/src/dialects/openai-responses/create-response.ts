@@ -6,6 +6,7 @@
  * a client that continues at once finds it.
  */
 import { checkRequestLimits, DEFAULT_REQUEST_LIMITS, OPENAI_RESPONSES, setRequestOrigin, SwitchyardError, wireBodyOf } from '@switchyard/core';
+import { ownerOf } from '../../caller-gate.js';
 import type { Exchange } from '../../exchange.js';
 import { infoHeaders, sendJsonText } from '../../http-reply.js';
 import { serveStream, wantsStream } from '../../stream-answer.js';
@@ -18,7 +19,7 @@ import { ResponsesStreamEncoder } from './stream-encoder.js';
 import type { Json, ResponseItem, ResponseObject } from './wire-types.js';
 
 export function responseStoreOf(x: Exchange): ResponseStore {
-  return new ResponseStore(x.pipeline.store, x.pipeline.clock, x.server.responseTtlMs);
+  return new ResponseStore(x.pipeline.store, x.pipeline.clock, x.server.responseTtlMs, ownerOf(x.call.caller));
 }
 
 /**

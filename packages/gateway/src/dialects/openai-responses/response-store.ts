@@ -3,7 +3,9 @@
  * StateStore (in memory, or Redis shared by every gateway on it). One key per response holds
  * the response as the client received it and the conversation that led to it, so continuing a
  * conversation is one read whatever its length. Entries expire after the configured TTL, on the
- * pipeline's clock (and the store drops them then too).
+ * pipeline's clock (and the store drops them then too). A response stored by a virtual key
+ * (plugin-tenants) is that key's: another key neither reads, continues nor deletes it, and learns
+ * nothing more than that there is no such response.
  */
 import type { Clock, StateStore } from '@switchyard/core';
 import { newId } from './ids.js';
@@ -17,6 +19,8 @@ export interface StoredResponse {
   input: ResponseItem[];
   /** When it expires, in ms on the pipeline's clock. */
   expiresAt: number;
+  /** The virtual key that stored it (caller-gate.ts `ownerOf`); absent for the config's keys. */
+  owner?: string;
 }
 
 /** Response ids as OpenAI and this gateway write them; anything else is never looked up. */
@@ -38,10 +42,13 @@ export class ResponseStore {
     private readonly store: StateStore,
     private readonly clock: Clock,
     private readonly ttlMs: number,
+    /** Whose responses this store reads and writes. */
+    private readonly owner: string | undefined,
   ) {}
 
   async save(response: ResponseObject, input: ResponseItem[]): Promise<void> {
     const record: StoredResponse = { response, input, expiresAt: this.clock.now() + this.ttlMs };
+    if (this.owner !== undefined) record.owner = this.owner;
     await this.store.set(RESPONSE_KEY_PREFIX + response.id, record, this.ttlMs);
   }
 
@@ -50,7 +57,7 @@ export class ResponseStore {
     const record = await this.store.get<StoredResponse>(RESPONSE_KEY_PREFIX + id);
     // The store's own expiry runs on its clock (Redis: real time); ours on the pipeline's.
     if (!record || typeof record.expiresAt !== 'number' || record.expiresAt <= this.clock.now()) return undefined;
-    return record;
+    return record.owner === this.owner ? record : undefined;
   }
 
   /** True when there was a response to delete. */
