@@ -2,7 +2,9 @@
  * The top frames of a V8 CPU profile (`--cpu-prof`, `BENCH_PROFILE=dir pnpm bench:gateway`):
  * self time per function (name, file, line), and per package (node's own code, each npm
  * package, each Switchyard package), as shares of the busy samples.
- * Run: node --import tsx bench/profile-top.ts <file.cpuprofile> [count]
+ * and, with a third argument, inclusive time per function (its own and its callees', once per
+ * stack), which shows what a stage of the request path costs as a whole.
+ * Run: node --import tsx bench/profile-top.ts <file.cpuprofile> [count] [inclusive count]
  */
 import { readFileSync } from 'node:fs';
 
@@ -13,7 +15,7 @@ interface ProfileNode {
   children?: number[];
 }
 
-const [file, count = '25'] = process.argv.slice(2);
+const [file, count = '25', inclusiveCount = '0'] = process.argv.slice(2);
 if (!file) {
   console.error('usage: profile-top.ts <file.cpuprofile> [count]');
   process.exit(2);
@@ -55,4 +57,28 @@ for (const [key, n] of [...self].filter(([k]) => k !== '(idle)').sort((a, b) => 
 console.log('\nself % of busy  package');
 for (const [pkg, n] of [...byPackage].filter(([k]) => k !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, 20)) {
   console.log(`${((100 * n) / busy).toFixed(1).padStart(6)}  ${pkg}`);
+}
+
+if (Number(inclusiveCount) > 0) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const inclusive = new Map<string, number>();
+  const label = (node: ProfileNode) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    return `${functionName || '(anonymous)'} ${url ? `${url.replace(/^.*\/(node_modules\/|packages\/|plugins\/|bench\/)/, '$1')}:${lineNumber + 1}` : ''}`.trim();
+  };
+  for (const [id, n] of hits) {
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const key = label(byId.get(at)!);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      inclusive.set(key, (inclusive.get(key) ?? 0) + n);
+    }
+  }
+  console.log('\ninclusive % of busy  function');
+  for (const [key, n] of [...inclusive].filter(([k]) => !k.startsWith('(root)') && !k.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, Number(inclusiveCount))) {
+    console.log(`${((100 * n) / busy).toFixed(1).padStart(6)}  ${key}`);
+  }
 }

@@ -5,7 +5,7 @@ export { probeEndpoint, listedModels, modelsSummary, type ProbeResult } from './
 export { runDemoCommand, type DemoModule, type DemoLoader } from './demo-command.js';
 export { cliImporter } from './importer.js';
 export { formatError } from './format-error.js';
-export { createServeLogger, resolveLogLevel, prettyLine, LOG_LEVELS, LOG_BUFFER_BYTES, LOG_FLUSH_MS, type LogLevel, type ServeLogger, type ServeLoggerOptions } from './serve-logger.js';
+export { createServeLogger, resolveLogLevel, prettyLine, LOG_LEVELS, type LogLevel, type ServeLogger, type ServeLoggerOptions } from './serve-logger.js';
 export { limitHeapGrowth, SERVE_HEAP_GROWING_PERCENT } from './serve-memory.js';
 export { EXIT, processIO, type CliIO, type Output } from './io.js';
 export type { Command } from './command.js';

@@ -58,7 +58,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   addSecrets(setup.secrets);
   /** The loaded config in use: its external secret resolvers stay open while it serves. */
   let current: LoadedSetup = setup;
-  const serveLogger = options.logger ? undefined : createServeLogger({ out: io.out, err: io.err, secrets, level: resolveLogLevel(io.env, setup.config.server?.logLevel) });
+  const serveLogger = options.logger ? undefined : createServeLogger({ out: io.out, secrets, level: resolveLogLevel(io.env, setup.config.server?.logLevel) });
   const logger = options.logger ?? serveLogger!;
   const gateway = createGateway({ config: setup.config, server: overrides, logger, secrets, pipelineOptions: { importer: cliImporter(path.dirname(setup.file)) } });
   const address = await gateway.listen();

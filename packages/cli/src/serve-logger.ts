@@ -11,19 +11,18 @@ import { pino, type Logger as PinoLogger } from 'pino';
 import { LOGGER_MASKER, SecretMasker } from '@switchyard/gateway';
 import type { Output } from './io.js';
 import { isoTimestamp } from './iso-timestamp.js';
+import { LineBatch } from './line-batch.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface ServeLoggerOptions {
-  /** Where lines go. An output with a file descriptor (stdout) gets the buffered destination. */
+  /** Where lines go. An output with a file descriptor (stdout) gets its lines in batches (line-batch.ts). */
   out: Output & { isTTY?: boolean; fd?: number };
   secrets: () => readonly string[];
   level?: string;
   /** Human-readable lines instead of JSON (default: whether `out` is a terminal). */
   pretty?: boolean;
-  /** Where a warning about dropped lines goes (stderr). */
-  err?: Output;
 }
 
 export function resolveLogLevel(env: Record<string, string | undefined>, configured: string | undefined): LogLevel {
@@ -49,41 +48,17 @@ export function prettyLine(json: string): string {
   return `${time} ${String(entry.level).toUpperCase().padEnd(5)} ${String(entry.msg ?? '')}${fields ? ` ${fields}` : ''}\n`;
 }
 
-/** Lines are written once this much is buffered… */
-export const LOG_BUFFER_BYTES = 4096;
-/** …or after this long, whichever comes first. */
-export const LOG_FLUSH_MS = 200;
-/** Past this much unwritten (stdout cannot keep up), new lines are dropped and counted, never the process's memory. */
-export const LOG_BUFFER_LIMIT_BYTES = 64 * 1024 * 1024;
-
-/**
- * JSON lines to a file descriptor through pino's asynchronous destination: one write per 4 KB
- * of lines (or per 200 ms) instead of a blocking write per line, so a request no longer pays a
- * system call for its access line and a slow log reader no longer stalls the event loop. pino
- * flushes it synchronously when the process exits; `switchyard serve` flushes it on SIGTERM /
- * SIGINT after the requests in flight finished. Only a SIGKILL loses the last ≤ 200 ms.
- */
-function bufferedDestination(fd: number, err: Output | undefined) {
-  const destination = pino.destination({ fd, sync: false, minLength: LOG_BUFFER_BYTES, maxLength: LOG_BUFFER_LIMIT_BYTES, periodicFlush: LOG_FLUSH_MS });
-  let dropped = 0;
-  destination.on('drop', () => {
-    // Said once per thousand lost lines: a stuck log reader must not also flood stderr.
-    if (dropped++ % 1000 === 0) err?.write(`switchyard: stdout is not keeping up; ${dropped} log line(s) dropped so far\n`);
-  });
-  return destination;
-}
-
 export interface ServeLogger extends PinoLogger {
-  /** Writes what the buffered destination holds, synchronously (shutdown). */
+  /** Writes the lines still waiting for the end of the event loop's turn (shutdown). */
   flushLines(): void;
 }
 
 export function createServeLogger(options: ServeLoggerOptions): ServeLogger {
   const masker = new SecretMasker(options.secrets);
   const pretty = options.pretty ?? options.out.isTTY === true;
-  const fd = typeof options.out.fd === 'number' && !pretty ? options.out.fd : undefined;
-  const buffered = fd !== undefined ? bufferedDestination(fd, options.err) : undefined;
-  const destination = buffered ?? { write: (line: string) => void options.out.write(pretty ? prettyLine(line) : line) };
+  // stdout (an output with a descriptor) gets one write per turn of the event loop; a terminal and a test's sink get every line as it comes.
+  const batch = typeof options.out.fd === 'number' && !pretty ? new LineBatch(options.out) : undefined;
+  const destination = batch ?? { write: (line: string) => void options.out.write(pretty ? prettyLine(line) : line) };
   const logger = pino(
     {
       level: options.level ?? 'info',
@@ -105,12 +80,6 @@ export function createServeLogger(options: ServeLoggerOptions): ServeLogger {
     return child.call(this, masker.value(bindings) as typeof bindings, childOptions);
   } as typeof child;
   // The gateway adds its secrets to this masker rather than masking each line a second time.
-  const flushLines = () => {
-    try {
-      buffered?.flushSync();
-    } catch {
-      // Not open yet or already closed: pino's own exit handler has nothing left to lose either.
-    }
-  };
+  const flushLines = () => batch?.flush();
   return Object.assign(logger, { [LOGGER_MASKER]: masker, flushLines });
 }
