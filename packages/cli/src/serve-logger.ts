@@ -8,7 +8,7 @@
  * the rest of an access line together.
  */
 import { pino, type Logger as PinoLogger } from 'pino';
-import { LOGGER_MASKER, SecretMasker } from '@switchyard/gateway';
+import { LOGGER_FLAT_LINE, LOGGER_MASKER, SecretMasker, type FlatLineWriter, type LogFields } from '@switchyard/gateway';
 import type { Output } from './io.js';
 import { isoTimestamp } from './iso-timestamp.js';
 import { LineBatch } from './line-batch.js';
@@ -59,10 +59,11 @@ export function createServeLogger(options: ServeLoggerOptions): ServeLogger {
   // stdout (an output with a descriptor) gets one write per turn of the event loop; a terminal and a test's sink get every line as it comes.
   const batch = typeof options.out.fd === 'number' && !pretty ? new LineBatch(options.out) : undefined;
   const destination = batch ?? { write: (line: string) => void options.out.write(pretty ? prettyLine(line) : line) };
+  const timestamp = isoTimestamp();
   const logger = pino(
     {
       level: options.level ?? 'info',
-      timestamp: isoTimestamp(),
+      timestamp,
       formatters: { level: (label) => ({ level: label }) },
       hooks: {
         logMethod(args, method) {
@@ -81,5 +82,52 @@ export function createServeLogger(options: ServeLoggerOptions): ServeLogger {
   } as typeof child;
   // The gateway adds its secrets to this masker rather than masking each line a second time.
   const flushLines = () => batch?.flush();
-  return Object.assign(logger, { [LOGGER_MASKER]: masker, flushLines });
+  const flat = batch ? flatLineWriter(logger, masker, timestamp, batch) : undefined;
+  return Object.assign(logger, { [LOGGER_MASKER]: masker, flushLines }, flat ? { [LOGGER_FLAT_LINE]: flat } : {});
+}
+
+const LEVEL_PREFIX = { info: '{"level":"info"', warn: '{"level":"warn"' } as const;
+
+/**
+ * The access line without pino's generic serializer: fields of strings, numbers and booleans,
+ * each string masked as the log call's hook would mask it, written as the very JSON pino writes
+ * (level, time, the bindings, the fields in order, msg). An object field goes the usual way.
+ */
+function flatLineWriter(logger: PinoLogger, masker: SecretMasker, timestamp: () => string, out: LineBatch): FlatLineWriter {
+  const bindings = (logger as unknown as Record<symbol, string>)[pino.symbols.chindingsSym] ?? '';
+  const keys = new Map<string, string>();
+  const keyText = (key: string) => {
+    let text = keys.get(key);
+    if (text === undefined) {
+      text = `,${JSON.stringify(key)}:`;
+      if (keys.size < 256) keys.set(key, text);
+    }
+    return text;
+  };
+  return (level: 'info' | 'warn', fields: LogFields, message: string) => {
+    if (!logger.isLevelEnabled(level)) return;
+    masker.refreshSecrets();
+    let line = LEVEL_PREFIX[level] + timestamp() + bindings;
+    for (const key in fields) {
+      const value = fields[key];
+      switch (typeof value) {
+        case 'undefined':
+          continue;
+        case 'string':
+          line += keyText(key) + JSON.stringify(masker.maskedField(key, value));
+          continue;
+        case 'number':
+          line += keyText(key) + (Number.isFinite(value) ? String(value) : 'null');
+          continue;
+        case 'boolean':
+          line += keyText(key) + (value ? 'true' : 'false');
+          continue;
+        default:
+          // Not flat after all: the logger's own path, which masks objects whole.
+          logger[level](fields, message);
+          return;
+      }
+    }
+    out.write(`${line},"msg":${JSON.stringify(masker.maskedText(message))}}\n`);
+  };
 }

@@ -51,3 +51,42 @@ describe('serve logger', () => {
     expect(prettyLine('not json')).toBe('not json');
   });
 });
+
+describe('serve logger on stdout (a descriptor): batched lines and the flat access line', () => {
+  function stdoutSink() {
+    let text = '';
+    return { out: { fd: 1, write: (s: string) => (text += s) }, get text() { return text; } };
+  }
+
+  it('writes a flat line exactly as pino writes the same call, masked and censored the same way', async () => {
+    const { LOGGER_FLAT_LINE } = await import('@switchyard/gateway');
+    const viaPino = stdoutSink();
+    const viaFlat = stdoutSink();
+    const pinoLogger = createServeLogger({ out: viaPino.out, secrets: () => [SECRET] });
+    const flatLogger = createServeLogger({ out: viaFlat.out, secrets: () => [SECRET] });
+    const fields = { event: 'access', requestId: `id-${SECRET}`, route: '/v1/chat/completions', status: 200, latencyMs: 3, cost: Number.NaN, stream: false, skipped: undefined, error: `vendor said ${SECRET.slice(1, 12)}`, apiKey: 'plain-key-value' };
+    pinoLogger.info(fields, 'request');
+    const flat = (flatLogger as unknown as Record<symbol, (level: string, f: object, m: string) => void>)[LOGGER_FLAT_LINE];
+    expect(typeof flat).toBe('function');
+    flat('info', fields, 'request');
+    pinoLogger.flushLines();
+    flatLogger.flushLines();
+    const withoutTime = (line: string) => line.replace(/"time":"[^"]+"/, '"time":"T"').replace(/"pid":\d+/, '"pid":0');
+    expect(withoutTime(viaFlat.text)).toBe(withoutTime(viaPino.text));
+    expect(viaFlat.text).not.toContain(SECRET.slice(1, 12));
+    expect(JSON.parse(viaFlat.text)).toMatchObject({ level: 'info', msg: 'request', requestId: 'id-[redacted]', apiKey: '[redacted]', cost: null, stream: false });
+  });
+
+  it('keeps lines until the batch is written, in order, and drops what the level filters', async () => {
+    const { LOGGER_FLAT_LINE } = await import('@switchyard/gateway');
+    const s = stdoutSink();
+    const logger = createServeLogger({ out: s.out, secrets: () => [], level: 'warn' });
+    const flat = (logger as unknown as Record<symbol, (level: string, f: object, m: string) => void>)[LOGGER_FLAT_LINE];
+    flat('info', { event: 'access', n: 1 }, 'request');
+    logger.warn({ event: 'one' }, 'first');
+    flat('warn', { event: 'access', n: 2 }, 'request');
+    expect(s.text).toBe('');
+    await new Promise((r) => setTimeout(r, 60));
+    expect(s.text.trim().split('\n').map((l) => JSON.parse(l).event)).toEqual(['one', 'access']);
+  });
+});

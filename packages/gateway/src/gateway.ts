@@ -17,7 +17,7 @@ import type { Registry } from 'prom-client';
 import { AccessLog, CLIENT_CLOSED_STATUS } from './access-log.js';
 import { logPipelineEvents } from './event-log.js';
 import { GatewayMetrics } from './gateway-metrics.js';
-import { silentLogger, type Logger } from './logger.js';
+import { flatLineWriterOf, silentLogger, type Logger } from './logger.js';
 import { openGatewayStore, type GatewayStore } from './gateway-store.js';
 import { gatewaySecrets, maskerOf, maskingLogger, SecretMasker } from './secret-masking.js';
 import { StatusBoard, type StatusReport } from './status-board.js';
@@ -114,6 +114,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const loggerMasker = options.logger && maskerOf(options.logger);
   const forgetSecrets = loggerMasker ? loggerMasker.addSource(ownSecrets) : undefined;
   const logger = options.logger ? (loggerMasker ? options.logger : maskingLogger(options.logger, masker)) : silentLogger;
+  // A logger that masks itself may write flat lines (the access line) without its generic serializer.
+  const flatLine = options.logger && loggerMasker ? flatLineWriterOf(options.logger) : undefined;
   const metrics = new GatewayMetrics(() => inFlight, options.metricsRegistry);
   const accessLog = new AccessLog();
   const board = new StatusBoard(() => clock.now(), (text) => masker.text(text));
@@ -270,7 +272,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       metrics.request(path, cancelled ? CLIENT_CLOSED_STATUS : res.statusCode);
       if (options.logger) {
         const line = accessLog.finish(requestId, { route: path, status: res.statusCode, cancelled, latencyMs: clock.now() - begunAt, caller });
-        (line.outcome === 'error' && res.statusCode >= 500 ? logger.warn : logger.info).call(logger, line, 'request');
+        const level = line.outcome === 'error' && res.statusCode >= 500 ? 'warn' : 'info';
+        if (flatLine) flatLine(level, line, 'request');
+        else logger[level](line, 'request');
       }
       if (inFlight === 0) onIdle?.();
     }

@@ -8,6 +8,6 @@ export { createKeyCheck, type KeyCheck } from './gateway-keys.js';
 export { GatewayMetrics } from './gateway-metrics.js';
 export { SecretMasker, SENSITIVE_FIELDS, LOGGER_MASKER, maskerOf, maskingLogger, pipelineSecrets } from './secret-masking.js';
 export { CLIENT_CLOSED_STATUS, type AccessOutcome } from './access-log.js';
-export { silentLogger, type Logger, type LogFields } from './logger.js';
+export { silentLogger, flatLineWriterOf, LOGGER_FLAT_LINE, type FlatLineWriter, type Logger, type LogFields } from './logger.js';
 export { StatusBoard, type StatusReport, type DeploymentStatus, type BreakerView, type KeyView } from './status-board.js';
 export { statusPage } from './status-page.js';

@@ -17,3 +17,19 @@ export interface Logger {
 const ignore: LogMethod = () => undefined;
 
 export const silentLogger: Logger = { info: ignore, warn: ignore, error: ignore, debug: ignore };
+
+/**
+ * A logger may offer a faster way to write a line whose fields are all flat (strings, numbers,
+ * booleans, undefined), such as the access line: `logger[LOGGER_FLAT_LINE](level, fields, msg)`.
+ * It must write what `logger[level](fields, msg)` would (masked, filtered by level); the
+ * gateway uses it when it is there (`switchyard serve`'s logger has it).
+ */
+export const LOGGER_FLAT_LINE = Symbol.for('switchyard.logger-flat-line');
+
+export type FlatLineWriter = (level: 'info' | 'warn', fields: LogFields, message: string) => void;
+
+/** The logger's flat-line writer, if it has one. */
+export function flatLineWriterOf(logger: Logger): FlatLineWriter | undefined {
+  const writer = (logger as { [LOGGER_FLAT_LINE]?: unknown })[LOGGER_FLAT_LINE];
+  return typeof writer === 'function' ? (writer as FlatLineWriter) : undefined;
+}

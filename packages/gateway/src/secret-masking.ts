@@ -28,6 +28,9 @@ function isSensitive(lowerKey: string, parent: string | undefined): boolean {
 
 type SecretSource = () => readonly (string | undefined)[];
 
+/** Fields whose value is new in every line (request ids): masked but never remembered as clean. */
+export const UNIQUE_FIELDS: ReadonlySet<string> = new Set(['requestId']);
+
 /** Masks known secrets in text and in any value built of objects, arrays and strings. */
 export class SecretMasker {
   private secrets: readonly string[] = [];
@@ -85,6 +88,27 @@ export class SecretMasker {
     return this.maskText(value);
   }
 
+  /** Reads the secrets (a reload may have changed them) before a series of `maskedText` calls: one line's strings. */
+  refreshSecrets(): void {
+    this.refresh();
+  }
+
+  /**
+   * `text()` without reading the secrets again (after `refreshSecrets()`). `unique`: the value
+   * is new in every line (a request id): masked, never remembered, so the strings lines share
+   * stay remembered instead of being pushed out by one new id per line.
+   */
+  maskedText(value: string, unique = false): string {
+    if (!unique) return this.maskText(value);
+    return this.clean.has(value) ? value : redactSecrets(value, this.secrets);
+  }
+
+  /** A top-level string field of a log line, as `value()` masks it: censored by its name, or masked (after `refreshSecrets()`). */
+  maskedField(key: string, value: string): string {
+    if (this.maybeSensitive(key) && isSensitive(key.toLowerCase(), undefined)) return REDACTED;
+    return this.maskedText(value, UNIQUE_FIELDS.has(key));
+  }
+
   /** The value with every string in it masked (the secrets are read once per call). */
   value(value: unknown): unknown {
     this.refresh();
@@ -118,7 +142,7 @@ export class SecretMasker {
    * or array with nothing to mask comes back as it is: a copy is made at the first change.
    */
   private maskValue(value: unknown, depth: number, parent?: string): unknown {
-    if (typeof value === 'string') return this.maskText(value);
+    if (typeof value === 'string') return parent !== undefined && UNIQUE_FIELDS.has(parent) ? redactSecrets(value, this.secrets) : this.maskText(value);
     if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return value;
     if (isSwitchyardError(value)) return this.maskValue(value.summary(), depth + 1);
     if (value instanceof Error) return this.maskValue({ type: value.name, message: value.message, stack: value.stack, ...(value as unknown as Record<string, unknown>) }, depth + 1);
