@@ -2,6 +2,7 @@
 import { ResponseAccumulator } from './aggregate.js';
 import { SwitchyardError } from './errors.js';
 import type { ChatResponse, StreamPart, TruncationInfo } from './types.js';
+import { nextBatchOf, type PartBatch } from './part-batches.js';
 
 export interface StreamInfo {
   endpoint: string;
@@ -37,10 +38,23 @@ export class ChatStream implements AsyncIterable<StreamPart> {
    * (`break`, `return()`) or a failing body cancels the upstream call.
    */
   [Symbol.asyncIterator](): AsyncIterator<StreamPart> {
+    return this.reader((body) => body.next());
+  }
+
+  /**
+   * The parts as they arrive, a batch per vendor chunk (every part of a batch came at once).
+   * What a relay that writes them out wants: one write per batch instead of one per part.
+   * Like the parts, batches can be read only once, and leaving early cancels the upstream call.
+   */
+  batches(): AsyncIterable<PartBatch> {
+    return { [Symbol.asyncIterator]: () => this.reader(nextBatchOf) };
+  }
+
+  private reader<T>(read: (body: AsyncIterator<StreamPart>) => Promise<IteratorResult<T, undefined>>): AsyncIterator<T> {
     if (this.consumed) return rejectingIterator(new SwitchyardError('invalid-request', 'a stream can be read only once'));
     this.consumed = true;
     let ended = false;
-    const onPart = (next: IteratorResult<StreamPart>): IteratorResult<StreamPart> => {
+    const onNext = (next: IteratorResult<T, undefined>): IteratorResult<T, undefined> => {
       if (next.done) ended = true;
       return next;
     };
@@ -50,7 +64,7 @@ export class ChatStream implements AsyncIterable<StreamPart> {
       throw error;
     };
     return {
-      next: () => (ended ? Promise.resolve(DONE) : this.body.next().then(onPart, onFailure)),
+      next: () => (ended ? Promise.resolve(DONE) : read(this.body).then(onNext, onFailure)),
       return: async () => {
         if (!ended) {
           ended = true;
@@ -83,6 +97,6 @@ export class ChatStream implements AsyncIterable<StreamPart> {
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
-function rejectingIterator(error: Error): AsyncIterator<StreamPart> {
+function rejectingIterator<T>(error: Error): AsyncIterator<T> {
   return { next: () => Promise.reject(error), return: () => Promise.resolve(DONE) };
 }

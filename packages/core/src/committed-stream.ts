@@ -10,6 +10,7 @@ import type { RequestContext, RequestOutcome, StreamAttemptResult } from './cont
 import { SwitchyardError } from './errors.js';
 import { attributeError } from './provider-call.js';
 import type { StreamPart } from './types.js';
+import { nextBatchOf, PartBatches, type PartBatch } from './part-batches.js';
 
 /** What a committed stream needs from its request run. */
 export interface CommittedStreamOwner {
@@ -44,7 +45,7 @@ export class CommittedStream {
   }
 
   toChatStream(info: StreamInfo): ChatStream {
-    return new ChatStream(this.parts(info), info, () => this.abandon());
+    return new ChatStream(new PartBatches(this.batches(info)), info, () => this.abandon());
   }
 
   private async record(error?: SwitchyardError): Promise<void> {
@@ -66,25 +67,37 @@ export class CommittedStream {
     this.owner.dispose();
   }
 
-  private async *parts(info: StreamInfo): AsyncGenerator<StreamPart> {
+  /** The parts, a batch per vendor chunk (part-batches.ts); a failure ends them after the parts before it. */
+  private async *batches(info: StreamInfo): AsyncGenerator<PartBatch, void, undefined> {
     const { owner, acc } = this;
     const { ctx } = owner;
     let failure: SwitchyardError | undefined;
     let finished = false;
     try {
-      for (const part of this.result.head) {
-        if (part.type === 'finish') finished = true;
-        yield part;
-      }
+      const { head } = this.result;
+      for (const part of head) if (part.type === 'finish') finished = true;
+      yield head;
       try {
         for (;;) {
-          const next = await this.result.rest.next();
+          const next = await nextBatchOf(this.result.rest);
           if (next.done) break;
-          const part = next.value;
-          if (part.type === 'error') throw part.error;
-          acc.add(part);
-          if (part.type === 'finish') finished = true;
-          yield part;
+          const batch = next.value;
+          let failedAt = -1;
+          for (let i = 0; i < batch.length; i++) {
+            const part = batch[i]!;
+            if (part.type === 'error') {
+              failedAt = i;
+              break;
+            }
+            acc.add(part);
+            if (part.type === 'finish') finished = true;
+          }
+          if (failedAt < 0) {
+            yield batch;
+            continue;
+          }
+          if (failedAt > 0) yield batch.slice(0, failedAt);
+          throw (batch[failedAt] as Extract<StreamPart, { type: 'error' }>).error;
         }
       } catch (error) {
         failure = owner.attempts.failureOf(error, this.live);
@@ -102,7 +115,7 @@ export class CommittedStream {
               if (part.type === 'error') throw part.error;
               acc.add(part);
               if (part.type === 'finish') continued = true;
-              yield part;
+              yield [part];
             }
           } catch (error) {
             // The caller learns about the original failure, never a fallback's prefill rejection.
@@ -115,7 +128,7 @@ export class CommittedStream {
       if (failure) {
         // Recorded before the error part: a consumer that stops at the error never resumes us.
         await owner.recordRequest({ ok: false, error: failure });
-        yield { type: 'error', error: failure };
+        yield [{ type: 'error', error: failure }];
       } else {
         const response = acc.toResponse();
         // Not `{ ...info, attempts, latencyMs }`: see copy-fields.ts.

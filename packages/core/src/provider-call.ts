@@ -5,17 +5,18 @@
 import { applyErrorRules } from './error-rules.js';
 import { isSwitchyardError, SwitchyardError, toSwitchyardError } from './errors.js';
 import type { Attempt, AttemptResult, RequestContext } from './contract.js';
-import type { DecodedSseEvent, ProviderHttpResponse, ProviderRequest, ProviderV1 } from './provider.js';
+import type { BuildOptions, DecodedSseEvent, ProviderHttpResponse, ProviderRequest, ProviderV1 } from './provider.js';
 import { SseParser, type SseEvent } from './sse.js';
 import { readBodyText, type Transport, type TransportResponse } from './transport.js';
 import { isContentPart, type Candidate, type ChatRequest, type EmbeddingRequest, type StreamPart } from './types.js';
 import type { SwitchyardEventBus } from './events.js';
 import { redactSecrets } from './redact-secrets.js';
-import { buildOrRefuse } from './request-failure.js';
+import { buildOrRefuse, unsentRequestError } from './request-failure.js';
 import { readErrorBodyText } from './error-body.js';
 import { addFields } from './copy-fields.js';
 import { requestOriginOf } from './request-origin.js';
 import { keepWireText } from './wire-events.js';
+import { PartBatches, type PartBatch } from './part-batches.js';
 
 export function joinUrl(base: string, path: string): string {
   if (/^https?:\/\//.test(path)) return path;
@@ -42,6 +43,10 @@ export function attributeError(error: SwitchyardError, candidate: Candidate): Sw
   return error;
 }
 
+/** What a codec's `buildRequest` gets; the same two objects for every attempt. */
+const STREAMING: BuildOptions = Object.freeze({ stream: true });
+const NOT_STREAMING: BuildOptions = Object.freeze({ stream: false });
+
 export interface CallEnv {
   transport: Transport;
   events: SwitchyardEventBus;
@@ -50,8 +55,12 @@ export interface CallEnv {
 export async function sendProviderRequest(env: CallEnv, provider: ProviderV1, candidate: Candidate, built: ProviderRequest, attempt: Pick<Attempt, 'signal' | 'abort'>, traceparent?: string): Promise<TransportResponse> {
   const base = candidate.endpoint.baseUrl ?? provider.defaultBaseUrl;
   if (!base) throw new SwitchyardError('config', `endpoint ${candidate.endpoint.name} has no baseUrl and provider ${provider.id} has no default`, { code: 'SWITCHYARD_ERR_CONFIG' });
-  const headers = addFields(addFields({} as Record<string, string>, candidate.endpoint.headers), built.headers);
-  if (traceparent) headers.traceparent = traceparent;
+  // The codec's own headers go as they are when nothing is added (a codec may share one object).
+  let headers = built.headers;
+  if (candidate.endpoint.headers || traceparent) {
+    headers = addFields(addFields({} as Record<string, string>, candidate.endpoint.headers), built.headers);
+    if (traceparent) headers.traceparent = traceparent;
+  }
   const { abort } = attempt;
   if (!abort) return env.transport.request({ url: joinUrl(base, built.path), method: built.method, headers, body: built.body, signal: attempt.signal });
   // The signal is made only if the transport reads it (the built-in one listens on `abort`).
@@ -99,7 +108,13 @@ export async function callProvider(env: CallEnv, provider: ProviderV1, attempt: 
     return { type: 'embeddings', response: provider.parseEmbeddingsResponse(http, candidate), headers: res.headers };
   }
   const request = attempt.request as ChatRequest;
-  const res = await sendProviderRequest(env, provider, candidate, buildOrRefuse(provider.id, () => provider.buildRequest(request, candidate, { stream: attempt.stream })), attempt, attempt.traceparent ?? ctx.traceparent);
+  let built: ProviderRequest;
+  try {
+    built = provider.buildRequest(request, candidate, attempt.stream ? STREAMING : NOT_STREAMING);
+  } catch (error) {
+    throw unsentRequestError(provider.id, error);
+  }
+  const res = await sendProviderRequest(env, provider, candidate, built, attempt, attempt.traceparent ?? ctx.traceparent);
   attempt.headersReceived();
   if (res.status >= 300) await failFromResponse(provider, candidate, res);
   if (!attempt.stream) {
@@ -107,7 +122,7 @@ export async function callProvider(env: CallEnv, provider: ProviderV1, attempt: 
     if (http.json === undefined) throw new SwitchyardError('server', `${provider.id} sent a body that is not JSON: ${http.text.slice(0, 80)}`, { status: res.status });
     return { type: 'response', response: provider.parseResponse(http, candidate), headers: res.headers };
   }
-  const parts = decodeStream(env, provider, attempt, ctx, res, request);
+  const parts = new PartBatches(decodeStream(env, provider, attempt, ctx, res, request));
   const head: StreamPart[] = [];
   const commitAtEnd = ctx.classification.commit === 'end';
   for (;;) {
@@ -120,7 +135,7 @@ export async function callProvider(env: CallEnv, provider: ProviderV1, attempt: 
     if (next.done) break;
     const part = next.value;
     if (part.type === 'error') {
-      await parts.return?.(undefined);
+      await parts.return();
       throw part.error;
     }
     head.push(part);
@@ -137,10 +152,11 @@ function sseText(event: SseEvent): string {
 }
 
 /**
- * The vendor stream as unified parts. Ends normally only after the vendor's finish signal; a
- * close without it throws `stream-cut`. An idle abort after the finish signal ends it cleanly.
+ * The vendor stream as unified parts, a batch per chunk of the body (part-batches.ts). Ends
+ * normally only after the vendor's finish signal; a close without it throws `stream-cut`. An
+ * idle abort after the finish signal ends it cleanly.
  */
-async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attempt, ctx: RequestContext, res: TransportResponse, request: ChatRequest): AsyncGenerator<StreamPart, void, undefined> {
+async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attempt, ctx: RequestContext, res: TransportResponse, request: ChatRequest): AsyncGenerator<PartBatch, void, undefined> {
   const { candidate } = attempt;
   const parser = new SseParser();
   const decoder = provider.createStreamDecoder(candidate, request);
@@ -200,16 +216,16 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
   try {
     for await (const chunk of res.body) {
       attempt.chunkReceived();
-      for (const part of decode(parser.push(chunk), [])) yield part;
+      yield decode(parser.push(chunk), []);
       if (sawDone) break;
     }
-    if (!sawDone) for (const part of decode(parser.end(), [])) yield part;
+    if (!sawDone) yield decode(parser.end(), []);
     complete = finished;
   } catch (error) {
     const err = toSwitchyardError(error);
     // The answer was complete; the connection just did not close (or sent no [DONE]).
     if (finished && (err.kind === 'idle-timeout' || err.kind === 'network')) {
-      for (const part of collect(decoder.end(), [])) yield part;
+      yield collect(decoder.end(), []);
       return;
     }
     throw attributeError(err, candidate);
@@ -218,7 +234,7 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
     if (complete && res.release) res.release();
     else res.discard();
   }
-  for (const part of collect(decoder.end(), [])) yield part;
+  yield collect(decoder.end(), []);
   if (!finished) {
     throw attributeError(
       new SwitchyardError('stream-cut', `${provider.id} stream ended without a finish signal${malformed ? ` (${malformed} malformed events skipped)` : ''}`),

@@ -62,26 +62,43 @@ export function checkRequestLimits(body: unknown, overrides?: Partial<RequestLim
   const top = body as Record<string, unknown>;
   if (Array.isArray(top.messages) && top.messages.length > limits.maxMessages) throw refuse(`messages has ${top.messages.length} entries; the limit is ${limits.maxMessages}`, 'messages');
   if (Array.isArray(top.tools) && top.tools.length > limits.maxTools) throw refuse(`tools has ${top.tools.length} entries; the limit is ${limits.maxTools}`, 'tools');
-  // Depth first with an explicit stack: a hostile body cannot overflow the call stack here.
-  const stack: { value: object; depth: number; field: string }[] = [];
+  // Depth first with an explicit stack: a hostile body cannot overflow the call stack here. Three
+  // parallel arrays rather than an object per entry: a request has dozens of nested values.
+  const values: object[] = [];
+  const depths: number[] = [];
+  const tops: string[] = [];
   let fields = 0;
   for (const field in top) {
     if (++fields > limits.maxObjectKeys) throw refuse(`the body has more than ${limits.maxObjectKeys} fields`, '(body)');
     const value = top[field];
-    if (typeof value === 'object' && value !== null) stack.push({ value, depth: 1, field });
+    if (typeof value === 'object' && value !== null) {
+      values.push(value);
+      depths.push(1);
+      tops.push(field);
+    }
   }
-  while (stack.length > 0) {
-    const { value, depth, field } = stack.pop()!;
+  while (values.length > 0) {
+    const value = values.pop()!;
+    const depth = depths.pop()!;
+    const field = tops.pop()!;
     if (depth > limits.maxDepth) throw refuse(`${field} is nested deeper than ${limits.maxDepth} levels`, field);
     if (Array.isArray(value)) {
       if (value.length > limits.maxArrayLength) throw refuse(`an array in ${field} has ${value.length} elements; the limit is ${limits.maxArrayLength}`, field);
-      for (const item of value) if (typeof item === 'object' && item !== null) stack.push({ value: item, depth: depth + 1, field });
+      for (const item of value) {
+        if (typeof item !== 'object' || item === null) continue;
+        values.push(item);
+        depths.push(depth + 1);
+        tops.push(field);
+      }
     } else {
       let keys = 0;
       for (const key in value) {
         if (++keys > limits.maxObjectKeys) throw refuse(`an object in ${field} has more than ${limits.maxObjectKeys} keys`, field);
         const item = (value as Record<string, unknown>)[key];
-        if (typeof item === 'object' && item !== null) stack.push({ value: item, depth: depth + 1, field });
+        if (typeof item !== 'object' || item === null) continue;
+        values.push(item);
+        depths.push(depth + 1);
+        tops.push(field);
       }
     }
   }

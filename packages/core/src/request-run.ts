@@ -14,6 +14,7 @@ import type { AttemptFailure } from './events.js';
 import type { CallerIdentity } from './caller.js';
 import { isSwitchyardError, outcomeOf, SwitchyardError, toSwitchyardError } from './errors.js';
 import { responseToParts } from './aggregate.js';
+import { partsOnce } from './part-batches.js';
 import { ChatStream, type StreamInfo } from './chat-stream.js';
 import { defaultClassification, defaultRetryDecision } from './request-defaults.js';
 import { retryAfterVerdict } from './retry-after-verdict.js';
@@ -167,7 +168,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     const recorded = this.recordRequest({ ok: true, response });
     if (recorded) await recorded;
     if (this.mode !== 'stream') return response;
-    return new ChatStream(toIterator(responseToParts(response)), streamInfoOf(response));
+    return new ChatStream(partsOnce(responseToParts(response)), streamInfoOf(response));
   }
 
   /** The stream passed its commit point in the provider call: from here the committed stream owns the request. */
@@ -381,8 +382,4 @@ class RunContext implements RequestContext {
 function attach(error: SwitchyardError, attempts: SwitchyardError[]): SwitchyardError {
   if (!error.attempts && attempts.length > 0) (error as { attempts?: SwitchyardError[] }).attempts = attempts;
   return error;
-}
-
-async function* toIterator(parts: StreamPart[]): AsyncGenerator<StreamPart> {
-  yield* parts;
 }

@@ -44,13 +44,19 @@ export type GuardVerdict = { reply: ErrorReply } | { preflight: Record<string, s
 export function createBrowserGuard(options: BrowserGuardOptions): (req: IncomingMessage, res: ServerResponse) => GuardVerdict {
   const allowedHosts = new Set(options.hosts.map((h) => h.toLowerCase()));
   const allowedOrigins = new Set(options.cors);
+  const hostAllowed = (host: string | undefined): boolean => {
+    const name = host ? hostName(host) : '';
+    return isLoopbackHost(name) || name.endsWith('.localhost') || allowedHosts.has(name) || (host !== undefined && allowedHosts.has(host.toLowerCase()));
+  };
+  // Clients send the same Host on every request: the last one allowed is not parsed again.
+  let lastAllowedHost: string | undefined;
   return (req, res) => {
     const host = req.headers.host;
-    if (options.keyless) {
-      const name = host ? hostName(host) : '';
-      if (!(isLoopbackHost(name) || name.endsWith('.localhost') || allowedHosts.has(name) || (host !== undefined && allowedHosts.has(host.toLowerCase())))) {
+    if (options.keyless && (host === undefined || host !== lastAllowedHost)) {
+      if (!hostAllowed(host)) {
         return { reply: errorReply(403, `this gateway has no keys and answers only to loopback host names or server.hosts, not "${host ?? ''}"`, 'invalid_request_error', 'host_not_allowed') };
       }
+      lastAllowedHost = host;
     }
     const origin = req.headers.origin;
     if (origin !== undefined && origin !== '' && !sameOrigin(origin, host)) {

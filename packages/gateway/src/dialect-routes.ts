@@ -6,7 +6,7 @@ export interface RouteMatch {
   /** The route for the request's method; undefined when the path exists for other methods only. */
   route: DialectRoute | undefined;
   /** The methods the path accepts (the `allow` header of a 405). */
-  allowed: string[];
+  readonly allowed: readonly string[];
   /** The id after a prefix route's path. */
   param?: string;
 }
@@ -14,6 +14,8 @@ export interface RouteMatch {
 interface PathEntry {
   dialect: Dialect;
   byMethod: Map<string, DialectRoute>;
+  /** The methods of byMethod, listed once. */
+  allowed: string[];
 }
 
 export class DialectRoutes {
@@ -26,12 +28,13 @@ export class DialectRoutes {
         const prefix = route.path.endsWith('/');
         let entry = prefix ? this.prefixes.find(([p]) => p === route.path)?.[1] : this.exact.get(route.path);
         if (!entry) {
-          entry = { dialect, byMethod: new Map() };
+          entry = { dialect, byMethod: new Map(), allowed: [] };
           if (prefix) this.prefixes.push([route.path, entry]);
           else this.exact.set(route.path, entry);
         }
         if (entry.byMethod.has(route.method)) throw new Error(`two dialects serve ${route.method} ${route.path}`);
         entry.byMethod.set(route.method, route);
+        entry.allowed.push(route.method);
       }
     }
     // The longest prefix wins.
@@ -55,5 +58,5 @@ export class DialectRoutes {
 }
 
 function matchOf(entry: PathEntry, method: string, param?: string): RouteMatch {
-  return { dialect: entry.dialect, route: entry.byMethod.get(method), allowed: [...entry.byMethod.keys()], param };
+  return { dialect: entry.dialect, route: entry.byMethod.get(method), allowed: entry.allowed, param };
 }

@@ -7,12 +7,15 @@ import { getService, SERVICE, type MetricsService, type Pipeline } from '@switch
 import { Counter, Gauge, Registry } from 'prom-client';
 
 /** Routes outside this set are counted as `other`: the label set stays bounded whatever clients send. */
-const KNOWN_ROUTES = new Set(['/v1/chat/completions', '/v1/embeddings', '/v1/models', '/metrics', '/status', '/status.html', 'auth']);
+const KNOWN_ROUTES = new Set(['/v1/chat/completions', '/v1/embeddings', '/v1/models', '/v1/messages', '/v1/messages/count_tokens', '/v1/responses', '/metrics', '/status', '/status.html', '/switchyard/usage', 'auth']);
 
 /** The route label of a path. */
 function routeLabel(route: string): string {
+  if (KNOWN_ROUTES.has(route)) return route;
   if (route.startsWith('/v1/models/')) return '/v1/models/:id';
-  return KNOWN_ROUTES.has(route) ? route : 'other';
+  if (route.startsWith('/v1/responses/')) return '/v1/responses/:id';
+  if (route.startsWith('/switchyard/keys') || route.startsWith('/switchyard/teams')) return '/switchyard/admin';
+  return 'other';
 }
 
 export class GatewayMetrics {

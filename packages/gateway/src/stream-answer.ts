@@ -46,13 +46,18 @@ export async function serveStream(x: Exchange, request: ChatRequest, encoderFor:
   const encoder = encoderFor(stream.info);
   const writer = new StreamWriter(res);
   let failure: SwitchyardError | undefined;
-  for await (const part of stream) {
-    if (part.type === 'error') {
-      failure = part.error;
-      break;
+  // A batch per vendor chunk: its parts are encoded together and written at once.
+  for await (const batch of stream.batches()) {
+    let text = '';
+    for (const part of batch) {
+      if (part.type === 'error') {
+        failure = part.error;
+        break;
+      }
+      text += encoder.encode(part);
     }
-    const text = encoder.encode(part);
     if (text) writer.write(text);
+    if (failure) break;
     if (writer.backedUp) await drained(res);
     if (res.destroyed) break; // leaving the loop cancels the upstream attempt
   }

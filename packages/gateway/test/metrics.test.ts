@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { createPipeline, definePlugin, STAGE } from '@switchyard/core';
-import { openaiProvider } from '@switchyard/provider-openai';
+import { openaiProvider, providers as openaiFamily } from '@switchyard/provider-openai';
 import { metrics } from '@switchyard/plugin-metrics';
 import { retry } from '@switchyard/plugin-retry';
 import { circuitBreaker } from '@switchyard/plugin-circuit-breaker';
@@ -136,5 +136,21 @@ describe('/metrics with @switchyard/plugin-metrics', () => {
     expect(sample(text, 'switchyard_gateway_requests_total', { route: '/v1/chat/completions', status: '200' })).toBe(1);
     expect(sample(text, 'switchyard_gateway_in_flight')).toBe(0);
     expect(text).not.toContain('switchyard_requests_total');
+  });
+
+  it("labels every dialect's routes by their own route (Messages, count_tokens, Responses and a stored response), never as other", async () => {
+    const up = await vendor(answers(['ok']));
+    const pipeline = createPipeline({ endpoints: [{ name: 'up', provider: 'openai-compatible', baseUrl: up.url, apiKey: VENDOR_KEY }], models: { chat: [{ endpoint: 'up', model: 'm' }] }, providers: openaiFamily });
+    const { client, origin } = await startGateway(pipeline);
+    const post = (path: string, body: unknown) => fetch(origin + path, { method: 'POST', headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.text());
+    await post('/v1/messages', { model: 'chat', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] });
+    await post('/v1/messages/count_tokens', { model: 'chat', messages: [{ role: 'user', content: 'hi' }] });
+    await client.responses.create({ model: 'chat', input: 'hi' });
+    await client.responses.retrieve('resp_unknown').catch(() => undefined);
+    const text = await scrape(origin);
+    expect(sample(text, 'switchyard_gateway_requests_total', { route: '/v1/messages', status: '200' })).toBe(1);
+    expect(sample(text, 'switchyard_gateway_requests_total', { route: '/v1/messages/count_tokens', status: '200' })).toBe(1);
+    expect(sample(text, 'switchyard_gateway_requests_total', { route: '/v1/responses', status: '200' })).toBe(1);
+    expect(text).not.toMatch(/switchyard_gateway_requests_total\{route="other"/);
   });
 });
