@@ -9,19 +9,24 @@ function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** 256 ids' worth of random bytes, refilled when used up: one hex slice per request. */
 const ID_BYTES = 16;
-const pool = Buffer.alloc(ID_BYTES * 256);
+/** 4 KB of random bytes, refilled when used up: an id is a hex slice of it, not a call into the CSPRNG each. */
+const pool = Buffer.alloc(4096);
 let poolOffset = pool.length;
 
-function freshRequestId(): string {
-  if (poolOffset === pool.length) {
+/** `<prefix>_<32 hex digits>`: 128 random bits. */
+export function randomId(prefix: string): string {
+  if (poolOffset + ID_BYTES > pool.length) {
     randomFillSync(pool);
     poolOffset = 0;
   }
   const id = pool.toString('hex', poolOffset, poolOffset + ID_BYTES);
   poolOffset += ID_BYTES;
-  return `req_${id}`;
+  return `${prefix}_${id}`;
+}
+
+function freshRequestId(): string {
+  return randomId('req');
 }
 
 /** The client's `x-request-id` when it is short and plain, otherwise a fresh random one (128 bits). */

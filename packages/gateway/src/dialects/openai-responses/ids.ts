@@ -1,6 +1,2 @@
-/** Ids in OpenAI's style: `resp_…`, `msg_…`, `fc_…`, `rs_…`. */
-import { randomBytes } from 'node:crypto';
-
-export function newId(prefix: string): string {
-  return `${prefix}_${randomBytes(16).toString('hex')}`;
-}
+/** Ids in OpenAI's style: `resp_…`, `msg_…`, `fc_…`, `rs_…` (128 random bits each). */
+export { randomId as newId } from '../../request-meta.js';

@@ -83,7 +83,14 @@ function kindOf(type: unknown): ItemKind {
 }
 
 export class ResponsesStreamEncoder implements StreamEncoder {
-  private head: ResponseHead;
+  /** Made when first needed: a stream passed through whole uses the vendor's own. */
+  private ownHead: ResponseHead | undefined;
+  /**
+   * What was forwarded and not read yet, in order: the structural events' texts and the parts.
+   * A stream passed through whole never needs the ids, indexes and texts they give, so they are
+   * read (the events parsed) only before the encoder writes an event itself.
+   */
+  private unread: (string | StreamPart)[] = [];
   /** The vendor's response snapshot (when the stream started as forwarded events): the base of our own terminal event. */
   private vendorBase: ResponseObject | undefined;
   private started = false;
@@ -96,19 +103,44 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   /** Vendor state the parts carried (signatures), for the answer's last item. */
   private metadata: ProviderMetadata | undefined;
   /** The vendor's terminal event, held back until end() when the final response is kept. */
-  private heldTerminal: { text: string; response: ResponseObject | undefined } | undefined;
+  private heldTerminal: { text: string } | undefined;
   private closed = false;
 
   constructor(
-    info: StreamInfo,
+    private readonly info: StreamInfo,
     private readonly options: ResponsesStreamOptions,
-  ) {
-    this.head = { id: newId('resp'), created_at: Math.floor(Date.now() / 1000), model: info.model };
+  ) {}
+
+  private get head(): ResponseHead {
+    this.ownHead ??= { id: newId('resp'), created_at: Math.floor(Date.now() / 1000), model: this.info.model };
+    return this.ownHead;
+  }
+
+  /** Reads the structural events forwarded so far (before the encoder writes anything itself). */
+  private readForwarded(): void {
+    if (this.unread.length === 0) return;
+    const texts = this.unread;
+    this.unread = [];
+    for (const one of texts) {
+      if (typeof one !== 'string') {
+        this.absorbPart(one);
+        continue;
+      }
+      const data = dataOf(one);
+      const type = typeof data?.type === 'string' ? data.type : nameOf(one);
+      if (data && type) this.absorbEvent(type, data);
+    }
   }
 
   encode(part: StreamPart): string {
     const wire = wireTextOf(part);
-    const out = wire === undefined ? this.encodePart(part) : this.forward(wire);
+    if (wire !== undefined) {
+      const out = this.forward(wire);
+      if (!this.closed && !this.heldTerminal) this.unread.push(part);
+      return out;
+    }
+    this.readForwarded();
+    const out = this.encodePart(part);
     this.absorbPart(part);
     return out;
   }
@@ -117,9 +149,15 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     if (this.closed) return '';
     this.closed = true;
     if (this.heldTerminal) {
-      if (this.options.onFinal && this.heldTerminal.response) await this.options.onFinal(this.heldTerminal.response);
-      return this.heldTerminal.text;
+      const held = this.heldTerminal;
+      if (this.options.onFinal) {
+        const data = dataOf(held.text.slice(0, held.text.indexOf('\n\n') + 2 || undefined));
+        const response = data?.response as ResponseObject | undefined;
+        if (response && data?.type !== 'response.failed') await this.options.onFinal(response);
+      }
+      return held.text;
     }
+    this.readForwarded();
     const ending = endingOf(this.finishReason);
     let out = this.start();
     out += this.closeOpen(() => true, ending.status === 'completed' ? 'completed' : 'incomplete');
@@ -131,6 +169,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   fail(reply: ErrorReply): string {
+    this.readForwarded();
     this.closed = true;
     const { code, message } = reply.body.error;
     const error = { code: code === 'rate_limit_exceeded' ? code : 'server_error', message };
@@ -148,22 +187,23 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     while (at < text.length) {
       const stop = text.indexOf('\n\n', at);
       const end = stop < 0 ? text.length : stop + 2;
-      const one = text.slice(at, end);
-      const name = nameOf(one);
-      // Deltas are most of a stream and carry nothing structural: they are never parsed.
-      if (name === undefined || !name.endsWith('.delta')) {
-        const data = dataOf(one);
-        const type = typeof data?.type === 'string' ? data.type : name;
-        if (data && type) {
-          if (TERMINAL_EVENTS.has(type) && this.options.onFinal) {
-            const response = data.response as ResponseObject | undefined;
-            this.heldTerminal = { text: text.slice(at), response: type === 'response.failed' ? undefined : response };
-            written = text.slice(0, at);
-            break;
-          }
-          this.absorbEvent(type, data);
-        }
+      // The type from the event line; an event without one (a proxy dropped it) is read now.
+      let name = nameOf(text.slice(at, Math.min(end, at + 64)));
+      if (name === undefined) {
+        const type = dataOf(text.slice(at, end))?.type;
+        name = typeof type === 'string' ? type : undefined;
       }
+      // Deltas are most of a stream and carry nothing structural: they are never parsed.
+      if (name !== undefined && TERMINAL_EVENTS.has(name)) {
+        // The vendor closed the stream: when the answer is kept, its last event waits for end().
+        if (this.options.onFinal) {
+          this.heldTerminal = { text: text.slice(at) };
+          written = text.slice(0, at);
+          this.unread.length = 0;
+          break;
+        }
+        this.closed = true;
+      } else if (name === undefined || !name.endsWith('.delta')) this.unread.push(text.slice(at, end));
       at = end;
     }
     return written;
@@ -177,7 +217,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         const response = data.response as ResponseObject | undefined;
         if (response && typeof response.id === 'string') {
           this.vendorBase = response;
-          this.head = { id: response.id, created_at: typeof response.created_at === 'number' ? response.created_at : this.head.created_at, model: typeof response.model === 'string' ? response.model : this.head.model };
+          this.ownHead = { id: response.id, created_at: typeof response.created_at === 'number' ? response.created_at : Math.floor(Date.now() / 1000), model: typeof response.model === 'string' ? response.model : this.info.model };
         }
         this.started = true;
         return;
