@@ -3,33 +3,23 @@
  * two gateways: a response stored through one is fetched and continued through the other, and
  * Redis itself expires it after `server.responseTtlMs`.
  */
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { NotFoundError } from 'openai';
 import { createPipeline } from '@switchyard/core';
 import { anthropicProvider } from '@switchyard/provider-anthropic';
 import { openaiProvider } from '@switchyard/provider-openai';
-import { createRedisStore, type RedisStateStore } from '@switchyard/store-redis';
-import { deleteKeys, describeWithRedis, inspector, REDIS_URL, uniquePrefix } from '../../../plugins/store-redis/test/support/redis.js';
+import { describeWithRedis, inspector } from '../../../plugins/store-redis/test/support/redis.js';
+import { redisStoresPerTest } from './support/redis-stores.js';
 import { RESPONSE_KEY_PREFIX } from '../src/dialects/openai-responses/index.js';
-import { startGateway, stopAll, vendor, VENDOR_KEY, type Harness, type Loopback } from './support/harness.js';
+import { startGateway, vendor, VENDOR_KEY, type Harness, type Loopback } from './support/harness.js';
 import { anthropicVendor, responsesVendor, textScript } from './support/scripted-vendors.js';
 
-const stores: RedisStateStore[] = [];
-let prefix = '';
+const redisStores = redisStoresPerTest();
 const TTL_MS = 120_000;
 
-afterEach(async () => {
-  await stopAll();
-  await Promise.all(stores.splice(0).map((s) => s.close()));
-  const redis = inspector();
-  await deleteKeys(redis, prefix);
-  redis.disconnect();
-});
 
 async function gateway(claude: Loopback, openai: Loopback): Promise<Harness> {
-  const store = createRedisStore({ url: REDIS_URL, prefix });
-  stores.push(store);
-  await store.ready();
+  const store = await redisStores.open();
   const pipeline = createPipeline({
     endpoints: [{ name: 'claude', provider: 'anthropic', baseUrl: claude.url, apiKey: VENDOR_KEY }, { name: 'openai', provider: 'openai', baseUrl: openai.url, apiKey: VENDOR_KEY }],
     models: { claude: [{ endpoint: 'claude', model: 'claude-x' }], gpt: [{ endpoint: 'openai', model: 'gpt-x' }] },
@@ -41,7 +31,7 @@ async function gateway(claude: Loopback, openai: Loopback): Promise<Harness> {
 
 describeWithRedis('stored responses on one Redis, two gateways', () => {
   it('a response stored through A is fetched, continued and deleted through B; Redis holds it for the TTL', { timeout: 30_000 }, async () => {
-    prefix = uniquePrefix('responses');
+    redisStores.usePrefix('responses');
     const claude = await vendor(anthropicVendor(textScript('Rome.')));
     const openai = await vendor(responsesVendor(textScript('Madrid.')));
     const a = await gateway(claude, openai);
@@ -52,7 +42,7 @@ describeWithRedis('stored responses on one Redis, two gateways', () => {
     expect(await b.client.responses.retrieve(first.id)).toMatchObject({ id: first.id, status: 'completed', output_text: 'Rome.' });
 
     const redis = inspector();
-    const ttl = await redis.pttl(`${prefix}${RESPONSE_KEY_PREFIX}${first.id}`);
+    const ttl = await redis.pttl(`${redisStores.prefix}${RESPONSE_KEY_PREFIX}${first.id}`);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(TTL_MS);
     redis.disconnect();

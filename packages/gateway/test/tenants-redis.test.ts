@@ -5,31 +5,21 @@
  * budget across both never overspend, and both report the same usage to the cent.
  */
 import OpenAI from 'openai';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createPipeline } from '@switchyard/core';
 import { quota } from '@switchyard/plugin-quota';
 import { tenants } from '@switchyard/plugin-tenants';
 import { openaiProvider } from '@switchyard/provider-openai';
-import { createRedisStore, type RedisStateStore } from '@switchyard/store-redis';
-import { deleteKeys, describeWithRedis, inspector, REDIS_URL, uniquePrefix } from '../../../plugins/store-redis/test/support/redis.js';
-import { answers, startGateway, stopAll, vendor, VENDOR_KEY, type Harness, type Loopback } from './support/harness.js';
+import { describeWithRedis } from '../../../plugins/store-redis/test/support/redis.js';
+import { redisStoresPerTest } from './support/redis-stores.js';
+import { answers, startGateway, vendor, VENDOR_KEY, type Harness, type Loopback } from './support/harness.js';
 
 const ADMIN_KEY = 'admin-key-for-redis-tests-0123';
-const stores: RedisStateStore[] = [];
-let prefix = '';
+const redisStores = redisStoresPerTest();
 
-afterEach(async () => {
-  await stopAll();
-  await Promise.all(stores.splice(0).map((s) => s.close()));
-  const redis = inspector();
-  await deleteKeys(redis, prefix);
-  redis.disconnect();
-});
 
 async function gateway(upstream: Loopback): Promise<Harness> {
-  const store = createRedisStore({ url: REDIS_URL, prefix });
-  stores.push(store);
-  await store.ready();
+  const store = await redisStores.open();
   const pipeline = createPipeline({
     endpoints: [{ name: 'primary', provider: 'openai', baseUrl: upstream.url, apiKey: VENDOR_KEY }],
     // $1000 per million tokens: an answer (3 + 2 tokens) costs $0.005.
@@ -53,7 +43,7 @@ const ask = { model: 'chat', messages: [{ role: 'user' as const, content: 'hi' }
 
 describeWithRedis('virtual keys on two gateways on one Redis', () => {
   it('share keys, revocations, budgets and books', { timeout: 30_000 }, async () => {
-    prefix = uniquePrefix('tenants');
+    redisStores.usePrefix('tenants');
     const upstream = await vendor(answers(['hello']));
     const a = await gateway(upstream);
     const b = await gateway(upstream);

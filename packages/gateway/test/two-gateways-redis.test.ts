@@ -2,34 +2,24 @@
  * Two gateways on one real Redis (.ci/redis.sh, port 6390, a unique key prefix): one set of
  * books, one breaker and one alert between them, shared health and a shared response cache.
  */
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Pipeline } from '@switchyard/core';
 import { alerts, getAlerts } from '@switchyard/plugin-alerts';
 import { cache } from '@switchyard/plugin-cache';
 import { circuitBreaker } from '@switchyard/plugin-circuit-breaker';
 import { getHealth, health } from '@switchyard/plugin-health';
 import { quota } from '@switchyard/plugin-quota';
-import { createRedisStore, type RedisStateStore } from '@switchyard/store-redis';
-import { deleteKeys, describeWithRedis, inspector, REDIS_URL, uniquePrefix } from '../../../plugins/store-redis/test/support/redis.js';
-import { answers, fails, GATEWAY_KEY, pipelineFor, startGateway, stopAll, vendor, type Harness, type Loopback } from './support/harness.js';
+import { describeWithRedis } from '../../../plugins/store-redis/test/support/redis.js';
+import { redisStoresPerTest } from './support/redis-stores.js';
+import { answers, fails, GATEWAY_KEY, pipelineFor, startGateway, vendor, type Harness, type Loopback } from './support/harness.js';
 
-const stores: RedisStateStore[] = [];
-let prefix = '';
+const redisStores = redisStoresPerTest();
 
-afterEach(async () => {
-  await stopAll();
-  await Promise.all(stores.splice(0).map((s) => s.close()));
-  const redis = inspector();
-  await deleteKeys(redis, prefix);
-  redis.disconnect();
-});
 
 const ask = (content = 'hi') => ({ model: 'chat', messages: [{ role: 'user' as const, content }] });
 
 async function gateway(primary: Loopback, backup: Loopback, hook: Loopback): Promise<Harness & { pipeline: Pipeline; breakerEvents: string[] }> {
-  const store = createRedisStore({ url: REDIS_URL, prefix });
-  stores.push(store);
-  await store.ready();
+  const store = await redisStores.open();
   const pipeline = pipelineFor({
     vendors: { primary, backup },
     extra: {
@@ -56,7 +46,7 @@ async function usage(h: Harness, query = ''): Promise<unknown> {
 
 describeWithRedis('two gateways on one Redis', () => {
   it('agree on usage totals, raise a breaker alert once, share health and cache hits', { timeout: 30_000 }, async () => {
-    prefix = uniquePrefix('two-gateways');
+    redisStores.usePrefix('two-gateways');
     const primary = await vendor(fails(500, 'primary is down'));
     const backup = await vendor(answers(['from backup']));
     const hook = await vendor((_req, res) => {
