@@ -43,6 +43,7 @@ export * from './usage-cost.js';
 export { keepWireBody, wireBodyOf, type WireBody } from './wire-body.js';
 export * from './wire-formats.js';
 export * from './request-origin.js';
+export { withModelReplaced } from './model-splice.js';
 export { keepWireText, wireTextOf } from './wire-events.js';
 export { expressibleCandidates, refusedPart, UNEXPRESSIBLE_CODE } from './expressible.js';
 export * from './request-summary.js';

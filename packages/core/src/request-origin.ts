@@ -24,6 +24,12 @@ export interface RequestOrigin {
   readonly format: string;
   /** The client's body as the dialect parsed it (after what routing needs: an expanded conversation). */
   readonly body: Readonly<Record<string, unknown>>;
+  /**
+   * The client's body as it came (its JSON text), when `body` is that text parsed and nothing
+   * changed since: a provider may send it on with only the model replaced (model-splice.ts)
+   * instead of serialising the body again.
+   */
+  readonly text?: string;
   /** The dialect's own request headers a vendor of the same dialect should get (`anthropic-beta`). */
   readonly headers?: Readonly<Record<string, string>>;
   /**

@@ -21,6 +21,8 @@ export interface Exchange {
   dialect: Dialect;
   /** When the gateway started (unix seconds): the `created` of the model list. */
   startedAt: number;
+  /** A POST's body as the client sent it (the route gets it parsed). */
+  bodyText?: string;
   /** The gateway's resolved `server` settings. */
   server: Readonly<ServerOptions>;
 }

@@ -27,7 +27,7 @@ import { modelsWithoutCandidates } from './models.js';
 import { errorReply, replyForError, replyWithError, SHUTTING_DOWN_CODE, type ErrorReply } from './openai-errors.js';
 import { PipelineSlot, type Lease } from './pipeline-slot.js';
 import { pipelineFromConfig } from './pipeline-from-config.js';
-import { BodyError, readJsonBody } from './read-body.js';
+import { BodyError, readJsonBody, type JsonBody } from './read-body.js';
 import { BodyBudget } from './body-budget.js';
 import { createBrowserGuard } from './browser-guard.js';
 import { answerClientError } from './client-errors.js';
@@ -200,10 +200,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (draining) return fail(shuttingDown());
     // The body is read before the request takes a slot: a slow body holds bytes of the read
     // budget for at most bodyTimeoutMs, never one of the maxInFlight slots.
-    let body: unknown;
+    let body: JsonBody;
     try {
       body = await readJsonBody(req, server.maxBodyBytes, { budget: bodyBudget, timeoutMs: server.bodyTimeoutMs, clock });
-      checkRequestLimits(body, server.limits);
+      checkRequestLimits(body.value, server.limits);
     } catch (error) {
       if (error instanceof BodyError && error.closeConnection) closeAfterReply(req, res);
       fail(error instanceof BodyError ? error.reply : replyForError(error, errorOptions));
@@ -229,7 +229,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     fail(reply, challenge ? { 'www-authenticate': 'Basic realm="switchyard", charset="UTF-8"' } : {});
   }
 
-  function exchangeFor(req: IncomingMessage, res: ServerResponse, requestId: string, pipeline: Pipeline, abort: AbortLink, dialect: Dialect, caller: CallerIdentity | undefined): Exchange {
+  function exchangeFor(req: IncomingMessage, res: ServerResponse, requestId: string, pipeline: Pipeline, abort: AbortLink, dialect: Dialect, caller: CallerIdentity | undefined, bodyText?: string): Exchange {
     return {
       req,
       res,
@@ -242,10 +242,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       dialect,
       startedAt,
       server,
+      bodyText,
     };
   }
 
-  async function serve(route: DialectRoute, dialect: Dialect, path: string, body: unknown, req: IncomingMessage, res: ServerResponse, requestId: string, param: string | undefined, caller: CallerIdentity | undefined): Promise<void> {
+  async function serve(route: DialectRoute, dialect: Dialect, path: string, body: JsonBody, req: IncomingMessage, res: ServerResponse, requestId: string, param: string | undefined, caller: CallerIdentity | undefined): Promise<void> {
     inFlight++;
     const begunAt = clock.now();
     if (options.logger) accessLog.begin(requestId);
@@ -260,7 +261,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       abort.abort(new SwitchyardError('cancelled', 'the client disconnected'));
     });
     try {
-      await route.handle(exchangeFor(req, res, requestId, lease.pipeline, abort, dialect, caller), body, param);
+      await route.handle(exchangeFor(req, res, requestId, lease.pipeline, abort, dialect, caller, body.text), body.value, param);
     } catch (error) {
       replyWithError({ res, dialect, errorOptions }, error);
     } finally {

@@ -26,11 +26,17 @@ export interface BodyReadOptions {
   clock?: Clock;
 }
 
+/** A body as it came (its text) and parsed. */
+export interface JsonBody {
+  value: unknown;
+  text: string;
+}
+
 /**
  * Listens instead of async-iterating: leaving a `for await` destroys the socket, and an
  * oversized body must still get its 413 answer (the rest of it is read and dropped).
  */
-export function readJsonBody(req: IncomingMessage, limit: number, options: BodyReadOptions = {}): Promise<unknown> {
+export function readJsonBody(req: IncomingMessage, limit: number, options: BodyReadOptions = {}): Promise<JsonBody> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
@@ -71,7 +77,7 @@ export function readJsonBody(req: IncomingMessage, limit: number, options: BodyR
       const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8');
       finish();
       try {
-        resolve(JSON.parse(text));
+        resolve({ value: JSON.parse(text), text });
       } catch {
         reject(new BodyError(errorReply(400, 'the request body is not valid JSON (send Content-Type: application/json with a JSON object)', 'invalid_request_error', 'invalid_json')));
       }

@@ -94,3 +94,13 @@ describe('a Chat Completions stream from a Chat Completions vendor', () => {
     expect(wire.text).toBe(role + hello + lo + stop + 'data: [DONE]\n\n');
   });
 });
+
+describe('a Chat Completions request to a Chat Completions vendor', () => {
+  it('reaches the vendor as the client wrote it, with only the upstream model spliced in', async () => {
+    const primary = await streams([role, hello, lo, stop]);
+    const { origin } = await startGateway(pipelineFor({ vendors: { primary } }));
+    const text = '{ "messages": [ {"role": "user", "content": "hi"} ], "model": "chat", "stream": true, "seed": 7 }';
+    await raw(origin, '/v1/chat/completions', { body: text });
+    expect(primary.requests[0]!.body).toBe('{ "messages": [ {"role": "user", "content": "hi"} ], "model":"primary-model", "stream": true, "seed": 7 ,"stream_options":{"include_usage":true}}');
+  });
+});

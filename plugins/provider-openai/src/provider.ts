@@ -6,7 +6,7 @@ import { addFields, defineProvider, OPENAI_RESPONSES, SwitchyardError, type Cand
 import type { BalanceRoute } from './balance.js';
 import { classifyHttpError } from './classify-error.js';
 import { parseChatResponse } from './response.js';
-import { buildChatBody, buildEmbeddingsBody } from './request.js';
+import { buildChatBody, buildEmbeddingsBody, passedThroughChatBody } from './request.js';
 import { buildResponsesBody, responsesApiEnabled, responsesOrigin } from './responses-request.js';
 import { isResponseObject, parseResponsesResponse } from './responses-response.js';
 import { ResponsesStreamDecoder } from './responses-stream-decoder.js';
@@ -49,7 +49,7 @@ export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): Provid
     path: options.pathFor(operation, target),
     // Not `{ ...JSON_HEADERS, accept, ...auth }`: a spread before a field takes V8's slow path (see core's addFields).
     headers: addFields({ 'content-type': 'application/json', accept } as Record<string, string>, options.authHeaders(target)),
-    body: JSON.stringify(body),
+    body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   return defineProvider({
     specificationVersion: 'v1',
@@ -63,8 +63,8 @@ export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): Provid
       const accept = stream ? 'text/event-stream' : 'application/json';
       const origin = responsesOrigin(request, target, responsesByDefault);
       if (origin) return post('responses', target, buildResponsesBody(origin, { model: target.model, stream }), accept);
-      const body = buildChatBody(request, { stream, model: target.model, allowedFields: options.allowedFields, keepReasoning: options.keepReasoning });
-      return post('chat/completions', target, body, accept);
+      const bodyOptions = { stream, model: target.model, allowedFields: options.allowedFields, keepReasoning: options.keepReasoning };
+      return post('chat/completions', target, passedThroughChatBody(request, bodyOptions) ?? buildChatBody(request, bodyOptions), accept);
     },
     parseResponse(response, target) {
       if (isResponseObject(response.json)) return parseResponsesResponse(response, id, target, options.errorRules);

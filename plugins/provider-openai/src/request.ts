@@ -1,5 +1,5 @@
 /** The unified request → the Chat Completions body the vendor receives. */
-import type { ChatMessage, ChatRequest, EmbeddingRequest } from '@switchyard/core';
+import { OPENAI_CHAT_COMPLETION, requestOriginOf, withModelReplaced, type ChatMessage, type ChatRequest, type EmbeddingRequest } from '@switchyard/core';
 
 export interface ChatBodyOptions {
   stream: boolean;
@@ -38,6 +38,34 @@ export function buildChatBody(request: ChatRequest, options: ChatBodyOptions): R
     body.stream_options = { include_usage: true, ...request.stream_options };
   }
   return body;
+}
+
+/**
+ * The client's own Chat Completions text, sent on with only the upstream model (and, for a
+ * stream, the usage request) spliced in, when that is exactly what `buildChatBody` would send:
+ * the body is the one the gateway parsed and nothing changed it, it has no `switchyard` hints
+ * and no field or message data this codec drops. Saves serialising the body again. Undefined
+ * when any of that does not hold: the caller serialises as before.
+ */
+export function passedThroughChatBody(request: ChatRequest, options: ChatBodyOptions): string | undefined {
+  const origin = requestOriginOf(request, OPENAI_CHAT_COMPLETION);
+  if (origin?.text === undefined || origin.body !== request) return undefined;
+  const fields = request as unknown as Record<string, unknown>;
+  if (fields.switchyard !== undefined) return undefined;
+  if (options.allowedFields) for (const key in fields) if (!options.allowedFields.has(key)) return undefined;
+  for (const message of request.messages) {
+    if (message.providerMetadata !== undefined || (message.reasoning_content !== undefined && !options.keepReasoning)) return undefined;
+  }
+  if (options.stream !== (request.stream === true)) return undefined;
+  let text = withModelReplaced(origin.text, request.model, options.model);
+  if (text === undefined) return undefined;
+  if (!options.stream) return request.stream_options === undefined ? text : undefined;
+  if (request.stream_options !== undefined) return typeof request.stream_options?.include_usage === 'boolean' ? text : undefined;
+  // Usage arrives in a trailing chunk only when asked for: asked for here, as buildChatBody does.
+  const close = text.lastIndexOf('}');
+  if (close < 0) return undefined;
+  text = `${text.slice(0, close)},"stream_options":{"include_usage":true}${text.slice(close)}`;
+  return text;
 }
 
 export function buildEmbeddingsBody(request: EmbeddingRequest, model: string): Record<string, unknown> {
