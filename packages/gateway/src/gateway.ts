@@ -29,6 +29,7 @@ import { PipelineSlot, type Lease } from './pipeline-slot.js';
 import { pipelineFromConfig } from './pipeline-from-config.js';
 import { BodyError, readJsonBody, type JsonBody } from './read-body.js';
 import { BodyBudget } from './body-budget.js';
+import { BodyDeadlines } from './body-deadlines.js';
 import { createBrowserGuard } from './browser-guard.js';
 import { answerClientError } from './client-errors.js';
 import { idempotencyKeyOf, requestIdOf, traceparentOf } from './request-meta.js';
@@ -123,6 +124,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const guardFor = (pipeline: Pipeline | undefined) => createBrowserGuard({ keyless: gate.open(tenantsOf(pipeline)), hosts: server.hosts, cors: server.cors });
   let browserGuard = guardFor(options.pipeline);
   const bodyBudget = new BodyBudget(server.maxBodyBytesInFlight);
+  const bodyDeadlines = new BodyDeadlines(clock, server.bodyTimeoutMs);
   const errorOptions = { exposeUpstream: server.exposeUpstream };
   const routes = new DialectRoutes(options.dialects ?? DEFAULT_DIALECTS);
   let slot: PipelineSlot | undefined;
@@ -202,7 +204,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     // budget for at most bodyTimeoutMs, never one of the maxInFlight slots.
     let body: JsonBody;
     try {
-      body = await readJsonBody(req, server.maxBodyBytes, { budget: bodyBudget, timeoutMs: server.bodyTimeoutMs, clock });
+      body = await readJsonBody(req, server.maxBodyBytes, { budget: bodyBudget, deadlines: bodyDeadlines });
       checkRequestLimits(body.value, server.limits);
     } catch (error) {
       if (error instanceof BodyError && error.closeConnection) closeAfterReply(req, res);

@@ -1,7 +1,7 @@
 /** Reads a JSON request body under a byte limit, a global byte budget and a deadline, answering each failure with a coded error. */
 import type { IncomingMessage } from 'node:http';
-import type { Clock } from '@switchyard/core';
 import type { BodyBudget } from './body-budget.js';
+import type { BodyDeadlines } from './body-deadlines.js';
 import { errorReply, type ErrorReply } from './openai-errors.js';
 
 export class BodyError extends Error {
@@ -21,9 +21,8 @@ const tooSlow = (ms: number) => new BodyError(errorReply(408, `the request body 
 export interface BodyReadOptions {
   /** Shared by every request being read. */
   budget?: BodyBudget;
-  /** The whole body must arrive within this time, or the request gets 408 (a slow body never holds a slot). */
-  timeoutMs?: number;
-  clock?: Clock;
+  /** The whole body must arrive within their limit, or the request gets 408 (a slow body never holds a slot). */
+  deadlines?: BodyDeadlines;
 }
 
 /** A body as it came (its text) and parsed. */
@@ -42,15 +41,15 @@ export function readJsonBody(req: IncomingMessage, limit: number, options: BodyR
     req.resume();
     return Promise.reject(tooLarge(limit));
   }
-  const { budget, clock } = options;
+  const { budget, deadlines } = options;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
-    const timer = options.timeoutMs && clock ? clock.setTimeout(() => fail(tooSlow(options.timeoutMs!)), options.timeoutMs) : undefined;
+    deadlines?.watch(req, () => fail(tooSlow(deadlines.limitMs)));
     const finish = () => {
       settled = true;
-      if (timer !== undefined) clock!.clearTimeout(timer);
+      deadlines?.done(req);
       budget?.give(size);
     };
     const fail = (error: Error) => {
