@@ -12,13 +12,16 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** BENCH_BUNDLE: a bundle folder to use as it is; else deploy/bundle.sh builds bench/.build/bundle. */
-export function servedBundle(): string {
+/**
+ * The production bundle of a checkout, built by its own deploy/bundle.sh into bench/.build/<name>
+ * (BENCH_BUNDLE: a bundle folder to use as it is, for this checkout's contender).
+ */
+export function servedBundle(checkout = ROOT, name = 'bundle'): string {
   const given = process.env.BENCH_BUNDLE;
-  if (given) return path.resolve(given);
-  const out = path.join(ROOT, 'bench/.build/bundle');
-  const built = spawnSync('bash', [path.join(ROOT, 'deploy/bundle.sh'), out], { stdio: ['ignore', 'ignore', 'inherit'] });
-  if (built.status !== 0 || !existsSync(path.join(out, 'bin.js'))) throw new Error('deploy/bundle.sh failed: the served contender needs the production bundle');
+  if (given && checkout === ROOT) return path.resolve(given);
+  const out = path.join(ROOT, 'bench/.build', name);
+  const built = spawnSync('bash', [path.join(checkout, 'deploy/bundle.sh'), out], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (built.status !== 0 || !existsSync(path.join(out, 'bin.js'))) throw new Error(`${checkout}/deploy/bundle.sh failed: the served contender needs the production bundle`);
   return out;
 }
 
