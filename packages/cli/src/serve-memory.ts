@@ -3,25 +3,28 @@
  *
  * By default V8 lets the old generation grow to up to 4× what was live after the last full
  * collection. That suits batch jobs, whose live heap grows. A gateway's live heap is its requests
- * in flight plus about 20 MiB; most of what reaches its old generation is request garbage. Under
- * load V8 therefore kept 30–80 MiB of dead objects between collections. Growing by 20 % instead
- * costs more frequent full collections, each over a small heap: the higher the request rate, the
- * more CPU. Measured with the pnpm bench:gateway contenders (2 cores, loopback):
+ * in flight plus about 20 MiB; most of what reaches its old generation is request garbage, which
+ * V8's default keeps around by the tens of MiB. A tighter limit means more frequent full
+ * collections, each over a small heap: CPU, and a longer latency tail. Measured with
+ * `pnpm bench:serve` (the production bundle, four plugins, the access log; 2 cores, loopback,
+ * instant answers, c = 32 and 128, 2026-12-04):
  *
- * - c = 32, instant answers, 5 000–6 000 req/s: 153–174 → 122–125 MiB; 10–25 % more CPU (11 full
- *   collections per 35 000 requests instead of 2, about 60 ms of marking each, most of it on
- *   V8's background threads).
- * - c = 256, answers after 200 ms (a vendor's think time): 198–204 → 130 MiB; 3–10 % more CPU.
- * - c = 128, instant answers, 4 000–5 000 req/s: 150–158 → 128 MiB; 10–30 % more CPU.
+ * | growth limit | peak RSS | CPU µs per request | p99 at c = 32 / 128 |
+ * |---|---:|---:|---:|
+ * | V8's default | 184–209 MiB | 92–94 | 6 / 20 ms |
+ * | 100 % | 149–155 MiB | 92–99 | 7 / 22 ms |
+ * | 50 % (serve) | 135–140 MiB | 96–106 | 8 / 26 ms |
+ * | 20 % | 128–139 MiB | 104–111 | 9.5 / 30 ms |
  *
- * V8 reads this flag each time it sets the next collection's limit, so setting it at start-up
- * takes effect without a restart. The young generation cannot be resized this way: its size is
- * fixed when V8 starts. `--max-semi-space-size=4` on the node command line saves about another
- * 20 MiB but cost 30–40 % more CPU at c = 256, so serve leaves it to the operator (docs/deploy.md).
+ * 50 % keeps most of the saving; 20 % saved another 3–8 MiB for 4–13 % more CPU and a longer
+ * tail. V8 reads this flag each time it sets the next collection's limit, so setting it at
+ * start-up takes effect without a restart. The young generation cannot be resized this way: its
+ * size is fixed when V8 starts, and `--max-semi-space-size` on the node command line trades CPU
+ * for memory (docs/deploy.md).
  */
 import { setFlagsFromString } from 'node:v8';
 
-export const SERVE_HEAP_GROWING_PERCENT = 20;
+export const SERVE_HEAP_GROWING_PERCENT = 50;
 
 const OWN_SETTING = /--heap[-_]growing[-_]percent\b/;
 
