@@ -21,8 +21,8 @@ the old pipeline. A config that fails to load is rejected (logged) and the runni
 Shutdown: SIGTERM or SIGINT stop accepting, let requests in flight finish (up to
 server.shutdownGraceMs), then exit.
 
-Memory: serve lets V8's old generation grow 50 % past its live size between full collections
-(V8's default is up to 4×): 45-70 MiB less RSS under load, for 2-10 % more CPU per request
+Memory: serve lets V8's old generation grow 20 % past its live size between full collections
+(V8's default is up to 4×): 25-70 MiB less RSS under load, for 3-25 % more CPU per request
 (the more, the higher the request rate).
 NODE_OPTIONS=--heap-growing-percent=0 restores V8's default.
 
