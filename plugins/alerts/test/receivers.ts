@@ -1,6 +1,6 @@
 /** Loopback webhook receivers (real HTTP) for the channel tests. */
 import type http from 'node:http';
-import { createPipeline, VirtualClock, type Pipeline, type PipelineOptions } from '@switchyard/core';
+import { createPipeline, seededRandom, VirtualClock, type Pipeline, type PipelineOptions } from '@switchyard/core';
 import { startLoopback, type Loopback } from '../../../packages/core/test/support/loopback.js';
 import { openaiProvider } from '@switchyard/provider-openai';
 import { alerts, getAlerts, type AlertsOptionsInput } from '../src/index.js';
@@ -36,6 +36,8 @@ export function pipelineWithAlerts(options: AlertsOptionsInput, extra: Partial<P
     endpoints: [{ name: 'primary', provider: 'openai', baseUrl: 'http://127.0.0.1:9/v1' }],
     models: { chat: [{ endpoint: 'primary', model: 'gpt-x' }] },
     clock,
+    // Weighted picks and jitter from a seeded source: the same alerts on every run.
+    random: seededRandom(7),
     providers: [openaiProvider],
     ...extra,
     plugins: [...(extra.plugins ?? []), alerts(options)],
