@@ -7,7 +7,7 @@
  * Run: pnpm bench:metrics
  */
 import { Registry } from 'prom-client';
-import { createPipeline, type Candidate } from '@switchyard/core';
+import { candidateRef, createPipeline } from '@switchyard/core';
 import { openaiProvider } from '@switchyard/provider-openai';
 import { metrics } from '@switchyard/plugin-metrics';
 import { cpuMicros, cpuMicrosAsync, median, memoryTransport } from './in-process.js';
@@ -29,7 +29,7 @@ const build = (withMetrics: boolean) =>
 async function main() {
   const pipeline = build(true);
   const bare = build(false);
-  const candidate: Candidate = pipeline.candidatesFor('chat')[0];
+  const candidate = candidateRef(pipeline.candidatesFor('chat')[0]);
   const usage = { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 };
   const attempt = { attempt: 1, candidate, ok: true, outcome: 'success' as const, latencyMs: 120, usage, phase: 'pre-commit' as const, stream: false, initiator: 'core' };
   // The events of one request, emitted the way the core emits them (payload objects included).

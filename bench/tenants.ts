@@ -11,7 +11,8 @@
  *    settlement cost on the memory store).
  * Run: pnpm bench:tenants
  */
-import { createPipeline, getService, MemoryStateStore, SERVICE, VirtualClock, type CallerIdentity, type Pipeline, type StateStore } from '@switchyard/core';
+import { SERVICE } from '@switchyard/contracts';
+import { createPipeline, getService, MemoryStateStore, VirtualClock, type CallerIdentity, type Pipeline, type StateStore } from '@switchyard/core';
 import { openaiProvider } from '@switchyard/provider-openai';
 import { quota } from '@switchyard/plugin-quota';
 import { tenants } from '@switchyard/plugin-tenants';

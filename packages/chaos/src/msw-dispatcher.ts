@@ -4,6 +4,7 @@
  * handlers through `getResponse()`, so the very same handlers drive `setupServer` (global fetch)
  * and the real undici path (`createPipeline({ dispatcher })`, `undici.request(url, { dispatcher })`).
  */
+import { CHAOS_ERRORS } from './error-codes.js';
 import { getResponse, type RequestHandler } from 'msw';
 import { Dispatcher, errors } from 'undici';
 import { SwitchyardError } from '@switchyard/core';
@@ -85,7 +86,7 @@ async function resolveResponse(handlers: readonly RequestHandler[], request: Req
     return unhandledExceptionResponse(error);
   }
   if (!response) {
-    throw new SwitchyardError('config', `no msw handler answered ${request.method} ${request.url}`, { code: 'SWITCHYARD_ERR_MSW_UNHANDLED' });
+    throw new SwitchyardError('config', `no msw handler answered ${request.method} ${request.url}`, { code: CHAOS_ERRORS.SWITCHYARD_ERR_MSW_UNHANDLED });
   }
   return response;
 }

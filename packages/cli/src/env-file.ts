@@ -3,6 +3,7 @@
  * quotes, `\n` escapes inside double quotes). Variables already set in the environment win, as
  * with dotenv. The file is read again on every reload, so a rotated key applies without a restart.
  */
+import { CLI_ERRORS } from './error-codes.js';
 import path from 'node:path';
 import { SwitchyardError } from '@switchyard/core';
 import { readTextFile } from './read-text-file.js';
@@ -14,7 +15,7 @@ export function parseEnvFile(text: string, file = '.env'): Record<string, string
   text.split(/\r?\n/).forEach((line, i) => {
     if (/^\s*(#|$)/.test(line)) return;
     const m = LINE_RE.exec(line);
-    if (!m) throw new SwitchyardError('config', `${file}:${i + 1}: expected KEY=VALUE`, { code: 'SWITCHYARD_ERR_ENV_FILE' });
+    if (!m) throw new SwitchyardError('config', `${file}:${i + 1}: expected KEY=VALUE`, { code: CLI_ERRORS.SWITCHYARD_ERR_ENV_FILE });
     let value = m[2];
     const quote = value[0];
     if ((quote === '"' || quote === "'") && value.length >= 2 && value.endsWith(quote)) {

@@ -1,3 +1,5 @@
+// Its events and codes are declared in the shared contracts: importing this package types them.
+import '@switchyard/contracts';
 export { main, mainHelp, COMMANDS } from './main.js';
 export { startServer, type RunningServer, type ServeOptions } from './running-server.js';
 export { readConfig, buildPipeline, type LoadedSetup } from './load-config.js';

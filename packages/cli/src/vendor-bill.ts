@@ -15,6 +15,7 @@
  * Amounts in another currency than USD are converted with the rates given (`--fx CNY=0.14`:
  * USD per unit); a currency without a rate is an error naming it, never a silent 1:1.
  */
+import { CLI_ERRORS } from './error-codes.js';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { SwitchyardError } from '@switchyard/core';
 
@@ -182,5 +183,5 @@ function asArray(value: unknown): Row[] {
 }
 
 function billError(options: BillOptions, problem: string): SwitchyardError {
-  return new SwitchyardError('config', `vendor bill ${options.file} ${problem}`, { code: 'SWITCHYARD_ERR_VENDOR_BILL', path: options.file });
+  return new SwitchyardError('config', `vendor bill ${options.file} ${problem}`, { code: CLI_ERRORS.SWITCHYARD_ERR_VENDOR_BILL, path: options.file });
 }

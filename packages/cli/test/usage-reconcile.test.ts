@@ -4,9 +4,10 @@
  * an estimate) against vendor bills in the formats users export: OpenAI's Costs API JSON,
  * Anthropic's cost report, DeepSeek's console CSV in CNY, and the generic table.
  */
+import { SERVICE } from '@switchyard/contracts';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createPipeline, getService, SERVICE, VirtualClock } from '@switchyard/core';
+import { createPipeline, getService, VirtualClock } from '@switchyard/core';
 import { providers } from '@switchyard/provider-openai';
 import { quota } from '@switchyard/plugin-quota';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

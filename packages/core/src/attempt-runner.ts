@@ -3,6 +3,7 @@
  * settle it into a discriminated result. Plugin-run attempts (`ctx.runAttempt`) go through the
  * same path; a call tap that answers with one hands it over to the core, which records it once.
  */
+import { attemptRecord, candidateRef } from './candidate-ref.js';
 import { AbortLink, onAbortOf } from './abort-link.js';
 import { RequestTimer } from './request-timer.js';
 import type { Attempt, AttemptOutcome, AttemptResult, PipelineHooks, RequestContext, RunAttemptOptions, StreamAttemptResult } from './contract.js';
@@ -129,7 +130,7 @@ export class AttemptRunner {
       const recorded = runHook(hooks.recordAttempt, outcome, ctx);
       if (recorded instanceof Promise) await recorded;
     }
-    if (events.listenerCount('attempt:end')) events.emit('attempt:end', withField(outcome, 'requestId', ctx.id));
+    if (events.listenerCount('attempt:end')) events.emit('attempt:end', withField(attemptRecord(outcome), 'requestId', ctx.id));
   }
 
   /** Ends a live attempt after its commit point: one outcome, then its timer and links are released. */
@@ -161,7 +162,7 @@ export class AttemptRunner {
     const timer = sharesTimer ? requestTimer : new RequestTimer(ctx.clock, Number.POSITIVE_INFINITY, () => undefined);
     const live = new RunningAttempt(this, number, candidate, abort, ctx, opts, timer, sharesTimer, unlink);
     const events = ctx.pipeline.events;
-    if (events.listenerCount('attempt:start')) events.emit('attempt:start', { requestId: ctx.id, attempt: number, candidate });
+    if (events.listenerCount('attempt:start')) events.emit('attempt:start', { requestId: ctx.id, attempt: number, candidate: candidateRef(candidate) });
     return live;
   }
 

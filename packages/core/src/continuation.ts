@@ -5,6 +5,7 @@
  * stream ends with the original failure, never a fallback's prefill rejection. A plugin may
  * tap `continueStream` before this default to change it (the hedge plugin's per-tier options).
  */
+import { candidateRef } from './candidate-ref.js';
 import type { Candidate, ChatRequest, StreamPart } from './types.js';
 import type { PipelineHooks, RequestContext, StreamInterruption } from './contract.js';
 import { STAGE } from './hooks.js';
@@ -45,7 +46,7 @@ export async function continueStream(interruption: StreamInterruption, ctx: Requ
       continue; // e.g. the fallback rejects the prefill: try the next one
     }
     if (result.type !== 'stream') continue;
-    ctx.pipeline.events.emit('failover', { requestId: ctx.id, from: interruption.candidate, to: candidate, error: interruption.error });
+    ctx.pipeline.events.emit('failover', { requestId: ctx.id, from: candidateRef(interruption.candidate), to: candidateRef(candidate), error: interruption.error });
     const { head, rest } = result;
     return (async function* () {
       for (const part of head) if (part.type !== 'response-metadata') yield part;

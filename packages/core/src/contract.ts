@@ -64,7 +64,8 @@ export interface Pipeline {
 
 /* ---------------------------------------------------------------- plugins (plugin.ts makes them) */
 
-export interface PluginDefinition<Options = void> {
+/** `Input`: what the plugin's factory accepts (the schema's input: defaulted fields optional); `Options`: what `apply` gets. */
+export interface PluginDefinition<Options = void, Input = Options> {
   /** The npm package name. */
   name: string;
   version?: string;
@@ -72,7 +73,7 @@ export interface PluginDefinition<Options = void> {
   core?: string;
   /** Names of plugins that must be applied before this one. */
   dependencies?: string[];
-  optionsSchema?: ZodType<Options>;
+  optionsSchema?: ZodType<Options, Input>;
   apply(pipeline: Pipeline, options: Options): void | Promise<void>;
 }
 

@@ -78,7 +78,6 @@ const SPECIFIC_CODES = {
   SWITCHYARD_ERR_CONFIG_READ: 'config',
   SWITCHYARD_ERR_CONFIG_YAML: 'config',
   SWITCHYARD_ERR_CONFIG_ENV: 'config',
-  SWITCHYARD_ERR_CONFIG_UNSAFE_BIND: 'config',
   SWITCHYARD_ERR_PLUGIN_OPTIONS: 'plugin',
   SWITCHYARD_ERR_PLUGIN_INVALID: 'plugin',
   SWITCHYARD_ERR_PLUGIN_IMPORT: 'plugin',
@@ -86,79 +85,101 @@ const SPECIFIC_CODES = {
   SWITCHYARD_ERR_PLUGIN_DEPENDENCY: 'plugin',
   SWITCHYARD_ERR_PLUGIN_VERSION_MISMATCH: 'plugin',
   SWITCHYARD_ERR_PROVIDER_VERSION: 'plugin',
-  SWITCHYARD_ERR_MISSING_CAPABILITY: 'bad-request',
-  SWITCHYARD_ERR_CONTEXT_WINDOW: 'context-length',
-  SWITCHYARD_ERR_STORE_OPTIONS: 'config',
-  SWITCHYARD_ERR_STORE_ARGUMENT: 'plugin',
   SWITCHYARD_ERR_STORE_UNAVAILABLE: 'plugin',
-  SWITCHYARD_ERR_REDIS_URL: 'config',
-  SWITCHYARD_ERR_SIMULATION_READ: 'config',
-  SWITCHYARD_ERR_SIMULATION_YAML: 'config',
-  SWITCHYARD_ERR_SIMULATION_SCENARIO: 'config',
-  SWITCHYARD_ERR_CHAOS_OPTIONS: 'config',
-  SWITCHYARD_ERR_CHAOS_UNKNOWN_FAULT: 'config',
-  SWITCHYARD_ERR_CHAOS_UNKNOWN_VENDOR: 'config',
-  SWITCHYARD_ERR_MSW_UNHANDLED: 'config',
-  SWITCHYARD_ERR_ENV_FILE: 'config',
   SWITCHYARD_ERR_REQUEST_UNSENT: 'invalid-request',
   SWITCHYARD_ERR_REQUEST_LIMIT: 'invalid-request',
   SWITCHYARD_ERR_INVALID_HINTS: 'invalid-request',
   // A budget tap that failed refuses the request rather than serve it uncharged.
   SWITCHYARD_ERR_PLUGIN_FAILED_CLOSED: 'plugin',
-  SWITCHYARD_ERR_SHUTTING_DOWN: { kind: 'cancelled', status: 503 },
   SWITCHYARD_ERR_CONFIG_SECRET_FILE: 'config',
   SWITCHYARD_ERR_IDEMPOTENCY_CONFLICT: { kind: 'invalid-request', status: 409 },
   SWITCHYARD_ERR_IDEMPOTENCY_MISMATCH: { kind: 'invalid-request', status: 422 },
   // No deployment's provider can express a part of the request (expressible.ts).
   SWITCHYARD_ERR_UNEXPRESSIBLE: 'invalid-request',
-  // The OpenAI Responses ingress: a stored response that is unknown or expired.
-  SWITCHYARD_ERR_RESPONSE_NOT_FOUND: { kind: 'invalid-request', status: 404 },
-  SWITCHYARD_ERR_PREVIOUS_RESPONSE_NOT_FOUND: 'invalid-request',
-  // A parameter above the limits of every deployment of the model (plugin-model-limits).
-  SWITCHYARD_ERR_PARAMETER_LIMIT: 'invalid-request',
   // An external secret (`${vault:…}`) could not be read, or its resolver is missing.
   SWITCHYARD_ERR_CONFIG_SECRET: 'config',
   // An idempotency key cannot be guarded because the shared store is down (idempotency.ts).
   SWITCHYARD_ERR_IDEMPOTENCY_UNAVAILABLE: { kind: 'plugin', status: 503 },
-  // A vendor bill `switchyard usage --reconcile` cannot read (cli/src/vendor-bill.ts).
-  SWITCHYARD_ERR_VENDOR_BILL: 'config',
-  // A gateway key (a tenant's virtual key) and what it may do (plugin-tenants).
-  SWITCHYARD_ERR_KEY_EXPIRED: { kind: 'invalid-request', status: 401 },
-  SWITCHYARD_ERR_MODEL_NOT_ALLOWED: { kind: 'invalid-request', status: 403 },
-  SWITCHYARD_ERR_KEY_RATE_LIMIT: 'rate-limit',
-  SWITCHYARD_ERR_KEY_BUDGET: 'budget-exhausted',
-  SWITCHYARD_ERR_KEY_NOT_FOUND: { kind: 'invalid-request', status: 404 },
-  SWITCHYARD_ERR_KEY_CONFLICT: { kind: 'invalid-request', status: 409 },
-  SWITCHYARD_ERR_KEY_INPUT: 'invalid-request',
 } as const satisfies Record<`SWITCHYARD_ERR_${string}`, ErrorKind | { kind: ErrorKind; status: number }>;
 
-/** Every code Switchyard raises. */
-export type SwitchyardErrorCode = (typeof KIND_INFO)[ErrorKind]['code'] | keyof typeof SPECIFIC_CODES;
+type CoreErrorCode = (typeof KIND_INFO)[ErrorKind]['code'] | keyof typeof SPECIFIC_CODES;
+
+/**
+ * The error codes known to the type checker, by name. Core declares its own; a package adds
+ * the codes it registers with `defineErrorCodes` by declaration merging:
+ * `declare module '@switchyard/core' { interface SwitchyardErrorCodes extends CodesOf<typeof MY_ERRORS> {} }`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface SwitchyardErrorCodes extends Record<CoreErrorCode, true> {}
+
+/** Every code Switchyard raises: core's and those other packages registered. */
+export type SwitchyardErrorCode = keyof SwitchyardErrorCodes & string;
 
 export interface ErrorCodeInfo {
   code: SwitchyardErrorCode;
   kind: ErrorKind;
   /** The HTTP status a gateway client gets for it. */
   status: number;
+  /** The package that registered it (`@switchyard/core` for core's own). */
+  owner: string;
 }
 
-export const ERROR_CODES: Readonly<Record<SwitchyardErrorCode, ErrorCodeInfo>> = Object.freeze(
-  Object.fromEntries([
-    ...Object.entries(KIND_INFO).map(([kind, info]) => [info.code, { code: info.code, kind: kind as ErrorKind, status: info.status }]),
-    ...Object.entries(SPECIFIC_CODES).map(([code, spec]) => {
-      const { kind, status } = typeof spec === 'string' ? { kind: spec, status: KIND_INFO[spec].status } : spec;
-      return [code, { code: code as SwitchyardErrorCode, kind, status }];
-    }),
-  ]) as Record<SwitchyardErrorCode, ErrorCodeInfo>,
-);
+/** A code's kind, or its kind and the HTTP status it has instead of the kind's. */
+export type ErrorCodeSpec = ErrorKind | { kind: ErrorKind; status: number };
+
+/** What `defineErrorCodes` gives back: each code's name as its value (`MY_ERRORS.ACME_ERR_X === 'ACME_ERR_X'`). */
+export type DefinedErrorCodes<Codes extends Record<string, ErrorCodeSpec>> = { readonly [Code in keyof Codes & string]: Code };
+
+/** The type-checker entries for the codes of a `defineErrorCodes` result, for the `SwitchyardErrorCodes` merge. */
+export type CodesOf<Defined> = { [Code in keyof Defined & string]: true };
+
+// One table per process, shared by every copy of core (a package may bring its own copy).
+const REGISTRY_KEY = Symbol.for('switchyard.error-codes');
+const registry: Map<string, ErrorCodeInfo> = ((globalThis as Record<symbol, unknown>)[REGISTRY_KEY] as Map<string, ErrorCodeInfo> | undefined) ?? new Map();
+(globalThis as Record<symbol, unknown>)[REGISTRY_KEY] = registry;
+
+const CODE_PATTERN = /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$/;
+
+/**
+ * Registers a package's own coded errors: each code's kind and, where it differs from the
+ * kind's, the HTTP status a gateway client gets. `httpStatusOf` and `isSwitchyardErrorCode`
+ * know them from then on. Registering the same code again with the same meaning is a no-op (a
+ * package loaded twice); with another meaning it is a coded error naming both owners.
+ */
+export function defineErrorCodes<const Codes extends Record<string, ErrorCodeSpec>>(owner: string, codes: Codes): DefinedErrorCodes<Codes> {
+  const named: Record<string, string> = {};
+  for (const [code, spec] of Object.entries(codes)) {
+    if (!CODE_PATTERN.test(code)) throw new SwitchyardError('plugin', `${owner}: error code "${code}" must be upper-case words joined by _ (ACME_ERR_GUARDRAIL)`, { code: 'SWITCHYARD_ERR_PLUGIN_INVALID' });
+    const kind = typeof spec === 'string' ? spec : spec.kind;
+    if (!Object.hasOwn(KIND_INFO, kind)) throw new SwitchyardError('plugin', `${owner}: error code ${code} has no such kind "${kind}"`, { code: 'SWITCHYARD_ERR_PLUGIN_INVALID' });
+    const status = typeof spec === 'string' ? KIND_INFO[kind].status : spec.status;
+    const known = registry.get(code);
+    if (known && (known.kind !== kind || known.status !== status)) {
+      throw new SwitchyardError('plugin', `${owner} registers ${code} as ${kind}/${status}, but ${known.owner} registered it as ${known.kind}/${known.status}`, { code: 'SWITCHYARD_ERR_PLUGIN_INVALID' });
+    }
+    if (!known) registry.set(code, Object.freeze({ code: code as SwitchyardErrorCode, kind, status, owner }));
+    named[code] = code;
+  }
+  return Object.freeze(named) as DefinedErrorCodes<Codes>;
+}
+
+/** What a code means (kind, HTTP status, owner), or undefined when no loaded package registered it. */
+export function errorCodeInfo(code: string): ErrorCodeInfo | undefined {
+  return registry.get(code);
+}
+
+/** Every code registered in this process so far, core's first. */
+export function registeredErrorCodes(): ErrorCodeInfo[] {
+  return [...registry.values()];
+}
 
 export function isSwitchyardErrorCode(value: unknown): value is SwitchyardErrorCode {
-  return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value);
+  return typeof value === 'string' && registry.has(value);
 }
 
 /** The HTTP status an error means to a gateway client: its code's when the code has its own, else its kind's. */
 export function httpStatusOf(error: { kind: ErrorKind; code?: string }): number {
-  const info = error.code !== undefined && Object.hasOwn(ERROR_CODES, error.code) ? ERROR_CODES[error.code as SwitchyardErrorCode] : undefined;
+  const info = error.code !== undefined ? registry.get(error.code) : undefined;
   return info?.kind === error.kind ? info.status : KIND_INFO[error.kind].status;
 }
 
@@ -301,3 +322,8 @@ export function toSwitchyardError(error: unknown, fallbackKind: ErrorKind = 'net
   const message = error instanceof Error ? error.message : String(error);
   return new SwitchyardError(fallbackKind, message, { cause: error });
 }
+
+defineErrorCodes('@switchyard/core', {
+  ...Object.fromEntries(Object.entries(KIND_INFO).map(([kind, info]) => [info.code, { kind: kind as ErrorKind, status: info.status }])),
+  ...SPECIFIC_CODES,
+});

@@ -27,7 +27,7 @@ export function relayEvents(pipeline: Pipeline, channel: string, names: readonly
   const unsubscribe = store.subscribe(channel, (message) => {
     const { event, payload } = (message ?? {}) as Partial<Relayed>;
     if (!event || !names.includes(event) || typeof payload !== 'object' || payload === null) return;
-    (events.emit as (e: string, p: unknown) => boolean)(event, withField(payload, 'remote', true) as SwitchyardEvents[typeof event][0]);
+    (events.emit as (e: string, p: unknown) => boolean)(event, withField(payload, 'remote', true) as unknown as SwitchyardEvents[typeof event][0]);
   });
   events.once('pipeline:close', () => {
     unsubscribe();

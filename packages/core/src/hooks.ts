@@ -23,11 +23,47 @@ export const STAGE = Object.freeze({
   LAST: 1000,
 });
 
+/** One provider's `call` hook. */
+export type CallHook = AsyncSeriesBailHook<[Attempt, RequestContext], AttemptResult | undefined>;
+
+/** The `call` hooks made so far and the taps every one of them gets, per pipeline. */
+interface EveryCallSeam {
+  readonly made: [providerId: string, hook: CallHook][];
+  readonly taps: ((hook: CallHook, providerId: string) => void)[];
+}
+const seams = new WeakMap<PipelineHooks['call'], EveryCallSeam>();
+
+function callHooks(): PipelineHooks['call'] {
+  const call = new HookMap((providerId: string): CallHook => new AsyncSeriesBailHook<[Attempt, RequestContext], AttemptResult | undefined>(['attempt', 'context'], `call:${providerId}`));
+  const seam: EveryCallSeam = { made: [], taps: [] };
+  call.intercept({
+    factory: (providerId, hook) => {
+      seam.made.push([providerId, hook]);
+      for (const tap of seam.taps) tap(hook, providerId);
+      return hook;
+    },
+  });
+  seams.set(call, seam);
+  return call;
+}
+
+/**
+ * Taps every provider's `call`: each hook made so far, and each made later (a provider
+ * registered after this plugin was applied). `tap` receives the hook and taps it as it likes
+ * (sync or promise); it runs once per provider id.
+ */
+export function tapEveryCall(pipeline: { readonly hooks: PipelineHooks }, tap: (hook: CallHook, providerId: string) => void): void {
+  const seam = seams.get(pipeline.hooks.call);
+  if (!seam) throw new TypeError('tapEveryCall: these hooks were not made by createPipelineHooks');
+  seam.taps.push(tap);
+  for (const [providerId, hook] of seam.made) tap(hook, providerId);
+}
+
 export function createPipelineHooks(): PipelineHooks {
   return Object.freeze({
     classify: new AsyncSeriesWaterfallHook<[Classification, RequestContext]>(['classification', 'context'], 'classify'),
     route: new AsyncSeriesWaterfallHook<[Candidate[], Classification, RequestContext]>(['candidates', 'classification', 'context'], 'route'),
-    call: new HookMap((providerId: string) => new AsyncSeriesBailHook<[Attempt, RequestContext], AttemptResult | undefined>(['attempt', 'context'], `call:${providerId}`)),
+    call: callHooks(),
     recordAttempt: new AsyncSeriesHook<[AttemptOutcome, RequestContext]>(['outcome', 'context'], 'recordAttempt'),
     retry: new AsyncSeriesBailHook<[AttemptOutcome, RequestContext], RetryDecision | undefined>(['outcome', 'context'], 'retry'),
     failover: new AsyncSeriesWaterfallHook<[Candidate[], AttemptOutcome, RequestContext]>(['remaining', 'failed', 'context'], 'failover'),

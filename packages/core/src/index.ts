@@ -13,6 +13,8 @@ export * from './sse.js';
 export * from './provider.js';
 export * from './http-errors.js';
 export * from './events.js';
+export { attemptRecord, CANDIDATE_REF, candidateRef, type AttemptRecord, type CandidateRef } from './candidate-ref.js';
+export { defineHooks, type HookRegistry } from './hook-registry.js';
 export * from './state-store.js';
 export * from './store-local.js';
 export * from './event-relay.js';

@@ -12,9 +12,13 @@ import { CORE_VERSION } from './version.js';
 export { PLUGIN_MARKER } from './plugin-marker.js';
 export type { Plugin, PluginDefinition } from './contract.js';
 
-export type PluginFactory<Input, Options> = ((options?: Input) => Plugin<Options>) & { readonly pluginName: string; readonly definition: PluginDefinition<Options> };
+export type PluginFactory<Input, Options> = ((options?: Input) => Plugin<Options>) & { readonly pluginName: string; readonly definition: PluginDefinition<Options, Input> };
 
-export function definePlugin<Options = void, Input = Options>(definition: PluginDefinition<Options>): PluginFactory<Input, Options> {
+/**
+ * Makes a plugin factory. With an `optionsSchema`, the factory takes the schema's input (a
+ * field with a default is optional) and `apply` gets its output (every default filled in).
+ */
+export function definePlugin<Options = void, Input = Options>(definition: PluginDefinition<Options, Input>): PluginFactory<Input, Options> {
   const factory = (input?: Input): Plugin<Options> => {
     const options = parsePluginOptions(definition, input);
     return Object.freeze({
@@ -34,7 +38,7 @@ export function isPlugin(value: unknown): value is Plugin {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[PLUGIN_MARKER] === true;
 }
 
-function parsePluginOptions<O>(definition: PluginDefinition<O>, input: unknown): O {
+function parsePluginOptions<O, I>(definition: PluginDefinition<O, I>, input: unknown): O {
   if (!definition.optionsSchema) return input as O;
   const result = definition.optionsSchema.safeParse(input ?? {});
   if (result.success) return result.data;

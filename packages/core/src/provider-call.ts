@@ -2,6 +2,7 @@
  * The built-in `call` tap: runs a provider codec through the transport, parses SSE, and holds
  * a stream's parts back until its commit point.
  */
+import { candidateRef } from './candidate-ref.js';
 import { applyErrorRules } from './error-rules.js';
 import { isSwitchyardError, SwitchyardError, toSwitchyardError } from './errors.js';
 import type { Attempt, AttemptResult, RequestContext } from './contract.js';
@@ -179,7 +180,7 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
         json = JSON.parse(event.data);
       } catch {
         malformed++;
-        if (env.events.listenerCount('stream:malformed')) env.events.emit('stream:malformed', { requestId: ctx.id, candidate, data: event.data.slice(0, 200) });
+        if (env.events.listenerCount('stream:malformed')) env.events.emit('stream:malformed', { requestId: ctx.id, candidate: candidateRef(candidate), data: event.data.slice(0, 200) });
         continue;
       }
       (event as DecodedSseEvent).json = json;

@@ -3,6 +3,7 @@
  * → degrade → recordRequest. A cancelled request skips retry and degrade. One attempt is the
  * attempt runner's; a stream past its commit point is the committed stream's.
  */
+import { attemptRecord, candidateRef } from './candidate-ref.js';
 import { onAbortOf } from './abort-link.js';
 import { carryWireBody } from './wire-body.js';
 import { sleep, type Clock } from './clock.js';
@@ -175,7 +176,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
   private handOverStream(live: LiveAttempt, result: StreamAttemptResult): ChatStream {
     const { candidate } = live;
     this.timer.releaseRequestDeadline();
-    this.pipeline.events.emit('stream:commit', { requestId: this.ctx.id, candidate, ttftMs: live.ttftMs ?? 0 });
+    this.pipeline.events.emit('stream:commit', { requestId: this.ctx.id, candidate: candidateRef(candidate), ttftMs: live.ttftMs ?? 0 });
     const committed = new CommittedStream(this, live, result);
     // The committing attempt is not recorded until the stream ends; it counts all the same.
     const info: StreamInfo = withField(this.info(candidate, this.ctx.attempts.length + 1, live.attempt.answerInfo), 'model', committed.model || candidate.model);
@@ -209,7 +210,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     if (!events.listenerCount('request:end')) return;
     // Field by field: `{ ...outcome, requestId }` takes V8's slow path (see copy-fields.ts).
     const { ok, response, error, model, stream, attempts, latencyMs, degraded } = outcome;
-    events.emit('request:end', { ok, response, error, model, stream, attempts, latencyMs, degraded, requestId: this.ctx.id, tier: this.ctx.classification.tier, caller: this.ctx.caller });
+    events.emit('request:end', { ok, response, error, model, stream, attempts: attempts.map(attemptRecord), latencyMs, degraded, requestId: this.ctx.id, tier: this.ctx.classification.tier, caller: this.ctx.caller });
   }
 
   /** The retry / failover loop, then the degrade stage. */
@@ -236,7 +237,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
       if (decision.action === 'retry') {
         const target = decision.candidate ?? current;
         this.emitFailure(outcome, target.id === current.id ? 'retry-same' : 'next-candidate', decision.delayMs, decision.reason ?? error.kind);
-        this.pipeline.events.emit('retry', { requestId: ctx.id, attempt: outcome.attempt, candidate: target, delayMs: decision.delayMs, reason: decision.reason ?? error.kind });
+        this.pipeline.events.emit('retry', { requestId: ctx.id, attempt: outcome.attempt, candidate: candidateRef(target), delayMs: decision.delayMs, reason: decision.reason ?? error.kind });
         try {
           await sleep(this.clock, decision.delayMs, this.requestSignal());
         } catch {
@@ -253,7 +254,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
       if (this.hooks.failover.taps.length) ctx.remaining = await this.hooks.failover.promise(ctx.remaining, outcome, ctx);
       const next = ctx.remaining.shift();
       this.emitFailure(outcome, next ? 'next-candidate' : 'give-up', 0, decision.reason ?? error.kind);
-      if (next) this.pipeline.events.emit('failover', { requestId: ctx.id, from: current, to: next, error });
+      if (next) this.pipeline.events.emit('failover', { requestId: ctx.id, from: candidateRef(current), to: candidateRef(next), error });
       current = next;
     }
     const failure = this.failureError(stopError);
@@ -268,7 +269,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     if (!events.listenerCount('attempt:failed')) return;
     let level = 0;
     if (decision === 'retry-same') for (const a of this.ctx.attempts) if (a.candidate.id === outcome.candidate.id) level++;
-    events.emit('attempt:failed', { requestId: this.ctx.id, attempt: outcome.attempt, candidate: outcome.candidate, error: outcome.error!, decision, backoffMs, level, reason });
+    events.emit('attempt:failed', { requestId: this.ctx.id, attempt: outcome.attempt, candidate: candidateRef(outcome.candidate), error: outcome.error!, decision, backoffMs, level, reason });
   }
 
   private failureError(stopError?: SwitchyardError): SwitchyardError {

@@ -14,7 +14,7 @@ export function requestOutcomeClass(outcome: Pick<RequestOutcome, 'ok' | 'error'
 }
 
 /** Retries are attempts on the same candidate as the one before; failovers move to another. */
-export function attemptMoves(attempts: readonly AttemptOutcome[]): { retries: number; failovers: number } {
+export function attemptMoves(attempts: readonly { candidate: { id: string } }[]): { retries: number; failovers: number } {
   let retries = 0;
   let failovers = 0;
   for (let i = 1; i < attempts.length; i++) {

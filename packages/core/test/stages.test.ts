@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { definePlugin, failClosed, FAILED_CLOSED_CODE, STAGE, SwitchyardError, tapMaybeAsync, type AttemptOutcome, type Candidate } from '../src/index.js';
+import { candidateRef, definePlugin, failClosed, FAILED_CLOSED_CODE, STAGE, SwitchyardError, tapMaybeAsync, type AttemptOutcome, type Candidate } from '../src/index.js';
 import { completion } from './support/loopback.js';
 import { hello, pipelineOver, type Fixture } from './support/fixture-pipeline.js';
 import type { Handler } from './support/loopback.js';
@@ -379,11 +379,15 @@ describe('events built without spreads', () => {
     expect(attemptEnds).toHaveLength(2);
     attemptEnds.forEach((event, i) => {
       expect(Object.keys(event).sort()).toEqual([...Object.keys(attempts[i]), 'requestId'].sort());
-      expect(event).toEqual({ ...attempts[i], requestId: requestEnds[0].requestId });
+      // The candidate by reference: no key leaves the request.
+      expect(event).toEqual({ ...attempts[i], candidate: candidateRef(attempts[i].candidate), requestId: requestEnds[0].requestId });
       expect(event).not.toBe(attempts[i]);
     });
     expect(Object.keys(requestEnds[0]).sort()).toEqual([...Object.keys(recorded[0]), 'requestId', 'tier', 'caller'].sort());
-    expect(requestEnds[0]).toMatchObject(recorded[0]);
+    const { attempts: recordedAttempts, ...rest } = recorded[0] as { attempts: AttemptOutcome[] };
+    expect(requestEnds[0]).toMatchObject(rest);
+    expect(requestEnds[0].attempts).toEqual(recordedAttempts.map((a) => ({ ...a, candidate: candidateRef(a.candidate) })));
+    expect(JSON.stringify(requestEnds[0])).not.toContain('sk-test-secret');
     expect(requestEnds[0].requestId).toMatch(/.+/);
     // The answer's own info replaces the vendor answer's field; the answer keeps every other field.
     expect(answer.switchyard).toMatchObject({ endpoint: 'u1', attempts: 2 });

@@ -2,10 +2,10 @@
  * One access line per gateway request: what the client asked, what answered, how it went.
  * The pipeline's `request:end` event carries the journey; the gateway adds the HTTP side.
  */
-import { attemptMoves, requestOutcomeClass, tokenCounts, usageCostUsd, type CallerIdentity, type Pipeline, type RequestOutcome, type RequestOutcomeClass, type SwitchyardEvents } from '@switchyard/core';
+import { attemptMoves, requestOutcomeClass, tokenCounts, usageCostUsd, type CallerIdentity, type Pipeline, type RequestOutcome, type RequestOutcomeClass, type RequestRecord, type SwitchyardEvents } from '@switchyard/core';
 import type { LogFields } from './logger.js';
 
-export type RequestEnd = RequestOutcome & { requestId: string; tier?: string };
+export type RequestEnd = RequestRecord;
 
 export type AccessOutcome = RequestOutcomeClass;
 

@@ -4,8 +4,9 @@
  * `SERVICE.tenants` (@switchyard/plugin-tenants), which owns keys, teams and their rules, and
  * writes the answer (or its coded error) as JSON.
  */
+import { SERVICE } from '@switchyard/contracts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { getService, SERVICE, type Pipeline } from '@switchyard/core';
+import { getService, type Pipeline } from '@switchyard/core';
 import { sendError, sendJson } from './http-reply.js';
 import { errorReply, replyForError, type ErrorReplyOptions } from './openai-errors.js';
 import { BodyError, readJsonBody } from './read-body.js';

@@ -9,7 +9,8 @@
  *
  * A gateway with no `server.apiKeys` and no tenants plugin is open (loopback only).
  */
-import { isSwitchyardError, type CallerIdentity, type SwitchyardError, type TenantsService } from '@switchyard/core';
+import { type TenantsService } from '@switchyard/contracts';
+import { isSwitchyardError, type CallerIdentity, type SwitchyardError } from '@switchyard/core';
 import { createKeyIndex, type KeyIndex } from './gateway-keys.js';
 
 /** The caller id of a `server.apiKeys` entry: `server#<index>`. */

@@ -3,7 +3,8 @@
  * shedding, reloads, requests in flight), served on /metrics together with the registry of
  * @switchyard/plugin-metrics when the pipeline has it. Labels never carry keys or request ids.
  */
-import { getService, SERVICE, type MetricsService, type Pipeline } from '@switchyard/core';
+import { SERVICE, type MetricsService } from '@switchyard/contracts';
+import { getService, type Pipeline } from '@switchyard/core';
 import { Counter, Gauge, Registry } from 'prom-client';
 
 /** Routes outside this set are counted as `other`: the label set stays bounded whatever clients send. */

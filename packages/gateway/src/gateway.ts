@@ -2,9 +2,10 @@
  * createGateway(): an OpenAI-compatible HTTP server on node:http over a Switchyard pipeline.
  * The hot path stays on node:http and the pipeline's undici transport (no fetch / web streams).
  */
+import { SERVICE } from '@switchyard/contracts';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AbortLink, checkRequestLimits, getService, SERVICE, SwitchyardError, systemClock, type CallerIdentity, type Clock, type FromConfigOptions, type LoadedConfig, type Pipeline, type StateStore } from '@switchyard/core';
+import { AbortLink, checkRequestLimits, getService, SwitchyardError, systemClock, type CallerIdentity, type Clock, type FromConfigOptions, type LoadedConfig, type Pipeline, type StateStore } from '@switchyard/core';
 import type { Exchange } from './exchange.js';
 import { ADMIN_PATHS, CallerGate } from './caller-gate.js';
 import { adminRoute } from './admin-route.js';

@@ -1,3 +1,5 @@
+// Its events and codes are declared in the shared contracts: importing this package types them.
+import '@switchyard/contracts';
 export { createGateway, type Gateway, type GatewayAddress, type GatewayOptions, type ReloadOptions } from './gateway.js';
 export { pipelineFromConfig, resolveCa } from './pipeline-from-config.js';
 export { openGatewayStore, type GatewayStore } from './gateway-store.js';

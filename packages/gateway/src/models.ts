@@ -1,5 +1,6 @@
 /** GET /v1/models and /v1/models/{id}: the logical models, in the OpenAI list shape. */
-import { getService, SERVICE, type CallerIdentity, type Pipeline } from '@switchyard/core';
+import { SERVICE } from '@switchyard/contracts';
+import { getService, type CallerIdentity, type Pipeline } from '@switchyard/core';
 
 export interface ModelEntry {
   id: string;

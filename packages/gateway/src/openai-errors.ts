@@ -7,6 +7,8 @@
  * later carries `retry-after` instead. The vendor's `type` and `param` reach the client on
  * request failures.
  */
+import { GATEWAY_ERRORS } from './error-codes.js';
+import '@switchyard/contracts';
 import type { ServerResponse } from 'node:http';
 import { httpStatusOf, IDEMPOTENCY_CONFLICT, IDEMPOTENCY_UNAVAILABLE, isSwitchyardError, type SwitchyardError } from '@switchyard/core';
 import { renderError, type Dialect } from './dialect.js';
@@ -48,7 +50,7 @@ function failedEverywhere(error: SwitchyardError, message: string): ErrorReply {
 }
 
 /** The abort a shutting-down gateway gives the requests it could not finish. */
-export const SHUTTING_DOWN_CODE = 'SWITCHYARD_ERR_SHUTTING_DOWN';
+export const SHUTTING_DOWN_CODE = GATEWAY_ERRORS.SWITCHYARD_ERR_SHUTTING_DOWN;
 
 /** Final unless the reply says when to come back: the gateway has already made its attempts. */
 function withRetryAdvice(reply: ErrorReply): ErrorReply {

@@ -2,6 +2,7 @@
  * Server settings: the YAML `server` section, explicit overrides on top, defaults below, and
  * the one rule that is checked before a socket opens: no unauthenticated binding beyond loopback.
  */
+import { GATEWAY_ERRORS } from './error-codes.js';
 import { isIP } from 'node:net';
 import { SwitchyardError, type ServerConfig } from '@switchyard/core';
 import { serverSchema } from '@switchyard/core/internal';
@@ -47,7 +48,7 @@ export function assertSafeBinding(options: Pick<ServerOptions, 'host' | 'apiKeys
   throw new SwitchyardError(
     'config',
     `server.host: refusing to listen on ${options.host} without a gateway key; set server.apiKeys (clients then authenticate with one of them as a bearer-token) or bind to 127.0.0.1`,
-    { code: 'SWITCHYARD_ERR_CONFIG_UNSAFE_BIND', path: 'server.host' },
+    { code: GATEWAY_ERRORS.SWITCHYARD_ERR_CONFIG_UNSAFE_BIND, path: 'server.host' },
   );
 }
 

@@ -3,7 +3,8 @@
  * health, latency percentiles, error rate, request count, last error, keys; budgets crossing
  * thresholds; spend today. Per-minute buckets over the last minutes feed the page's sparklines.
  */
-import { getService, listenAll, SERVICE, tokenCounts, usageCostUsd, type AccountBalance, type Pipeline, type SpendForecast, type SwitchyardEvents } from '@switchyard/core';
+import { SERVICE, type SpendForecast } from '@switchyard/contracts';
+import { getService, listenAll, tokenCounts, usageCostUsd, type AccountBalance, type Pipeline, type SwitchyardEvents } from '@switchyard/core';
 
 /** Minutes of history the sparklines show, and the window percentiles and error rate use. */
 const HISTORY_MINUTES = 15;

@@ -3,7 +3,8 @@
  * month (plugin-quota with `ledger` on), read when the page is asked for. Without a ledger,
  * or if the store cannot answer, the report says `forecast: null` and the rest still shows.
  */
-import { getService, SERVICE, type Pipeline, type SpendForecast } from '@switchyard/core';
+import { SERVICE, type SpendForecast } from '@switchyard/contracts';
+import { getService, type Pipeline } from '@switchyard/core';
 import type { StatusReport } from './status-board.js';
 
 export async function withSpendForecast(report: StatusReport, pipeline: Pipeline | undefined): Promise<StatusReport> {

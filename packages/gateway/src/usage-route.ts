@@ -3,8 +3,9 @@
  * totals (billed and estimated apart) from the quota plugin's usage service. The gateway
  * imports no plugin: it asks the pipeline for the typed `SERVICE.usage` key.
  */
+import { SERVICE } from '@switchyard/contracts';
 import type { ServerResponse } from 'node:http';
-import { getService, SERVICE, type Pipeline } from '@switchyard/core';
+import { getService, type Pipeline } from '@switchyard/core';
 import { sendError, sendJson } from './http-reply.js';
 import { errorReply } from './openai-errors.js';
 

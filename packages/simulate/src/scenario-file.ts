@@ -3,6 +3,7 @@
  * package that @switchyard/core depends on; it is reached through core's own resolution, so
  * this package needs no parser of its own.
  */
+import { SIMULATION_ERRORS } from './error-codes.js';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { SwitchyardError } from '@switchyard/core';
@@ -44,14 +45,14 @@ export async function parseScenario(text: string, source = 'scenario'): Promise<
     const e = doc.errors[0];
     if (e) {
       const where = e.linePos?.[0] ? ` at line ${e.linePos[0].line}, column ${e.linePos[0].col}` : '';
-      throw new SwitchyardError('config', `${source}: invalid YAML${where}: ${e.message.split('\n')[0]}`, { code: 'SWITCHYARD_ERR_SIMULATION_YAML' });
+      throw new SwitchyardError('config', `${source}: invalid YAML${where}: ${e.message.split('\n')[0]}`, { code: SIMULATION_ERRORS.SWITCHYARD_ERR_SIMULATION_YAML });
     }
     raw = doc.toJS();
   } else {
     try {
       raw = JSON.parse(text);
     } catch (cause) {
-      throw new SwitchyardError('config', `${source}: not valid JSON (and no YAML parser is installed): ${(cause as Error).message}`, { code: 'SWITCHYARD_ERR_SIMULATION_YAML' });
+      throw new SwitchyardError('config', `${source}: not valid JSON (and no YAML parser is installed): ${(cause as Error).message}`, { code: SIMULATION_ERRORS.SWITCHYARD_ERR_SIMULATION_YAML });
     }
   }
   try {
@@ -67,7 +68,7 @@ export async function loadScenarioFile(file: string): Promise<Scenario> {
   try {
     text = await readFile(file, 'utf8');
   } catch (cause) {
-    throw new SwitchyardError('config', `cannot read scenario file ${file}: ${(cause as Error).message}`, { code: 'SWITCHYARD_ERR_SIMULATION_READ', cause });
+    throw new SwitchyardError('config', `cannot read scenario file ${file}: ${(cause as Error).message}`, { code: SIMULATION_ERRORS.SWITCHYARD_ERR_SIMULATION_READ, cause });
   }
   return parseScenario(text, file);
 }

@@ -3,12 +3,13 @@
  * duration. `validateScenario()` turns a parsed YAML/JSON object into a checked Scenario with
  * every duration in milliseconds; bad input is a coded SwitchyardError naming the field.
  */
+import { SIMULATION_ERRORS } from './error-codes.js';
 import { SwitchyardError, type DeploymentConfig, type ModelsConfig } from '@switchyard/core';
 import { FAULT_NAMES, type FaultName } from './faults/fault-catalogue.js';
 import type { Vendor } from './faults/vendor-wire.js';
 import { parseSimDuration } from './duration.js';
 
-export const SCENARIO_ERROR_CODE = 'SWITCHYARD_ERR_SIMULATION_SCENARIO';
+export const SCENARIO_ERROR_CODE = SIMULATION_ERRORS.SWITCHYARD_ERR_SIMULATION_SCENARIO;
 
 /** When a fault rule is active; every given condition must hold. Times are from the start. */
 export interface FaultWindow {

@@ -1,3 +1,5 @@
+// Its events and codes are declared in the shared contracts: importing this package types them.
+import '@switchyard/contracts';
 export { alerts, alerts as default, getAlerts, PLUGIN_NAME, type AlertsHandle } from './plugin.js';
 export { alertsOptionsSchema, channelSchema, type AlertsOptions, type AlertsOptionsInput, type ChannelOptions } from './options.js';
 export { ALERT_NAMES, SEVERITIES, type AlertName, type Severity, type Notice } from './notice.js';

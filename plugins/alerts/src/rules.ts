@@ -2,7 +2,8 @@
  * Which pipeline events open and clear which incidents. Everything here runs inside event
  * listeners, so it only counts and hands work to the incident book without awaiting it.
  */
-import type { AttemptOutcome, Pipeline, RequestOutcome, SwitchyardError, SwitchyardEvents, TenantBudgetEvent } from '@switchyard/core';
+import { type TenantBudgetEvent } from '@switchyard/contracts';
+import type { AttemptOutcome, Pipeline, RequestOutcome, SwitchyardError, SwitchyardEvents } from '@switchyard/core';
 import type { IncidentBook } from './incidents.js';
 import { deploymentParts, RESOLVED_AS, type AlertName, type Notice, type Severity } from './notice.js';
 import type { AlertsOptions } from './options.js';

@@ -2,6 +2,7 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pipelineWithAlerts, receiver, stopAll } from './receivers.js';
+import { candidateRef } from '@switchyard/core';
 
 afterEach(stopAll);
 
@@ -124,7 +125,7 @@ describe('channel formats', () => {
         { type: 'webhook', url: `${warnings.root}/w`, severities: ['warning'] },
       ],
     });
-    const candidate = pipeline.candidatesFor('chat')[0];
+    const candidate = candidateRef(pipeline.candidatesFor('chat')[0]);
     const attempt = (ok: boolean) =>
       pipeline.events.emit('attempt:end', {
         requestId: 'r',

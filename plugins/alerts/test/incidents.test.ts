@@ -1,6 +1,6 @@
 /** One notice per incident, reminders, retries, and a webhook that can never slow a request. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPipeline, VirtualClock } from '@switchyard/core';
+import { candidateRef, createPipeline, VirtualClock } from '@switchyard/core';
 import { openaiProvider } from '@switchyard/provider-openai';
 import { quota } from '@switchyard/plugin-quota';
 import { completion, startLoopback } from '../../../packages/core/test/support/loopback.js';
@@ -58,7 +58,7 @@ describe('incidents', () => {
       rateLimited: { count: 3, windowMs: 10_000 },
       degraded: { count: 2, windowMs: 10_000 },
     });
-    const candidate = pipeline.candidatesFor('chat')[0];
+    const candidate = candidateRef(pipeline.candidatesFor('chat')[0]);
     const attempt = (ok: boolean, outcome = ok ? 'success' : 'endpoint-failure') =>
       pipeline.events.emit('attempt:end', { requestId: 'r', attempt: 1, candidate, ok, outcome: outcome as never, latencyMs: 5, phase: 'pre-commit', stream: false, initiator: 'core' });
     for (let i = 0; i < 8; i++) attempt(true);
@@ -82,7 +82,7 @@ describe('incidents', () => {
   it('all-candidates-failed is a rate over its window: one request failing everywhere pages nobody', async () => {
     const hook = await receiver();
     const { pipeline, clock, settled } = pipelineWithAlerts({ channels: [{ type: 'webhook', url: `${hook.root}/h` }] });
-    const candidate = pipeline.candidatesFor('chat')[0];
+    const candidate = candidateRef(pipeline.candidatesFor('chat')[0]);
     const failure = Object.assign(new Error('every candidate failed'), { kind: 'all-candidates-failed', status: 502, code: 'SWITCHYARD_ERR_ALL_CANDIDATES_FAILED' });
     const end = (ok: boolean, model = 'chat') =>
       pipeline.events.emit('request:end', {

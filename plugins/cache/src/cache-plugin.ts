@@ -6,7 +6,8 @@
  * first-hand answers), degrade at STAGE.LAST (an expired answer within `staleTtlMs` answers when
  * every candidate failed, unless a degrade plan claimed the stale answer for its own order).
  */
-import { defineService, definePlugin, outcomeOf, provideService, REQUEST_SLOT, requireService, STAGE, storeLocal, type ChatRequest, type ChatResponse, type Pipeline, type RequestContext } from '@switchyard/core';
+import { REQUEST_SLOT } from '@switchyard/contracts';
+import { defineService, definePlugin, outcomeOf, provideService, requireService, STAGE, storeLocal, type ChatRequest, type ChatResponse, type Pipeline, type RequestContext } from '@switchyard/core';
 import { cacheKey } from './cache-key.js';
 import { cacheOptionsSchema, type CacheOptions, type CacheOptionsInput } from './options.js';
 import { MemoryResponseStore, StateStoreResponseStore, type CacheEntry, type ResponseStore } from './response-store.js';

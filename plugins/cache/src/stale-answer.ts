@@ -5,7 +5,7 @@
  * `claimed = true` and calls `lookup()` at its position; otherwise the cache answers on its own
  * at the end of the degrade stage.
  */
-import { REQUEST_SLOT, type StaleAnswerOffer } from '@switchyard/core';
+import { REQUEST_SLOT, type StaleAnswerOffer } from '@switchyard/contracts';
 
 export const STALE_ANSWER_SLOT = REQUEST_SLOT.staleAnswer.name;
 

@@ -5,7 +5,7 @@
  * compareAndSet the write only lands if no other instance wrote since the read, else the step is
  * run again on the fresh record, so instances never lose each other's counts either.
  */
-import { readManyNow, type Clock, type RandomSource, type StateStore, type SwitchyardEventBus } from '@switchyard/core';
+import { readManyNow, type Clock, type RandomSource, type StateStore } from '@switchyard/core';
 import { closedRecord, phaseAt, startProbe, windowStats, withSuccesses, type BreakerOptions, type BreakerPhase, type BreakerRecord, type Step } from './state-machine.js';
 
 export interface BreakerState {
@@ -48,7 +48,8 @@ export class BreakerStore {
     private readonly store: StateStore,
     private readonly clock: Clock,
     private readonly random: RandomSource,
-    private readonly events: SwitchyardEventBus,
+    /** Told of each transition that landed (the plugin calls its hooks and emits its events). */
+    private readonly onTransition: (deploymentId: string, step: Step) => void,
     readonly options: BreakerOptions & { probeLeaseMs: number },
   ) {}
 
@@ -142,7 +143,7 @@ export class BreakerStore {
         pending.successes -= taken.successes;
         if (pending.successes <= 0 && this.unwritten.get(id) === pending) this.unwritten.delete(id);
       }
-      this.announce(id, result);
+      this.onTransition(id, result);
       return result;
     }
   }
@@ -192,9 +193,4 @@ export class BreakerStore {
     return `${PREFIX}${id}:probe`;
   }
 
-  private announce(id: string, step: Step): void {
-    if (step.transition === 'open') this.events.emit('breaker:open', { deployment: id, until: step.record.openUntil, reason: step.reason ?? 'failures' });
-    else if (step.transition === 'half-open') this.events.emit('breaker:half-open', { deployment: id });
-    else if (step.transition === 'close') this.events.emit('breaker:close', { deployment: id });
-  }
 }

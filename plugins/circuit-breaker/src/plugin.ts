@@ -1,6 +1,7 @@
 /** @switchyard/plugin-circuit-breaker: per-deployment (and per-key) breakers in the StateStore. */
-import { defineService, definePlugin, provideService, relayEvents, requireService, STAGE, tapMaybeAsync, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
+import { defineService, definePlugin, provideService, requireService, STAGE, tapMaybeAsync, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
 import { BreakerStore, type BreakerState, type Verdict } from './breaker-store.js';
+import { announceTransitions } from './transitions.js';
 import { breakerOptionsSchema, type BreakerPluginOptions, type BreakerPluginOptionsInput } from './options.js';
 import { forceClose, forceOpen, recordFailure, recordSuccess } from './state-machine.js';
 
@@ -52,9 +53,7 @@ export const circuitBreaker = definePlugin<BreakerPluginOptions, BreakerPluginOp
   core: '^0.1.0',
   optionsSchema: breakerOptionsSchema,
   apply(pipeline, options) {
-    const breakers = new BreakerStore(pipeline.store, pipeline.clock, pipeline.random, pipeline.events, options);
-    // Breaker records are shared through the store already; the transitions' events travel by pub/sub.
-    relayEvents(pipeline, 'breaker', ['breaker:open', 'breaker:half-open', 'breaker:close']);
+    const breakers = new BreakerStore(pipeline.store, pipeline.clock, pipeline.random, announceTransitions(pipeline), options);
     provideService(pipeline, BREAKER_CONTROL, {
       options,
       getState: (id) => breakers.state(id),

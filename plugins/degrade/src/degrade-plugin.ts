@@ -10,7 +10,8 @@
  * (curated answers before any vendor call); with `slo` classify, route, recordAttempt and
  * recordRequest (slo-guard.ts).
  */
-import { definePlugin, endpointKeys, outcomeOf, REQUEST_SLOT, STAGE, SwitchyardError, withField, type ChatRequest, type ChatResponse, type DegradeResult, type RequestContext } from '@switchyard/core';
+import { REQUEST_SLOT } from '@switchyard/contracts';
+import { definePlugin, endpointKeys, outcomeOf, STAGE, SwitchyardError, withField, type ChatRequest, type ChatResponse, type DegradeResult, type RequestContext } from '@switchyard/core';
 import { loadCuratedAnswers, type CuratedAnswers } from './curated-answers.js';
 import { fixedAnswer } from './fixed-answer.js';
 import { checkLevelsAgainst, levelCandidates, levelName, modelCandidates, PLUGIN_NAME } from './levels.js';

@@ -1,3 +1,5 @@
+// Its events and codes are declared in the shared contracts: importing this package types them.
+import '@switchyard/contracts';
 export { degrade } from './degrade-plugin.js';
 export { degrade as default } from './degrade-plugin.js';
 export { readQueue, replayQueue, type QueuedRequest, type ReplayOptions, type ReplayResult, type ReplaySummary } from './queue.js';

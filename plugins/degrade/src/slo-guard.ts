@@ -10,7 +10,8 @@
  * it look healthy. State lives with the pipeline's StateStore (`storeLocal`): a config reload
  * that keeps the objective keeps its breach.
  */
-import { outcomeOf, STAGE, storeLocal, withField, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext, type RequestOutcome, type SloChange } from '@switchyard/core';
+import { type SloChange } from '@switchyard/contracts';
+import { outcomeOf, STAGE, storeLocal, withField, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext, type RequestOutcome } from '@switchyard/core';
 import { levelName, PLUGIN_NAME } from './levels.js';
 import type { Level, SloOptions } from './options.js';
 

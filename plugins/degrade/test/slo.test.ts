@@ -1,5 +1,6 @@
+import { type SloChange } from '@switchyard/contracts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryStateStore, seededRandom, STAGE, type SloChange } from '@switchyard/core';
+import { MemoryStateStore, seededRandom, STAGE } from '@switchyard/core';
 import { degrade, type DegradeOptionsInput } from '../src/index.js';
 import { ask, rig, type Rig } from './harness.js';
 

@@ -8,7 +8,8 @@
  * A pattern starts and ends with a `health:pattern` event (logs, metrics and alerts are built
  * from it). Cancelled attempts count nowhere; a success breaks every streak.
  */
-import type { AttemptOutcome, ErrorPattern, Pipeline, SwitchyardError } from '@switchyard/core';
+import { type ErrorPattern } from '@switchyard/contracts';
+import type { AttemptOutcome, Pipeline, SwitchyardError } from '@switchyard/core';
 import type { PatternOptions } from './options.js';
 import { SlidingWindow } from './sliding-window.js';
 

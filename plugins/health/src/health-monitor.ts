@@ -2,7 +2,8 @@
  * The health of every deployment of a pipeline, fed by live traffic and probes, read by the
  * route filter and by anyone holding the pipeline (`getHealth(pipeline)`).
  */
-import { defineService, provideService, requireService, storeLocal, type ErrorPattern, type Pipeline } from '@switchyard/core';
+import { BREAKER_HOOKS, HEALTH_HOOKS, HEALTH_PLUGIN, type ErrorPattern } from '@switchyard/contracts';
+import { defineService, provideService, requireService, storeLocal, type Pipeline } from '@switchyard/core';
 import { DeploymentHealth, type HealthSettings, type HealthView, type Sample } from './deployment-health.js';
 import type { ProbeDepth } from './options.js';
 import type { ProbeResult } from './probes.js';
@@ -65,7 +66,7 @@ export class HealthBook {
     this.deployments = storeLocal(pipeline.store, 'switchyard.health.deployments', () => new Map<string, DeploymentHealth>());
     this.probeResults = storeLocal(pipeline.store, 'switchyard.health.probes', () => new Map<string, HealthSnapshotEntry['probes']>());
     this.recoveries = storeLocal(pipeline.store, 'switchyard.health.recoveries', () => new Map<string, Recovery>());
-    pipeline.events.on('breaker:open', ({ deployment, until }) => this.recovery(deployment).breakerOpenUntil(until));
+    BREAKER_HOOKS.of(pipeline).open.tap(HEALTH_PLUGIN, ({ deployment, until }) => this.recovery(deployment).breakerOpenUntil(until));
   }
 
   recovery(deploymentId: string): Recovery {
@@ -161,6 +162,8 @@ export class HealthBook {
 
   private announce(deploymentId: string, health: DeploymentHealth, flipped: boolean | undefined): void {
     if (flipped === undefined) return;
-    this.pipeline.events.emit('health:change', { deployment: deploymentId, healthy: flipped, score: health.score(this.pipeline.clock.now()) });
+    const change = { deployment: deploymentId, healthy: flipped, score: health.score(this.pipeline.clock.now()) };
+    HEALTH_HOOKS.of(this.pipeline).change.call(change);
+    this.pipeline.events.emit('health:change', change);
   }
 }

@@ -3,7 +3,8 @@
  * test set compared against a baseline), error patterns as signals, and a route filter that puts
  * healthy deployments first without ever ejecting all of them.
  */
-import { definePlugin, provideService, SERVICE, STAGE } from '@switchyard/core';
+import { SERVICE } from '@switchyard/contracts';
+import { definePlugin, provideService, STAGE } from '@switchyard/core';
 import { HealthBook, registerHealth, type HealthMonitor } from './health-monitor.js';
 import { healthOptionsSchema, type HealthOptions, type HealthOptionsInput } from './options.js';
 import { probePlan, type ProbePlan } from './probe-plan.js';

@@ -1,3 +1,5 @@
+// Its events and codes are declared in the shared contracts: importing this package types them.
+import '@switchyard/contracts';
 import { health } from './health.js';
 
 export { health, PLUGIN_NAME } from './health.js';

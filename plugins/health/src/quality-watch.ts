@@ -6,8 +6,9 @@
  * a run much slower or faster, answers much longer or shorter. A change of verdict emits
  * `quality:change`; failed checks also count against health (probes.ts), drift does not.
  */
+import { type QualityDrift } from '@switchyard/contracts';
 import { createHash } from 'node:crypto';
-import { storeLocal, type Pipeline, type QualityDrift } from '@switchyard/core';
+import { storeLocal, type Pipeline } from '@switchyard/core';
 import { distance } from 'fastest-levenshtein';
 import type { DepthSettings } from './options.js';
 import type { ProbeResult, QualityRun } from './probes.js';

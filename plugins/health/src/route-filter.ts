@@ -3,6 +3,7 @@
  * slow start held back this time, then unhealthy ones least bad first. Never empty when the
  * input is not: under mass failure the least bad deployment still gets the request.
  */
+import { REQUEST_SLOT } from '@switchyard/contracts';
 import type { Candidate, RandomSource, RequestContext } from '@switchyard/core';
 import type { HealthBook } from './health-monitor.js';
 
@@ -41,8 +42,7 @@ export function orderByHealth(candidates: Candidate[], book: HealthBook, random:
  */
 function markDemoted(ctx: RequestContext, candidates: Candidate[]): void {
   if (candidates.length === 0) return;
-  const current = ctx.state.demoted;
-  const demoted = current instanceof Set ? (current as Set<string>) : new Set<string>();
+  let demoted = REQUEST_SLOT.demoted.get(ctx);
+  if (!demoted) REQUEST_SLOT.demoted.set(ctx, (demoted = new Set()));
   for (const c of candidates) demoted.add(c.id);
-  ctx.state.demoted = demoted;
 }

@@ -5,6 +5,7 @@
  * deployment another instance found unhealthy is unhealthy here too until that instance
  * sees it recover, or `maxAgeMs` passes without news (the other instance may be gone).
  */
+import { HEALTH_HOOKS, HEALTH_PLUGIN, type HealthChange } from '@switchyard/contracts';
 import { relayEvents, storeLocal, type Pipeline } from '@switchyard/core';
 
 const KEY = 'switchyard:health:verdict:';
@@ -37,13 +38,16 @@ export class SharedVerdicts {
   start(): boolean {
     const { events, store, clock } = this.pipeline;
     if (!relayEvents(this.pipeline, 'health', ['health:change'])) return false;
-    const onChange = ({ deployment, healthy, score, remote }: { deployment: string; healthy: boolean; score: number; remote?: boolean }) => {
+    const hooks = HEALTH_HOOKS.of(this.pipeline);
+    hooks.change.tap(HEALTH_PLUGIN, ({ deployment, healthy, score, remote }) => {
       if (remote) this.apply(deployment, healthy, score, clock.now() + this.maxAgeMs);
       else if (healthy) void store.delete(KEY + deployment).catch(() => undefined);
       else void store.set(KEY + deployment, { score, until: clock.now() + this.maxAgeMs } satisfies Verdict, this.maxAgeMs).catch(() => undefined);
-    };
-    events.on('health:change', onChange);
-    events.once('pipeline:close', () => events.off('health:change', onChange));
+    });
+    // Other instances' transitions arrive as relayed events: passed on to the hook, so its tappers see every one.
+    const onRelayed = (change: HealthChange) => void (change.remote && hooks.change.call(change));
+    events.on('health:change', onRelayed);
+    events.once('pipeline:close', () => events.off('health:change', onRelayed));
     // Transitions announced before this instance started.
     const ids = new Set(this.pipeline.modelNames().flatMap((m) => this.pipeline.candidatesFor(m).map((c) => c.deploymentId)));
     for (const id of ids) {

@@ -4,6 +4,7 @@
  * connector that parks the TCP + TLS connection) and, when configured, run one cheap probe, so
  * the first failed-over request does not pay the connection set-up.
  */
+import { BREAKER_HOOKS, HEALTH_HOOKS, HEALTH_PLUGIN } from '@switchyard/contracts';
 import type { Candidate, Pipeline } from '@switchyard/core';
 import type { HealthOptions } from './options.js';
 
@@ -40,8 +41,8 @@ export function warmBackups(pipeline: Pipeline, options: HealthOptions['warmBack
     }
   };
 
-  pipeline.events.on('breaker:open', ({ deployment }) => warmAround(deployment));
-  pipeline.events.on('health:change', ({ deployment, healthy }) => {
+  BREAKER_HOOKS.of(pipeline).open.tap(HEALTH_PLUGIN, ({ deployment }) => warmAround(deployment));
+  HEALTH_HOOKS.of(pipeline).change.tap(HEALTH_PLUGIN, ({ deployment, healthy }) => {
     if (!healthy) warmAround(deployment);
   });
 }

@@ -1,4 +1,5 @@
-import { createPipeline, seededRandom, VirtualClock, type ErrorPattern } from '@switchyard/core';
+import { type ErrorPattern } from '@switchyard/contracts';
+import { createPipeline, seededRandom, VirtualClock } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
 import { testProvider } from '../../../packages/core/test/support/test-provider.js';
 import { okCompletion, scriptedTransport, settle } from '../../router/test/support/scripted-transport.js';

@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPipeline, createUndiciTransport, type Pipeline } from '@switchyard/core';
+import { HEALTH_HOOKS } from '@switchyard/contracts';
 import { testProvider } from '../../../packages/core/test/support/test-provider.js';
 import { completion } from '../../../packages/core/test/support/loopback.js';
 import { selfSignedCert, startTlsUpstream, type TlsUpstream } from '../../../packages/core/test/support/tls-upstream.js';
@@ -62,7 +63,7 @@ describe('warm backups', () => {
 
   it('a health drop warms the next candidates too', async () => {
     const { pipeline, backup } = await setup(true);
-    pipeline.events.emit('health:change', { deployment: 'primary/m', healthy: false, score: 0 });
+    HEALTH_HOOKS.of(pipeline).change.call({ deployment: 'primary/m', healthy: false, score: 0 });
     await settle();
     expect(backup.handshakes).toBe(1);
   });

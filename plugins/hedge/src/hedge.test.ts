@@ -1,5 +1,6 @@
+import { SERVICE } from '@switchyard/contracts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPipeline, provideService, runWithVirtualTime, SERVICE, VirtualClock, type AttemptOutcome, type Pipeline, type StreamPart } from '@switchyard/core';
+import { createPipeline, provideService, runWithVirtualTime, VirtualClock, type AttemptRecord, type Pipeline, type StreamPart } from '@switchyard/core';
 import { testProvider } from '../../../packages/core/test/support/test-provider.js';
 import { completion, sseBody, startLoopback, textChunks, type Handler, type Loopback } from '../../../packages/core/test/support/loopback.js';
 import { hedge, type HedgeOptionsInput } from './index.js';
@@ -22,7 +23,7 @@ afterEach(async () => {
 async function setup(handlers: Handler[], options: HedgeOptionsInput, capabilities: string[][] = []) {
   servers = await Promise.all(handlers.map((h) => startLoopback(h)));
   const clock = new VirtualClock();
-  const outcomes: AttemptOutcome[] = [];
+  const outcomes: AttemptRecord[] = [];
   pipeline = createPipeline({
     clock,
     endpoints: servers.map((s, i) => ({ name: `u${i}`, provider: 'test', baseUrl: s.url })),

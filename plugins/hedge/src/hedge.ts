@@ -5,7 +5,8 @@
  * candidates at once. Only before the commit point, and every second attempt spends the retry
  * budget.
  */
-import { getService, SERVICE, sleep, SwitchyardError, type Attempt, type AttemptResult, type Candidate, type RequestContext } from '@switchyard/core';
+import { SERVICE } from '@switchyard/contracts';
+import { candidateRef, getService, sleep, SwitchyardError, type Attempt, type AttemptResult, type Candidate, type RequestContext } from '@switchyard/core';
 import type { HedgeDelayOptions } from './options.js';
 import type { LatencySamples } from './latency-samples.js';
 
@@ -91,7 +92,7 @@ async function runPair(attempt: Attempt, ctx: RequestContext, backup: Candidate,
     if (index >= 0) ctx.remaining.splice(index, 1);
     const hedgeAbort = new AbortController();
     const hedge = settle(ctx.runAttempt(backup, { signal: hedgeAbort.signal, initiator: options.pluginName }));
-    ctx.pipeline.events.emit('retry', { requestId: ctx.id, attempt: attempt.number, candidate: backup, delayMs: options.delayMs, reason: options.reason });
+    ctx.pipeline.events.emit('retry', { requestId: ctx.id, attempt: attempt.number, candidate: candidateRef(backup), delayMs: options.delayMs, reason: options.reason });
 
     const contenders = [
       { settled: primary, abort: primaryAbort },

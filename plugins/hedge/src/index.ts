@@ -3,7 +3,7 @@
  * point, per tier. Hedging and racing the last tier are opt-in; continuation is the core's default
  * and a tier may turn it off.
  */
-import { definePlugin, STAGE } from '@switchyard/core';
+import { definePlugin, STAGE, tapEveryCall } from '@switchyard/core';
 import { continueStream, DEFAULT_MAX_CONTINUATIONS } from '@switchyard/core';
 import { noContinuation } from './continuation.js';
 import { hedgeDelay, raceLastTier, runHedged } from './hedge.js';
@@ -34,17 +34,16 @@ export const hedge = definePlugin<HedgeOptions, HedgeOptionsInput>({
       if (outcome.ok) tracker.add(outcome.candidate.deploymentId, outcome.stream ? (outcome.ttftMs ?? outcome.latencyMs) : outcome.latencyMs);
     });
 
-    const tapCall = (providerId: string) =>
-      pipeline.hooks.call.for(providerId).tapPromise({ name: PLUGIN_NAME, stage: STAGE.FIRST }, async (attempt, ctx) => {
+    tapEveryCall(pipeline, (hook) =>
+      hook.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FIRST }, async (attempt, ctx) => {
         if (attempt.initiator !== 'core') return undefined;
         const tier = tierOptions(options, ctx.classification.tier);
         if (!tier) return undefined;
         const raced = tier.raceLastTier ? await raceLastTier(attempt, ctx, PLUGIN_NAME) : undefined;
         if (raced || tier.hedge === false) return raced;
         return runHedged(attempt, ctx, hedgeDelay(tier.hedge, tracker, attempt.candidate.deploymentId), PLUGIN_NAME);
-      });
-    // The core registers every provider before it applies plugins.
-    for (const id of pipeline.providers.keys()) tapCall(id);
+      }),
+    );
 
     pipeline.hooks.continueStream.tapPromise({ name: PLUGIN_NAME }, async (interruption, ctx) => {
       const tier = tierOptions(options, ctx.classification.tier);

@@ -1,5 +1,6 @@
+import { SERVICE } from '@switchyard/contracts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPipeline, provideService, runWithVirtualTime, SERVICE, VirtualClock, type AttemptOutcome, type Pipeline } from '@switchyard/core';
+import { createPipeline, provideService, runWithVirtualTime, VirtualClock, type AttemptRecord, type Pipeline } from '@switchyard/core';
 import { testProvider } from '../../../packages/core/test/support/test-provider.js';
 import { completion, startLoopback, type Handler, type Loopback } from '../../../packages/core/test/support/loopback.js';
 import { hedge, type HedgeOptionsInput } from '../src/index.js';
@@ -27,7 +28,7 @@ const hang: Handler = () => undefined;
 async function setup(handlers: Handler[], priorities: number[], options: HedgeOptionsInput) {
   servers = await Promise.all(handlers.map((h) => startLoopback(h)));
   const clock = new VirtualClock();
-  const outcomes: AttemptOutcome[] = [];
+  const outcomes: AttemptRecord[] = [];
   const starts: { at: number; endpoint: string }[] = [];
   pipeline = createPipeline({
     clock,

@@ -3,7 +3,8 @@
  * plugin instance) keeps counting into the same series. Labels are bounded by the config:
  * logical model, deployment id, endpoint, outcome class, status class, level names.
  */
-import type { HealthReportEntry } from '@switchyard/core';
+
+import { type HealthReportEntry } from '@switchyard/contracts';
 import { Gauge, type Registry } from 'prom-client';
 import { Tally, TallyHistogram } from './tally.js';
 

@@ -3,7 +3,8 @@
  * request) and keeps prom-client histograms, counters and gauges. It provides the registry as
  * `SERVICE.metrics`, which the gateway's /metrics serves.
  */
-import { attemptMoves, definePlugin, getService, listenAll, provideService, requestOutcomeClass, SERVICE, tokenCounts, usageCostUsd, type CallerIdentity, type Candidate, type MetricsService, type Pipeline, type Price } from '@switchyard/core';
+import { SERVICE, type MetricsService } from '@switchyard/contracts';
+import { attemptMoves, definePlugin, getService, listenAll, provideService, requestOutcomeClass, tokenCounts, usageCostUsd, type CallerIdentity, type CandidateRef, type Pipeline, type Price } from '@switchyard/core';
 import { register as globalRegistry, type Registry } from 'prom-client';
 import { metricSet, type MetricSet } from './metric-set.js';
 import { metricsOptionsSchema, type MetricsOptions, type MetricsOptionsInput } from './options.js';
@@ -34,7 +35,7 @@ export function callerLabels(m: MetricSet, caller: CallerIdentity, max: number):
 const OTHER = '(other)';
 
 export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readonly<Record<string, Price>>, maxGatewayKeys = 500): () => void {
-  const priceOf = (c: Candidate) => c.deployment.price ?? prices[c.deploymentId] ?? prices[c.model];
+  const priceOf = (c: CandidateRef) => c.deployment.price ?? prices[c.deploymentId] ?? prices[c.model];
   m.now = () => pipeline.clock.now();
   m.healthReport = () => getService(pipeline, SERVICE.health)?.report();
   // Breakers count per candidate: `endpoint/model`, plus `#key` when the endpoint has several keys.

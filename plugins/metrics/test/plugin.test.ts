@@ -1,6 +1,7 @@
+import { SERVICE, type MetricsService } from '@switchyard/contracts';
 import { describe, expect, it } from 'vitest';
 import { Registry, register } from 'prom-client';
-import { createPipeline, createPipelineFromConfig, getService, parseConfig, SERVICE, type MetricsService } from '@switchyard/core';
+import { createPipeline, createPipelineFromConfig, getService, parseConfig } from '@switchyard/core';
 import { openaiProvider } from '@switchyard/provider-openai';
 import { metrics, statusClass, TallyHistogram } from '@switchyard/plugin-metrics';
 import { cache } from '@switchyard/plugin-cache';

@@ -8,13 +8,15 @@
  *   shortened for that deployment's attempt (a `call` tap at STAGE.FIRST replaces the
  *   attempt's request), oldest turns first (truncate.ts), and the answer says so
  *   (`switchyard.truncated`, the gateway's `x-switchyard-truncated`). Deployments it shortens
- *   for are listed in `ctx.state.shortenable`, so the router does not drop them for their window.
+ *   for are listed in the `shortenable` request slot, so the router does not drop them for their window.
  *
  * A plugin rather than the core's `ProviderV1.unsupported()` seam: limits are per deployment
  * and per operator (presets can be turned off or overridden), checking them is optional, and
  * shortening a prompt changes what is sent, which is policy; the core stays unaware of both.
  */
-import { definePlugin, requestOriginOf, STAGE, SwitchyardError, type Attempt, type Candidate, type ChatRequest, type DeploymentConfig, type ModelLimits, type RequestContext } from '@switchyard/core';
+import { REQUEST_SLOT, ROUTING_ERRORS } from '@switchyard/contracts';
+import { MODEL_LIMITS_ERRORS } from './error-codes.js';
+import { definePlugin, requestOriginOf, STAGE, SwitchyardError, tapEveryCall, type Attempt, type Candidate, type ChatRequest, type DeploymentConfig, type ModelLimits, type RequestContext } from '@switchyard/core';
 import { limitsOf, violation, type Violation } from './parameter-check.js';
 import { modelLimitsOptionsSchema, type ModelLimitsOptions, type ModelLimitsOptionsInput } from './options.js';
 import { PROVIDER_PRESETS } from './presets.js';
@@ -41,7 +43,7 @@ function outputReserve(request: ChatRequest, options: ModelLimitsOptions): numbe
 function refusedParameter(model: string, first: Violation, refusals: Map<string, Violation>): SwitchyardError {
   const targets = [...refusals].map(([deployment, v]) => `${deployment}: ${v.path} ${v.reason}`).join('; ');
   return new SwitchyardError('invalid-request', `${first.path}: ${first.reason}; no deployment of model "${model}" accepts it (${targets})`, {
-    code: 'SWITCHYARD_ERR_PARAMETER_LIMIT',
+    code: MODEL_LIMITS_ERRORS.SWITCHYARD_ERR_PARAMETER_LIMIT,
     status: 400,
     path: first.path,
     retryable: false,
@@ -107,7 +109,7 @@ export const modelLimits = definePlugin<ModelLimitsOptions, ModelLimitsOptionsIn
           (marked ??= new Set()).add(c.id);
           return true;
         });
-        if (marked) ctx.state.shortenable = marked;
+        if (marked) REQUEST_SLOT.shortenable.set(ctx, marked);
         // Too long for every deployment configured (not merely for those the filters left): a 400.
         const takes = (c: Candidate) => {
           const window = c.deployment.contextWindow;
@@ -116,7 +118,7 @@ export const modelLimits = definePlugin<ModelLimitsOptions, ModelLimitsOptionsIn
         };
         if (kept.length === 0 && tooLong && !pipeline.candidatesFor(ctx.model).some(takes)) {
           throw new SwitchyardError('context-length', `messages: the system prompt and the last user turn alone need about ${tooLong.minimumTokens} tokens, more than any deployment of model "${ctx.model}" has room for (${tooLong.candidate.deploymentId}: contextWindow ${tooLong.candidate.deployment.contextWindow})`, {
-            code: 'SWITCHYARD_ERR_CONTEXT_WINDOW',
+            code: ROUTING_ERRORS.SWITCHYARD_ERR_CONTEXT_WINDOW,
             status: 400,
             path: 'messages',
             retryable: false,
@@ -139,7 +141,7 @@ export const modelLimits = definePlugin<ModelLimitsOptions, ModelLimitsOptionsIn
       }
       return undefined;
     };
-    for (const id of pipeline.providers.keys()) pipeline.hooks.call.for(id).tap({ name: PLUGIN_NAME, stage: STAGE.FIRST }, shorten);
+    tapEveryCall(pipeline, (hook) => hook.tap({ name: PLUGIN_NAME, stage: STAGE.FIRST }, shorten));
   },
 });
 

@@ -1,3 +1,5 @@
+// Its events and codes are declared in the shared contracts: importing this package types them.
+import '@switchyard/contracts';
 export { otel, otel as default, traceRequests, otelOptionsSchema, PLUGIN_NAME, type OtelOptions, type OtelOptionsInput } from './plugin.js';
 export { ATTR, providerName, operationName } from './genai.js';
 export { toTraceparent, withRemoteParent } from './trace-context.js';

@@ -5,7 +5,7 @@
  * @opentelemetry/api only: spans go wherever the application's SDK sends them.
  */
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
-import { attemptMoves, definePlugin, listenAll, requestOutcomeClass, STAGE, tokenCounts, type AttemptOutcome, type CallerIdentity, type Candidate, type ChatResponse, type Pipeline, type RequestContext, type RequestOutcome, type SwitchyardError } from '@switchyard/core';
+import { attemptMoves, definePlugin, listenAll, tapEveryCall, requestOutcomeClass, STAGE, tokenCounts, type AttemptOutcome, type CallerIdentity, type Candidate, type CandidateRef, type ChatResponse, type Pipeline, type RequestContext, type RequestOutcome, type SwitchyardError } from '@switchyard/core';
 import { z } from 'zod';
 import { ATTR, operationName, providerName } from './genai.js';
 import { toTraceparent, withRemoteParent } from './trace-context.js';
@@ -90,8 +90,8 @@ export function traceRequests(pipeline: Pipeline, options: OtelOptions): () => v
   });
 
   // A call tap at FIRST that never answers: it opens the attempt span and hands its context upstream.
-  const tapCall = (providerId: string) =>
-    pipeline.hooks.call.for(providerId).tapPromise({ name: PLUGIN_NAME, stage: STAGE.FIRST }, async (attempt, ctx: RequestContext) => {
+  tapEveryCall(pipeline, (hook) =>
+    hook.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FIRST }, async (attempt, ctx: RequestContext) => {
       const request = live.get(ctx.id);
       if (!request) return undefined;
       const { candidate } = attempt;
@@ -117,8 +117,8 @@ export function traceRequests(pipeline: Pipeline, options: OtelOptions): () => v
       request.currentDeployment = candidate.id;
       if (options.propagate) attempt.traceparent = toTraceparent(span.spanContext()) ?? attempt.traceparent;
       return undefined;
-    });
-  for (const providerId of pipeline.providers.keys()) tapCall(providerId);
+    }),
+  );
 
   pipeline.hooks.recordAttempt.tapPromise({ name: PLUGIN_NAME, stage: STAGE.LAST }, async (outcome, ctx) => {
     const span = live.get(ctx.id)?.attempts.get(outcome.attempt);
@@ -150,9 +150,9 @@ export function traceRequests(pipeline: Pipeline, options: OtelOptions): () => v
     span.end();
   });
 
-  const onRetry = (e: { requestId: string; attempt: number; candidate: Candidate; delayMs: number; reason: string }) =>
+  const onRetry = (e: { requestId: string; attempt: number; candidate: CandidateRef; delayMs: number; reason: string }) =>
     live.get(e.requestId)?.span.addEvent('switchyard.retry', { 'switchyard.attempt': e.attempt, 'switchyard.deployment': e.candidate.deploymentId, 'switchyard.backoff_ms': e.delayMs, 'switchyard.reason': e.reason });
-  const onFailover = (e: { requestId: string; from: Candidate; to: Candidate; error: SwitchyardError }) =>
+  const onFailover = (e: { requestId: string; from: CandidateRef; to: CandidateRef; error: SwitchyardError }) =>
     live.get(e.requestId)?.span.addEvent('switchyard.failover', { 'switchyard.from': e.from.deploymentId, 'switchyard.to': e.to.deploymentId, [ATTR.errorType]: e.error.kind });
   const onDegraded = (e: { requestId: string; level: string }) => live.get(e.requestId)?.span.addEvent('switchyard.degrade', { 'switchyard.level': e.level });
   const onBreaker = (state: string) => (e: { deployment: string; reason?: string }) => {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type http from 'node:http';
-import { createPipeline, type AttemptOutcome, type EndpointConfig, type Pipeline } from '@switchyard/core';
+import { createPipeline, type AttemptRecord, type EndpointConfig, type Pipeline } from '@switchyard/core';
 import { startLoopback, type Handler, type Loopback } from '../../../packages/core/test/support/loopback.js';
 import { anthropicProvider } from '../src/index.js';
 
@@ -77,7 +77,7 @@ export function json(status: number, body: unknown, headers: http.OutgoingHttpHe
 export interface TestRig {
   pipeline: Pipeline;
   servers: Loopback[];
-  attempts: AttemptOutcome[];
+  attempts: AttemptRecord[];
   close(): Promise<void>;
 }
 
@@ -93,7 +93,7 @@ export async function anthropicRig(handlers: Handler[], endpoint: Partial<Endpoi
     models: { chat: names.map((name) => ({ endpoint: name, model: `claude-${name}` })) },
     providers: [anthropicProvider],
   });
-  const attempts: AttemptOutcome[] = [];
+  const attempts: AttemptRecord[] = [];
   pipeline.events.on('attempt:end', (outcome) => attempts.push(outcome));
   return {
     pipeline,

@@ -4,7 +4,8 @@
  * time elapsed in it (counted as at least an hour, so the first minutes of a day do not
  * project a burst over the whole of it): a run rate, as a bill's "month to date" is read.
  */
-import type { Pipeline, SpendForecast } from '@switchyard/core';
+import { type SpendForecast } from '@switchyard/contracts';
+import type { Pipeline } from '@switchyard/core';
 import type { BudgetBook, SpendStatus } from './budgets.js';
 import type { UsageTotals } from './usage-totals.js';
 import { dayOf } from './usage-record.js';

@@ -1,3 +1,5 @@
+// Its events and codes are declared in the shared contracts: importing this package types them.
+import '@switchyard/contracts';
 export { quota, getUsage, USAGE_SERVICE, type UsageService } from './quota-plugin.js';
 export { billAttempt, type AttemptBill, type BillContext, type EstimateBasis } from './attempt-bill.js';
 export { readUsageLog, logFileFor } from './usage-log.js';

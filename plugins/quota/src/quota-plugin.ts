@@ -6,7 +6,8 @@
  * recordAttempt at STAGE.DEFAULT (spends budgets, bills usage, rests or parks keys, paces),
  * recordRequest (cache hits and degraded answers for the report).
  */
-import { defineService, definePlugin, failClosed, isUnsentFailure, provideService, requireService, SERVICE, storeLocal, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type ChatRequest, type Pipeline, type RequestContext, type SpendForecast, type UsageQueryService } from '@switchyard/core';
+import { SERVICE, type SpendForecast, type UsageQueryService } from '@switchyard/contracts';
+import { candidateRef, defineService, definePlugin, failClosed, isUnsentFailure, provideService, requireService, storeLocal, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type ChatRequest, type Pipeline, type RequestContext } from '@switchyard/core';
 import { BudgetBook, describeExhaustion, formatDuration, type Exhaustion } from './budgets.js';
 import { KeyStates, type KeyState } from './key-states.js';
 import { UsageLedger, type UsageReport } from './ledger.js';
@@ -114,7 +115,7 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
       if (!counted && !bill.charged) return;
       const { tokens, costUsd } = bill;
       if (bill.charged && pipeline.events.listenerCount('usage:billed') > 0) {
-        pipeline.events.emit('usage:billed', { requestId: ctx.id, attempt: outcome.attempt, candidate, costUsd, estimated: bill.estimated, inputTokens: tokens.inputTokens, outputTokens: tokens.outputTokens, cachedTokens: tokens.cachedTokens });
+        pipeline.events.emit('usage:billed', { requestId: ctx.id, attempt: outcome.attempt, candidate: candidateRef(candidate), costUsd, estimated: bill.estimated, inputTokens: tokens.inputTokens, outputTokens: tokens.outputTokens, cachedTokens: tokens.cachedTokens });
       }
       const tags = ctx.request.switchyard?.tags ?? {};
       ledger.addAttempt({ candidate, model: ctx.model, tags, ok: outcome.ok, counted, tokens, costUsd, priced: price !== undefined });

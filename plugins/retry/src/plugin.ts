@@ -1,5 +1,6 @@
 /** @switchyard/plugin-retry: wires the retry policy into the pipeline's hooks. */
-import { defineService, definePlugin, provideService, requireService, retryAfterVerdict, SERVICE, sleep, STAGE, tapMaybeAsync, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
+import { SERVICE } from '@switchyard/contracts';
+import { defineService, definePlugin, provideService, requireService, retryAfterVerdict, sleep, STAGE, tapMaybeAsync, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
 import { retryOptionsSchema, type RetryOptions, type RetryOptionsInput } from './options.js';
 import { RetryPolicy, retryState } from './retry-policy.js';
 import type { Cooldown } from './cooldowns.js';

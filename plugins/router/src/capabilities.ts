@@ -2,6 +2,8 @@
  * Capability matching: which capabilities a request needs, and which deployments can serve it.
  * A deployment with no declared capabilities is assumed to serve anything (unknown ≠ unable).
  */
+import { ROUTING_ERRORS } from '@switchyard/contracts';
+import { ROUTER_ERRORS } from './error-codes.js';
 import { SwitchyardError, type Candidate, type ChatRequest, type Classification } from '@switchyard/core';
 
 /** Where in the request each capability comes from, for error messages. */
@@ -52,7 +54,7 @@ export function assertServable(model: string, configured: readonly Candidate[], 
       throw new SwitchyardError('bad-request', `no deployment of model "${model}" has the capability "${need}" (${source.reason}); add it to a deployment's capabilities or use another model`, {
         status: 400,
         retryable: false,
-        code: 'SWITCHYARD_ERR_MISSING_CAPABILITY',
+        code: ROUTER_ERRORS.SWITCHYARD_ERR_MISSING_CAPABILITY,
         path: source.path,
       });
     }
@@ -62,7 +64,7 @@ export function assertServable(model: string, configured: readonly Candidate[], 
     throw new SwitchyardError('bad-request', `no single deployment of model "${model}" has all of: ${needs.join(', ')}`, {
       status: 400,
       retryable: false,
-      code: 'SWITCHYARD_ERR_MISSING_CAPABILITY',
+      code: ROUTER_ERRORS.SWITCHYARD_ERR_MISSING_CAPABILITY,
       path: 'request',
     });
   }
@@ -71,7 +73,7 @@ export function assertServable(model: string, configured: readonly Candidate[], 
     throw new SwitchyardError('context-length', `the request needs about ${tokens} tokens (prompt estimate + max_tokens) but the largest context window of model "${model}" is ${largest}`, {
       status: 400,
       retryable: false,
-      code: 'SWITCHYARD_ERR_CONTEXT_WINDOW',
+      code: ROUTING_ERRORS.SWITCHYARD_ERR_CONTEXT_WINDOW,
       path: 'messages',
     });
   }

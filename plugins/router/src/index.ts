@@ -1,3 +1,5 @@
+// Its events and codes are declared in the shared contracts: importing this package types them.
+import '@switchyard/contracts';
 import { router } from './router.js';
 
 export { router, PLUGIN_NAME } from './router.js';

@@ -2,7 +2,7 @@
  * The router plugin: capability matching and ordering of the candidates the filters left, by
  * strategy; context-length failures rerouted to a larger window; optional sticky conversations.
  */
-import { definePlugin, STAGE, withField, type Candidate, type ChatRequest, type Classification, type RequestContext } from '@switchyard/core';
+import { definePlugin, STAGE, tapEveryCall, withField, type Candidate, type ChatRequest, type Classification, type RequestContext } from '@switchyard/core';
 import { assertServable, fitsContext, hasCapabilities, requiredCapabilities, requiredContextTokens } from './capabilities.js';
 import { contextReroute, largerContextFirst } from './context-reroute.js';
 import { demotedIds } from './demoted.js';
@@ -71,7 +71,13 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
     if (readsStore) pipeline.hooks.route.tapPromise({ name: PLUGIN_NAME, stage: STAGE.ORDER }, async (candidates, classification, ctx) => route(candidates, classification, ctx));
     else pipeline.hooks.route.tap({ name: PLUGIN_NAME, stage: STAGE.ORDER }, (candidates, classification, ctx) => route(candidates, classification, ctx) as Candidate[]);
 
-    pipeline.events.on('attempt:start', ({ requestId, candidate }) => latency.started(candidate.deploymentId, requestId, clock.now()));
+    // Every attempt counts as in flight from its start (hedges and retries too), whatever the provider.
+    tapEveryCall(pipeline, (hook) =>
+      hook.tap({ name: PLUGIN_NAME, stage: STAGE.FIRST }, (attempt, ctx) => {
+        latency.started(attempt.candidate.deploymentId, ctx.id, clock.now());
+        return undefined;
+      }),
+    );
     const traffic = new TrafficShares(pipeline, options.trafficTargets);
     if (traffic.empty) pipeline.hooks.recordRequest.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (_outcome, ctx) => latency.ended(ctx.id));
     else {

@@ -1,13 +1,14 @@
 /**
- * A cross-plugin convention: a route filter that will shorten the prompt to fit a candidate's
- * context window (@switchyard/plugin-model-limits with `truncate`) adds the candidate's id to
- * `ctx.state.shortenable`. The router does not drop such a candidate for its window.
+ * A route filter that will shorten the prompt to fit a candidate's context window
+ * (@switchyard/plugin-model-limits with `truncate`) adds the candidate's id to the
+ * `shortenable` request slot (@switchyard/contracts). The router does not drop such a
+ * candidate for its window.
  */
+import { REQUEST_SLOT } from '@switchyard/contracts';
 import type { RequestContext } from '@switchyard/core';
 
 export function shortenableIds(ctx: RequestContext): ReadonlySet<string> {
-  const value = ctx.state.shortenable;
-  return value instanceof Set ? (value as Set<string>) : EMPTY;
+  return REQUEST_SLOT.shortenable.get(ctx) ?? EMPTY;
 }
 
 const EMPTY: ReadonlySet<string> = new Set();

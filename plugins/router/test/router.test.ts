@@ -1,4 +1,5 @@
 import { createPipeline, isSwitchyardError, seededRandom, STAGE, VirtualClock, type DeploymentConfig, type EndpointConfig, type Pipeline } from '@switchyard/core';
+import { REQUEST_SLOT } from '@switchyard/contracts';
 import { describe, expect, it } from 'vitest';
 import { testProvider } from '../../../packages/core/test/support/test-provider.js';
 import { router, type RouterOptionsInput } from '../src/index.js';
@@ -226,14 +227,14 @@ describe('router: capability matching', () => {
 });
 
 describe('router: filters and stickiness', () => {
-  it('keeps candidates a filter demoted (ctx.state.demoted) behind all others', async () => {
+  it('keeps candidates a filter demoted (the demoted request slot) behind all others', async () => {
     const { pipeline, clock, transport } = setup([
       { endpoint: 'a', model: 'm', priority: 0, status: 503 },
       { endpoint: 'b', model: 'm', priority: 1, status: 503 },
       { endpoint: 'c', model: 'm', priority: 2 },
     ]);
     pipeline.hooks.route.tapPromise({ name: 'demote-a', stage: STAGE.FILTER }, async (candidates, _c, ctx) => {
-      ctx.state.demoted = new Set(['a/m']);
+      REQUEST_SLOT.demoted.set(ctx, new Set(['a/m']));
       return [...candidates.filter((c) => c.id !== 'a/m'), ...candidates.filter((c) => c.id === 'a/m')];
     });
     const response = await settle(clock, pipeline.chat({ model: 'chat', messages: hi }));

@@ -1,4 +1,5 @@
 /** Options of the Redis store, validated when the store is created. */
+import { REDIS_STORE_ERRORS } from './error-codes.js';
 import { SwitchyardError } from '@switchyard/core';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
@@ -38,7 +39,7 @@ export function parseRedisStoreOptions(input: RedisStoreOptionsInput): RedisStor
   const first = result.error.issues[0];
   const field = first?.path.length ? first.path.join('.') : '(options)';
   const detail = result.error.issues.map((i) => `${i.path.join('.') || '(options)'}: ${i.message}`).join('; ');
-  throw new SwitchyardError('config', `@switchyard/store-redis: invalid option ${field}: ${detail}`, { code: 'SWITCHYARD_ERR_STORE_OPTIONS', path: field });
+  throw new SwitchyardError('config', `@switchyard/store-redis: invalid option ${field}: ${detail}`, { code: REDIS_STORE_ERRORS.SWITCHYARD_ERR_STORE_OPTIONS, path: field });
 }
 
 /** Rejects what ioredis would misread (it falls back to localhost:6379 on most garbage). */
@@ -59,6 +60,6 @@ export function checkRedisUrl(url: string): void {
           ? `has path "${parsed.pathname}", expected a database number such as /0`
           : undefined;
   if (problem) {
-    throw new SwitchyardError('config', `@switchyard/store-redis: url ${redactUrl(url)} ${problem}`, { code: 'SWITCHYARD_ERR_REDIS_URL', path: 'url' });
+    throw new SwitchyardError('config', `@switchyard/store-redis: url ${redactUrl(url)} ${problem}`, { code: REDIS_STORE_ERRORS.SWITCHYARD_ERR_REDIS_URL, path: 'url' });
   }
 }

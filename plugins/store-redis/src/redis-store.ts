@@ -6,6 +6,7 @@
  * answered from this instance's memory (whenUnavailable: 'local', the default) or rejected
  * with a coded error ('throw'), after at most one command timeout.
  */
+import { REDIS_STORE_ERRORS } from './error-codes.js';
 import { MemoryStateStore, SwitchyardError, type StateStore } from '@switchyard/core';
 import { Redis } from 'ioredis';
 import { parseRedisStoreOptions, type RedisStoreOptions, type RedisStoreOptionsInput } from './options.js';
@@ -296,7 +297,7 @@ function warn(error: SwitchyardError): void {
 }
 
 function argumentError(message: string): SwitchyardError {
-  return new SwitchyardError('plugin', `@switchyard/store-redis: ${message}`, { code: 'SWITCHYARD_ERR_STORE_ARGUMENT' });
+  return new SwitchyardError('plugin', `@switchyard/store-redis: ${message}`, { code: REDIS_STORE_ERRORS.SWITCHYARD_ERR_STORE_ARGUMENT });
 }
 
 function expiryOf(ttlMs: number | undefined, operation: string): Expiry {

@@ -16,7 +16,8 @@
  * Every write is one compare-and-set of one document, so concurrent writes on several gateways
  * never leave a key half-written, and each one reaches the other gateways' caches by pub/sub.
  */
-import { configError, SwitchyardError, type AdminAnswer, type AdminCall, type Clock, type UsageQueryService } from '@switchyard/core';
+import { TENANT_ERRORS, type AdminAnswer, type AdminCall, type UsageQueryService } from '@switchyard/contracts';
+import { configError, SwitchyardError, type Clock } from '@switchyard/core';
 import type { z } from 'zod';
 import { levelOf, type BudgetAlerts } from './budget-alerts.js';
 import { fromMicros, PERIODS, windowOf, type Period } from './budget-windows.js';
@@ -283,13 +284,13 @@ function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
 }
 
 function inputError(message: string, path: string | undefined, status = 400): SwitchyardError {
-  return new SwitchyardError('invalid-request', message, { code: 'SWITCHYARD_ERR_KEY_INPUT', status, path, retryable: false });
+  return new SwitchyardError('invalid-request', message, { code: TENANT_ERRORS.SWITCHYARD_ERR_KEY_INPUT, status, path, retryable: false });
 }
 
 function notFound(message: string): SwitchyardError {
-  return new SwitchyardError('invalid-request', message, { code: 'SWITCHYARD_ERR_KEY_NOT_FOUND', status: 404, retryable: false });
+  return new SwitchyardError('invalid-request', message, { code: TENANT_ERRORS.SWITCHYARD_ERR_KEY_NOT_FOUND, status: 404, retryable: false });
 }
 
 function conflict(message: string): SwitchyardError {
-  return new SwitchyardError('invalid-request', message, { code: 'SWITCHYARD_ERR_KEY_CONFLICT', status: 409, retryable: false });
+  return new SwitchyardError('invalid-request', message, { code: TENANT_ERRORS.SWITCHYARD_ERR_KEY_CONFLICT, status: 409, retryable: false });
 }

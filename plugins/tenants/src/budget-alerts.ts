@@ -6,7 +6,8 @@
  * one incident per scope across gateways. The last level per scope is kept in the store as
  * well, so a gateway that never saw a scope fire can still resolve it in the next window.
  */
-import type { SwitchyardEventBus, StateStore, TenantBudgetEvent } from '@switchyard/core';
+import { type TenantBudgetEvent } from '@switchyard/contracts';
+import type { SwitchyardEventBus, StateStore } from '@switchyard/core';
 import { fromMicros, toMicros } from './budget-windows.js';
 import { hardLimitMicros, type ScopeSpend, type SpendScope } from './reservations.js';
 import type { BudgetWindow } from './options.js';

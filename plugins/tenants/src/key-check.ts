@@ -5,8 +5,9 @@
  * previous one). Malformed keys, unknown ids, wrong secrets and revoked keys all take the same
  * steps and get the same answer; only a key whose secret matched learns that it expired.
  */
+import { TENANT_ERRORS, type Authentication } from '@switchyard/contracts';
 import { timingSafeEqual } from 'node:crypto';
-import { SwitchyardError, type Authentication, type CallerIdentity, type Clock } from '@switchyard/core';
+import { SwitchyardError, type CallerIdentity, type Clock } from '@switchyard/core';
 import { entryOf, type KeyDirectory, type KeyEntry } from './key-directory.js';
 import { identityOf, type KeyPolicy } from './key-record.js';
 import { digestOf, hashSecret, parsePresented, STAND_IN_HASH } from './key-secret.js';
@@ -77,7 +78,7 @@ export class KeyCheck {
 
 function expired(identity: CallerIdentity, at: number): SwitchyardError {
   return new SwitchyardError('invalid-request', `gateway key ${identity.keyId} (${identity.keyName}) expired at ${new Date(at).toISOString()}; ask its administrator for a new key`, {
-    code: 'SWITCHYARD_ERR_KEY_EXPIRED',
+    code: TENANT_ERRORS.SWITCHYARD_ERR_KEY_EXPIRED,
     status: 401,
     retryable: false,
   });

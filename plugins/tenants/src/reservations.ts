@@ -11,6 +11,7 @@
  * - settle: when the request ends, the difference between its real cost and the reservation is
  *   added (the reservation goes away when the request cost nothing).
  */
+import { TENANT_ERRORS } from '@switchyard/contracts';
 import { SwitchyardError, type StateStore } from '@switchyard/core';
 import { formatUsd, fromMicros, minuteOf, MINUTE_MS, PERIODS, toMicros, windowOf, type Window } from './budget-windows.js';
 import type { Budget, BudgetWindow, Limits } from './options.js';
@@ -174,7 +175,7 @@ function budgetRefusal(s: SpendScope, value: number, estimateMicros: number, now
   const spent = `${formatUsd(fromMicros(Math.max(0, before)))} spent or reserved of ${formatUsd(s.budget!.limitUsd)}${s.budget!.hard !== 1 ? ` (refused past ${Math.round(s.budget!.hard * 100)} %)` : ''}`;
   const need = before < limit ? `; this request may cost up to ${formatUsd(fromMicros(estimateMicros))}` : '';
   return new SwitchyardError('budget-exhausted', `budget exhausted: the ${s.window.period} budget of ${s.label} for ${s.window.id}: ${spent}${need}; it resets at ${new Date(s.window.resetsAt).toISOString()}`, {
-    code: 'SWITCHYARD_ERR_KEY_BUDGET',
+    code: TENANT_ERRORS.SWITCHYARD_ERR_KEY_BUDGET,
     status: 429,
     retryAfterMs: s.window.resetsAt - now,
     retryable: false,
@@ -183,5 +184,5 @@ function budgetRefusal(s: SpendScope, value: number, estimateMicros: number, now
 }
 
 function limitRefusal(caller: Caller, limit: string, retryAfterMs: number): SwitchyardError {
-  return new SwitchyardError('rate-limit', `rate limit of key ${caller.keyId} (${caller.keyName}): at most ${limit}`, { code: 'SWITCHYARD_ERR_KEY_RATE_LIMIT', status: 429, retryAfterMs, retryable: false });
+  return new SwitchyardError('rate-limit', `rate limit of key ${caller.keyId} (${caller.keyName}): at most ${limit}`, { code: TENANT_ERRORS.SWITCHYARD_ERR_KEY_RATE_LIMIT, status: 429, retryAfterMs, retryable: false });
 }

@@ -3,6 +3,7 @@
  * store has it (Redis: atomic on the server, so concurrent writers on several gateways never
  * lose each other's change), a plain write otherwise (serialised per document in this process).
  */
+import { TENANT_ERRORS } from '@switchyard/contracts';
 import { SwitchyardError, type StateStore } from '@switchyard/core';
 
 const MAX_ROUNDS = 32;
@@ -37,6 +38,6 @@ export class StoreDocuments {
       }
       if (await store.compareAndSet(key, current, next)) return { value: next, written: true };
     }
-    throw new SwitchyardError('invalid-request', `${key} kept changing under ${MAX_ROUNDS} concurrent writers; try again`, { code: 'SWITCHYARD_ERR_KEY_CONFLICT', status: 409 });
+    throw new SwitchyardError('invalid-request', `${key} kept changing under ${MAX_ROUNDS} concurrent writers; try again`, { code: TENANT_ERRORS.SWITCHYARD_ERR_KEY_CONFLICT, status: 409 });
   }
 }

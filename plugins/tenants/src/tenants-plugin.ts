@@ -9,26 +9,8 @@
  * at STAGE.LAST (the reservation, once the candidates and their prices are known), recordAttempt
  * (each attempt's cost, as the usage ledger bills it), recordRequest (settlement, budget alerts).
  */
-import {
-  definePlugin,
-  getService,
-  provideService,
-  SERVICE,
-  STAGE,
-  storeLocal,
-  SwitchyardError,
-  tapMaybeAsync,
-  tokenCounts,
-  usageCostUsd,
-  type Candidate,
-  type ChatRequest,
-  type Classification,
-  type Pipeline,
-  type Price,
-  type PricingService,
-  type RequestContext,
-  type TenantsService,
-} from '@switchyard/core';
+import { TENANT_ERRORS, SERVICE, type PricingService, type TenantsService } from '@switchyard/contracts';
+import { definePlugin, getService, provideService, STAGE, storeLocal, SwitchyardError, tapMaybeAsync, tokenCounts, usageCostUsd, type Candidate, type ChatRequest, type Classification, type Pipeline, type Price, type RequestContext } from '@switchyard/core';
 import { adminApi, teamBudgetOf } from './admin-api.js';
 import { BudgetAlerts } from './budget-alerts.js';
 import { toMicros } from './budget-windows.js';
@@ -155,7 +137,7 @@ export const tenants = definePlugin<TenantsOptions, TenantsOptionsInput>({
 
 function modelNotAllowed(policy: KeyPolicy, model: string): SwitchyardError {
   return new SwitchyardError('invalid-request', `gateway key ${policy.id} (${policy.name}) may not use model "${model}"; it may use: ${policy.models?.join(', ') || '(none)'}`, {
-    code: 'SWITCHYARD_ERR_MODEL_NOT_ALLOWED',
+    code: TENANT_ERRORS.SWITCHYARD_ERR_MODEL_NOT_ALLOWED,
     status: 403,
     path: 'model',
     retryable: false,

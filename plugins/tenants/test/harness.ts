@@ -1,5 +1,6 @@
 /** A pipeline with the tenants plugin on a virtual clock, a real loopback vendor, and the admin API called in process. */
-import { createPipeline, MemoryStateStore, VirtualClock, type AdminAnswer, type Authentication, type CallerIdentity, type Pipeline, type Plugin, type StateStore } from '@switchyard/core';
+import { type AdminAnswer, type Authentication } from '@switchyard/contracts';
+import { createPipeline, MemoryStateStore, VirtualClock, type CallerIdentity, type Pipeline, type Plugin, type StateStore } from '@switchyard/core';
 import { quota } from '@switchyard/plugin-quota';
 import { openaiProvider } from '@switchyard/provider-openai';
 import { completion, startLoopback, type Loopback } from '../../../packages/core/test/support/loopback.js';

@@ -1,6 +1,7 @@
 /** What a key may do, checked before the call and settled after it, on a virtual clock. */
+import { SERVICE, type TenantBudgetEvent } from '@switchyard/contracts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { getService, SERVICE, type TenantBudgetEvent } from '@switchyard/core';
+import { getService } from '@switchyard/core';
 import { ask, refusal, rig, START, type Rig } from './harness.js';
 
 let current: Rig | undefined;

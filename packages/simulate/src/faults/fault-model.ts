@@ -3,6 +3,7 @@
  * decides, per request and time, what the vendor does (a FaultPlan) or passes (undefined), and
  * knows nothing about msw or sockets, so an in-process transport can reuse it.
  */
+import { SIMULATION_ERRORS } from '../error-codes.js';
 import { SwitchyardError, systemClock, seededRandom, type Clock, type RandomSource } from '@switchyard/core';
 import { FAULT_CATALOGUE, FAULT_NAMES, type FaultName, type FaultOptions } from './fault-catalogue.js';
 import type { FaultPlan } from './fault-plan.js';
@@ -41,7 +42,7 @@ export interface FaultEnv {
 }
 
 function invalid(field: string, message: string): SwitchyardError {
-  return new SwitchyardError('config', `chaos fault option "${field}" ${message}`, { code: 'SWITCHYARD_ERR_CHAOS_OPTIONS', path: field });
+  return new SwitchyardError('config', `chaos fault option "${field}" ${message}`, { code: SIMULATION_ERRORS.SWITCHYARD_ERR_CHAOS_OPTIONS, path: field });
 }
 
 function checkOptions(options: FaultOptions): void {
@@ -65,7 +66,7 @@ export function isFaultName(name: unknown): name is FaultName {
 export function createFaultModel(vendor: Vendor, name: FaultName, options: FaultOptions = {}, env: FaultEnv = {}): FaultModel {
   const wire = wireFor(vendor);
   if (!isFaultName(name)) {
-    throw new SwitchyardError('config', `unknown chaos fault "${String(name)}" (known: ${FAULT_NAMES.join(', ')})`, { code: 'SWITCHYARD_ERR_CHAOS_UNKNOWN_FAULT' });
+    throw new SwitchyardError('config', `unknown chaos fault "${String(name)}" (known: ${FAULT_NAMES.join(', ')})`, { code: SIMULATION_ERRORS.SWITCHYARD_ERR_CHAOS_UNKNOWN_FAULT });
   }
   checkOptions(options);
   const clock = env.clock ?? systemClock;

@@ -1,3 +1,4 @@
+import { SIMULATION_ERRORS } from '../error-codes.js';
 import { SwitchyardError } from '@switchyard/core';
 import type { FaultRequest, Vendor, VendorWire, WireContext } from './vendor-wire.js';
 import { anthropicWire } from './wire/anthropic.js';
@@ -33,6 +34,6 @@ const WIRES: Record<Vendor, VendorWire> = { openai: byPath(openaiWire, openaiRes
 
 export function wireFor(vendor: Vendor): VendorWire {
   const wire = WIRES[vendor];
-  if (!wire) throw new SwitchyardError('config', `unknown chaos vendor "${String(vendor)}" (known: ${Object.keys(WIRES).join(', ')})`, { code: 'SWITCHYARD_ERR_CHAOS_UNKNOWN_VENDOR' });
+  if (!wire) throw new SwitchyardError('config', `unknown chaos vendor "${String(vendor)}" (known: ${Object.keys(WIRES).join(', ')})`, { code: SIMULATION_ERRORS.SWITCHYARD_ERR_CHAOS_UNKNOWN_VENDOR });
   return wire;
 }

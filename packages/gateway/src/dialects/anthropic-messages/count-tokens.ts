@@ -6,7 +6,8 @@
  * says which (`exact`, with `x-switchyard-endpoint` naming who counted, or `estimate`). Counts
  * are free at the vendors: they are not billed, budgeted or retried.
  */
-import { addFields, AbortLink, expressibleCandidates, getService, joinUrl, readBodyText, SERVICE, SwitchyardError, type Candidate, type ChatRequest, type ProviderV1 } from '@switchyard/core';
+import { TENANT_ERRORS, SERVICE } from '@switchyard/contracts';
+import { addFields, AbortLink, expressibleCandidates, getService, joinUrl, readBodyText, SwitchyardError, type Candidate, type ChatRequest, type ProviderV1 } from '@switchyard/core';
 import type { Exchange } from '../../exchange.js';
 import { sendJson } from '../../http-reply.js';
 import { replyWithError } from '../../openai-errors.js';
@@ -63,7 +64,7 @@ export async function countTokens(x: Exchange, body: unknown): Promise<void> {
   // A virtual key counts only on the models it may call (plugin-tenants), as its requests would.
   const caller = x.call.caller;
   if (caller && getService(x.pipeline, SERVICE.tenants)?.allowsModel(caller, model) === false) {
-    return replyWithError(x, new SwitchyardError('invalid-request', `gateway key ${caller.keyId}${caller.keyName ? ` (${caller.keyName})` : ''} may not use model "${model}"`, { code: 'SWITCHYARD_ERR_MODEL_NOT_ALLOWED', status: 403, path: 'model', retryable: false }));
+    return replyWithError(x, new SwitchyardError('invalid-request', `gateway key ${caller.keyId}${caller.keyName ? ` (${caller.keyName})` : ''} may not use model "${model}"`, { code: TENANT_ERRORS.SWITCHYARD_ERR_MODEL_NOT_ALLOWED, status: 403, path: 'model', retryable: false }));
   }
   let candidates: readonly Candidate[];
   try {

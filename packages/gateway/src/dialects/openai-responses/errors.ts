@@ -3,14 +3,15 @@
  * the codes OpenAI gives a missing stored response (`previous_response_not_found` naming the
  * field, and a 404 for `GET /v1/responses/{id}`), and the stream's `error` event.
  */
+import { GATEWAY_ERRORS } from '../../error-codes.js';
 import { isSwitchyardError } from '@switchyard/core';
 import { renderError } from '../../dialect.js';
 import type { Exchange } from '../../exchange.js';
 import { sendError } from '../../http-reply.js';
 import { errorReply, replyWithError, type ErrorReply } from '../../openai-errors.js';
 
-export const RESPONSE_NOT_FOUND = 'SWITCHYARD_ERR_RESPONSE_NOT_FOUND';
-export const PREVIOUS_RESPONSE_NOT_FOUND = 'SWITCHYARD_ERR_PREVIOUS_RESPONSE_NOT_FOUND';
+export const RESPONSE_NOT_FOUND = GATEWAY_ERRORS.SWITCHYARD_ERR_RESPONSE_NOT_FOUND;
+export const PREVIOUS_RESPONSE_NOT_FOUND = GATEWAY_ERRORS.SWITCHYARD_ERR_PREVIOUS_RESPONSE_NOT_FOUND;
 
 /** Answers a failed Responses request (before or after its head, like every route). */
 export function replyInResponses(x: Exchange, error: unknown): void {

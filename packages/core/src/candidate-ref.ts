@@ -1,0 +1,48 @@
+/**
+ * What events and logs say about a candidate: who it is (`endpoint#index`, deployment, model),
+ * never its key. A `Candidate` carries the secret for the provider codec (`apiKey`,
+ * `endpoint.apiKey`); a payload that leaves the request (an event, a log line, a relayed
+ * message) carries this reference instead.
+ */
+import type { AttemptOutcome } from './outcomes.js';
+import type { Candidate, DeploymentConfig } from './types.js';
+
+/** Marks a reference, so a full `Candidate` (with its key) cannot be passed where a reference is expected. */
+export const CANDIDATE_REF = Symbol.for('switchyard.candidate-ref');
+
+export interface CandidateRef {
+  readonly [CANDIDATE_REF]: true;
+  readonly id: string;
+  /** `endpoint/model`. */
+  readonly deploymentId: string;
+  /** The endpoint by name only: its config holds the key. */
+  readonly endpoint: { readonly name: string };
+  readonly deployment: DeploymentConfig;
+  readonly provider: string;
+  readonly model: string;
+  readonly keyIndex: number;
+  /** The key's safe label (`endpoint#index` unless the endpoint names its keys). */
+  readonly keyId: string;
+  readonly priority: number;
+  readonly degradeLevel?: string;
+}
+
+/** An attempt's outcome as events carry it: the candidate by reference. */
+export type AttemptRecord = Omit<AttemptOutcome, 'candidate'> & { candidate: CandidateRef };
+
+// One reference per candidate object: candidates are built once per config and reused.
+const refs = new WeakMap<Candidate, CandidateRef>();
+
+export function candidateRef(candidate: Candidate): CandidateRef {
+  let ref = refs.get(candidate);
+  if (!ref) {
+    const { id, deploymentId, endpoint, deployment, provider, model, keyIndex, keyId, priority, degradeLevel } = candidate;
+    ref = Object.freeze({ [CANDIDATE_REF]: true as const, id, deploymentId, endpoint: Object.freeze({ name: endpoint.name }), deployment, provider, model, keyIndex, keyId, priority, ...(degradeLevel === undefined ? {} : { degradeLevel }) });
+    refs.set(candidate, ref);
+  }
+  return ref;
+}
+
+export function attemptRecord(outcome: AttemptOutcome): AttemptRecord {
+  return { ...outcome, candidate: candidateRef(outcome.candidate) };
+}

@@ -1,0 +1,17 @@
+/** @switchyard/gateway's coded errors: registered with core so `httpStatusOf` answers them. */
+import { defineErrorCodes, type CodesOf } from '@switchyard/core';
+
+export const GATEWAY_ERRORS = defineErrorCodes('@switchyard/gateway', {
+  /** A listen address off loopback without the flag that allows it. */
+  SWITCHYARD_ERR_CONFIG_UNSAFE_BIND: 'config',
+  /** The gateway is draining: new requests are refused. */
+  SWITCHYARD_ERR_SHUTTING_DOWN: { kind: 'cancelled', status: 503 },
+  /** The OpenAI Responses ingress: a stored response that is unknown or expired. */
+  SWITCHYARD_ERR_RESPONSE_NOT_FOUND: { kind: 'invalid-request', status: 404 },
+  /** A `previous_response_id` the gateway does not hold. */
+  SWITCHYARD_ERR_PREVIOUS_RESPONSE_NOT_FOUND: 'invalid-request',
+});
+
+declare module '@switchyard/core' {
+  interface SwitchyardErrorCodes extends CodesOf<typeof GATEWAY_ERRORS> {}
+}
