@@ -1,4 +1,4 @@
-// Its events and codes are declared in the shared contracts: importing this package types them.
+// The events it observes are declared by their owners in @switchyard/contracts.
 import '@switchyard/contracts';
 export { main, mainHelp, COMMANDS } from './main.js';
 export { startServer, type RunningServer, type ServeOptions } from './running-server.js';

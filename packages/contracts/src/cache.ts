@@ -10,9 +10,11 @@ export interface StaleAnswerOffer {
 /** Set by @switchyard/plugin-cache in classify; read by its degrade tap and by @switchyard/plugin-degrade. */
 export const STALE_ANSWER = defineRequestSlot<StaleAnswerOffer>('switchyard:stale-answer');
 
+/** A response-cache lookup: a fresh hit, a miss, or an expired answer served because every candidate failed. */
+export interface CacheLookup { requestId: string; result: 'hit' | 'miss' | 'stale' }
+
 declare module '@switchyard/core' {
   interface SwitchyardEvents {
-    /** A response-cache lookup: a fresh hit, a miss, or an expired answer served because every candidate failed. */
-    'cache:lookup': [{ requestId: string; result: 'hit' | 'miss' | 'stale' }];
+    'cache:lookup': [CacheLookup];
   }
 }

@@ -17,11 +17,13 @@ export interface SloChange {
   at: number;
 }
 
+/** A scheduled replay of the durable queue ran. */
+export interface QueueReplay { file: string; replayed: number; failed: number; remaining: number }
+
 declare module '@switchyard/core' {
   interface SwitchyardEvents {
     /** A service-level objective was missed (`breached`) or holds again (`ok`): its actions start or stop. */
     'slo:change': [SloChange];
-    /** A scheduled replay of the durable queue ran. */
-    'queue:replay': [{ file: string; replayed: number; failed: number; remaining: number }];
+    'queue:replay': [QueueReplay];
   }
 }

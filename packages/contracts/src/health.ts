@@ -68,6 +68,9 @@ export interface ErrorPattern {
   message: string;
 }
 
+/** A quality probe's verdict on a deployment changed: answers fail their checks, or drift from the stored baseline. */
+export interface QualityChange { deployment: string; ok: boolean; failed: string[]; drift: QualityDrift[] }
+
 declare module '@switchyard/core' {
   interface SwitchyardEvents {
     /** `remote`: the transition happened on another instance sharing the store (relayed by pub/sub). */
@@ -75,6 +78,6 @@ declare module '@switchyard/core' {
     /** An error pattern started or ended on a deployment: the same error again and again, or (nearly) every attempt timing out. */
     'health:pattern': [ErrorPattern];
     /** A quality probe's verdict on a deployment changed: answers fail their checks, or drift from the stored baseline. */
-    'quality:change': [{ deployment: string; ok: boolean; failed: string[]; drift: QualityDrift[] }];
+    'quality:change': [QualityChange];
   }
 }

@@ -12,18 +12,17 @@ import { RETRY_BUDGET } from './retry.js';
 import { STALE_ANSWER } from './cache.js';
 import { SHORTENABLE } from './routing.js';
 import { TENANTS } from './tenants.js';
-import './balance.js';
-import './degrade.js';
-import './host.js';
 
 export { BREAKER_HOOKS, BREAKER_PLUGIN, type BreakerOpened, type BreakerTransition } from './breaker.js';
-export { HEALTH_HOOKS, HEALTH_PLUGIN, type ErrorPattern, type HealthChange, type HealthReportEntry, type HealthReportService, type QualityDrift } from './health.js';
+export type { BalanceUpdate } from './balance.js';
+export type { ConfigReload, RequestShed } from './host.js';
+export { HEALTH_HOOKS, HEALTH_PLUGIN, type ErrorPattern, type HealthChange, type QualityChange, type HealthReportEntry, type HealthReportService, type QualityDrift } from './health.js';
 export type { MetricsService } from './metrics.js';
-export { QUOTA_PLUGIN, type PricingService, type SpendForecast, type UsageQueryService } from './quota.js';
-export type { RetryBudgetService } from './retry.js';
-export type { StaleAnswerOffer } from './cache.js';
-export type { SloChange } from './degrade.js';
-export { ROUTING_ERRORS } from './routing.js';
+export { QUOTA_PLUGIN, type BudgetForecast, type KeyStateChange, type PricingService, type QuotaThreshold, type UsageBilled, type SpendForecast, type UsageQueryService } from './quota.js';
+export type { DeploymentMisconfigured, RetryBudgetService } from './retry.js';
+export type { CacheLookup, StaleAnswerOffer } from './cache.js';
+export type { QueueReplay, SloChange } from './degrade.js';
+export { ROUTING_ERRORS, type TrafficDrift } from './routing.js';
 export { TENANT_ERRORS, TENANTS_PLUGIN, type AdminAnswer, type AdminCall, type Authentication, type TenantBudgetEvent, type TenantsService } from './tenants.js';
 
 /** The first-party services, by what they do. */

@@ -45,17 +45,22 @@ export const USAGE = defineService<UsageQueryService>('switchyard.usage', { prov
 /** Provided by @switchyard/plugin-quota: the price table and the ledger's bill of an attempt. */
 export const PRICING = defineService<PricingService>('switchyard.pricing', { providedBy: QUOTA_PLUGIN });
 
+/** A key was taken out of rotation for a while (parked: top-up or new key needed; resting / paced: rate limits). */
+export interface KeyStateChange { endpoint: string; keyId: string; deployment: string; condition: 'parked' | 'resting' | 'paced'; until: number; reason: string }
+export interface QuotaThreshold { scope: string; limit: string; level: number; used: number; max: number }
+/** What an attempt was billed: the vendor's usage, or an estimate when it reported none. */
+export interface UsageBilled { requestId: string; attempt: number; candidate: CandidateRef; costUsd: number; estimated: boolean; inputTokens: number; outputTokens: number; cachedTokens: number }
+/**
+ * A spend budget started (`exhausting`) or stopped being on course to run out before its
+ * window ends, at the window's pace so far (the forecast): `exhaustsAt` when.
+ */
+export interface BudgetForecast { scope: string; limit: 'spendPerDay' | 'spendPerMonth'; maxUsd: number; spentUsd: number; projectedUsd: number; exhaustsAt?: number; windowEndsAt: number; exhausting: boolean }
+
 declare module '@switchyard/core' {
   interface SwitchyardEvents {
-    /** A key was taken out of rotation for a while (parked: top-up or new key needed; resting / paced: rate limits). */
-    'key:state': [{ endpoint: string; keyId: string; deployment: string; condition: 'parked' | 'resting' | 'paced'; until: number; reason: string }];
-    'quota:threshold': [{ scope: string; limit: string; level: number; used: number; max: number }];
-    /** What an attempt was billed: the vendor's usage, or an estimate when it reported none. */
-    'usage:billed': [{ requestId: string; attempt: number; candidate: CandidateRef; costUsd: number; estimated: boolean; inputTokens: number; outputTokens: number; cachedTokens: number }];
-    /**
-     * A spend budget started (`exhausting`) or stopped being on course to run out before its
-     * window ends, at the window's pace so far (the forecast): `exhaustsAt` when.
-     */
-    'budget:forecast': [{ scope: string; limit: 'spendPerDay' | 'spendPerMonth'; maxUsd: number; spentUsd: number; projectedUsd: number; exhaustsAt?: number; windowEndsAt: number; exhausting: boolean }];
+    'key:state': [KeyStateChange];
+    'quota:threshold': [QuotaThreshold];
+    'usage:billed': [UsageBilled];
+    'budget:forecast': [BudgetForecast];
   }
 }

@@ -9,9 +9,11 @@ export interface RetryBudgetService {
 /** Provided by @switchyard/plugin-retry; the hedge plugin spends it. */
 export const RETRY_BUDGET = defineService<RetryBudgetService>('switchyard.retry-budget', { providedBy: '@switchyard/plugin-retry' });
 
+/** A deployment answered in a way only a config change fixes (a 404 model, a rejected key). */
+export interface DeploymentMisconfigured { deployment: string; error: SwitchyardError }
+
 declare module '@switchyard/core' {
   interface SwitchyardEvents {
-    /** A deployment answered in a way only a config change fixes (a 404 model, a rejected key). */
-    'deployment:misconfigured': [{ deployment: string; error: SwitchyardError }];
+    'deployment:misconfigured': [DeploymentMisconfigured];
   }
 }

@@ -16,10 +16,12 @@ export const ROUTING_ERRORS = defineErrorCodes('@switchyard/contracts', {
  */
 export const SHORTENABLE = defineRequestSlot<Set<string>>('switchyard:shortenable');
 
+/** A logical model's traffic shares left (or came back within) their declared target's tolerance (plugin-router). */
+export interface TrafficDrift { model: string; drifting: boolean; windowMs: number; requests: number; shares: Record<string, { target: number; observed: number }> }
+
 declare module '@switchyard/core' {
   interface SwitchyardErrorCodes extends CodesOf<typeof ROUTING_ERRORS> {}
   interface SwitchyardEvents {
-    /** A logical model's traffic shares left (or came back within) their declared target's tolerance (plugin-router). */
-    'traffic:drift': [{ model: string; drifting: boolean; windowMs: number; requests: number; shares: Record<string, { target: number; observed: number }> }];
+    'traffic:drift': [TrafficDrift];
   }
 }

@@ -1,5 +1,5 @@
-// Its events and codes are declared in the shared contracts: importing this package types them.
-import '@switchyard/contracts';
+// Its words (events, hooks, codes) live in @switchyard/contracts, shared with the packages that observe them.
+export type { ConfigReload, RequestShed } from '@switchyard/contracts';
 export { createGateway, type Gateway, type GatewayAddress, type GatewayOptions, type ReloadOptions } from './gateway.js';
 export { pipelineFromConfig, resolveCa } from './pipeline-from-config.js';
 export { openGatewayStore, type GatewayStore } from './gateway-store.js';

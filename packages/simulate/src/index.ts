@@ -3,7 +3,7 @@
  * fault server) and the long-run simulation over it (discrete-event clock, in-process fault
  * transport, scenarios, report). No msw: the CLI depends on this package, not on @switchyard/chaos.
  */
-// Its events and codes are declared in the shared contracts: importing this package types them.
+// The events it observes are declared by their owners in @switchyard/contracts.
 import '@switchyard/contracts';
 export { createFaultModel, decideFirst, isFaultName, type FaultModel, type FaultEnv, type FaultLogEntry } from './faults/fault-model.js';
 export { FAULT_NAMES, FAULT_CATALOGUE, type FaultName, type FaultOptions, type PlanInput } from './faults/fault-catalogue.js';

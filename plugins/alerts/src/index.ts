@@ -1,4 +1,4 @@
-// Its events and codes are declared in the shared contracts: importing this package types them.
+// The events it observes are declared by their owners in @switchyard/contracts.
 import '@switchyard/contracts';
 export { alerts, alerts as default, getAlerts, PLUGIN_NAME, type AlertsHandle } from './plugin.js';
 export { alertsOptionsSchema, channelSchema, type AlertsOptions, type AlertsOptionsInput, type ChannelOptions } from './options.js';

@@ -1,5 +1,5 @@
-// Its events and codes are declared in the shared contracts: importing this package types them.
-import '@switchyard/contracts';
+// Its words (events, hooks, codes) live in @switchyard/contracts, shared with the packages that observe them.
+export type { CacheLookup, StaleAnswerOffer } from '@switchyard/contracts';
 export { cache, getCacheStats, PLUGIN_NAME, type CacheStats } from './cache-plugin.js';
 export { cache as default } from './cache-plugin.js';
 export { cacheKey, normaliseRequest } from './cache-key.js';

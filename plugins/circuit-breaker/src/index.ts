@@ -1,5 +1,5 @@
-// Its events and codes are declared in the shared contracts: importing this package types them.
-import '@switchyard/contracts';
+// Its words (events, hooks, codes) live in @switchyard/contracts, shared with the packages that observe them.
+export { BREAKER_HOOKS, type BreakerOpened, type BreakerTransition } from '@switchyard/contracts';
 export { circuitBreaker, circuitBreaker as default, getBreaker, PLUGIN_NAME, type BreakerControl, type BreakerRequestState } from './plugin.js';
 export { BreakerStore, type BreakerState } from './breaker-store.js';
 export {

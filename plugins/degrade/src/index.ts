@@ -1,5 +1,5 @@
-// Its events and codes are declared in the shared contracts: importing this package types them.
-import '@switchyard/contracts';
+// Its words (events, hooks, codes) live in @switchyard/contracts, shared with the packages that observe them.
+export type { QueueReplay, SloChange } from '@switchyard/contracts';
 export { degrade } from './degrade-plugin.js';
 export { degrade as default } from './degrade-plugin.js';
 export { readQueue, replayQueue, type QueuedRequest, type ReplayOptions, type ReplayResult, type ReplaySummary } from './queue.js';

@@ -1,5 +1,5 @@
-// Its events and codes are declared in the shared contracts: importing this package types them.
-import '@switchyard/contracts';
+// Its words (events, hooks, codes) live in @switchyard/contracts, shared with the packages that observe them.
+export { HEALTH_HOOKS, type ErrorPattern, type HealthChange, type HealthReportEntry, type HealthReportService, type QualityChange, type QualityDrift } from '@switchyard/contracts';
 import { health } from './health.js';
 
 export { health, PLUGIN_NAME } from './health.js';

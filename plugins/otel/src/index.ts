@@ -1,4 +1,4 @@
-// Its events and codes are declared in the shared contracts: importing this package types them.
+// The events it observes are declared by their owners in @switchyard/contracts.
 import '@switchyard/contracts';
 export { otel, otel as default, traceRequests, otelOptionsSchema, PLUGIN_NAME, type OtelOptions, type OtelOptionsInput } from './plugin.js';
 export { ATTR, providerName, operationName } from './genai.js';

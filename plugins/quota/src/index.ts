@@ -1,5 +1,5 @@
-// Its events and codes are declared in the shared contracts: importing this package types them.
-import '@switchyard/contracts';
+// Its words (events, hooks, codes) live in @switchyard/contracts, shared with the packages that observe them.
+export type { BudgetForecast, KeyStateChange, PricingService, QuotaThreshold, SpendForecast, UsageBilled, UsageQueryService } from '@switchyard/contracts';
 export { quota, getUsage, USAGE_SERVICE, type UsageService } from './quota-plugin.js';
 export { billAttempt, type AttemptBill, type BillContext, type EstimateBasis } from './attempt-bill.js';
 export { readUsageLog, logFileFor } from './usage-log.js';

@@ -1,5 +1,5 @@
-// Its events and codes are declared in the shared contracts: importing this package types them.
-import '@switchyard/contracts';
+// Its words (events, hooks, codes) live in @switchyard/contracts, shared with the packages that observe them.
+export type { DeploymentMisconfigured, RetryBudgetService } from '@switchyard/contracts';
 export { retry, retry as default, getRetryControl, PLUGIN_NAME, type RetryControl } from './plugin.js';
 export { computeBackoff, DEFAULT_BACKOFF, type BackoffOptions, type JitterMode } from './backoff.js';
 export { retryDelayFromError } from './retry-after.js';

@@ -1,5 +1,5 @@
-// Its events and codes are declared in the shared contracts: importing this package types them.
-import '@switchyard/contracts';
+// Its words (events, hooks, codes) live in @switchyard/contracts, shared with the packages that observe them.
+export { ROUTING_ERRORS, type TrafficDrift } from '@switchyard/contracts';
 import { router } from './router.js';
 
 export { router, PLUGIN_NAME } from './router.js';
