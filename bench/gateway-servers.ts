@@ -57,7 +57,8 @@ async function serveLogger() {
 }
 
 async function gateway(first: string, second: string, withPlugins: boolean, logged: boolean): Promise<string> {
-  const { createPipeline, createUndiciTransport } = await import('@switchyard/core');
+  const { createPipeline } = await import('@switchyard/core');
+  const { createUndiciTransport } = await import('@switchyard/core/config');
   const { createGateway } = await import('@switchyard/gateway');
   const { providers: openaiFamily } = await import('@switchyard/provider-openai');
   const { providers: anthropic } = await import('@switchyard/provider-anthropic');

@@ -4,7 +4,8 @@
  * ratio. Run: pnpm bench
  */
 import { Agent, request } from 'undici';
-import { createPipeline, createUndiciTransport } from '@switchyard/core';
+import { createPipeline } from '@switchyard/core';
+import { createUndiciTransport } from '@switchyard/core/config';
 import { providers } from '@switchyard/provider-openai';
 import { retry } from '@switchyard/plugin-retry';
 import { circuitBreaker } from '@switchyard/plugin-circuit-breaker';

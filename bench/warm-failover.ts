@@ -9,7 +9,8 @@
  *   node --conditions=@switchyard/source --import tsx bench/warm-failover.ts     (BENCH_RUNS, default 40)
  */
 import { performance } from 'node:perf_hooks';
-import { createPipeline, createUndiciTransport } from '@switchyard/core';
+import { createPipeline } from '@switchyard/core';
+import { createUndiciTransport } from '@switchyard/core/config';
 import { providers } from '@switchyard/provider-openai';
 import { circuitBreaker, getBreaker } from '@switchyard/plugin-circuit-breaker';
 import { health } from '@switchyard/plugin-health';

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseConfig, type LoadedConfig } from '@switchyard/core';
+import { parseConfig, type LoadedConfig } from '@switchyard/core/config';
 import { parse, parseAllDocuments } from 'yaml';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -3,18 +3,8 @@
  * `event:`-typed SSE. Written only against @switchyard/core's public exports, as any
  * third-party author would.
  */
-import {
-  bodyExcerpt,
-  defineProvider,
-  httpError,
-  isContextLengthMessage,
-  SwitchyardError,
-  type ChatRequest,
-  type ChatResponse,
-  type FinishReason,
-  type StreamPart,
-  type Usage,
-} from '@switchyard/core';
+import { defineProvider, httpError, SwitchyardError, type ChatRequest, type ChatResponse, type FinishReason, type StreamPart, type Usage } from '@switchyard/core';
+import { bodyExcerpt, isContextLengthMessage } from '@switchyard/core/wire';
 
 interface AcmeUsage { tokens?: { input_tokens?: number; output_tokens?: number } }
 interface AcmeToolCall { id: string; type: 'function'; function: { name: string; arguments: string } }

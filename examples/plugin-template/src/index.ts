@@ -4,7 +4,8 @@
  *   auth: `x-example-key: <key>`; streaming: `data: {"type":"delta"|"tool"|"done"|"error", …}`.
  * Replace the wire format with your vendor's; keep the shape (one codec, no transport code).
  */
-import { bodyExcerpt, defineProvider, httpError, isContextLengthMessage, SwitchyardError, type ChatRequest, type ChatResponse, type FinishReason, type ProviderRequest, type StreamPart, type Usage } from '@switchyard/core';
+import { defineProvider, httpError, SwitchyardError, type ChatRequest, type ChatResponse, type FinishReason, type ProviderRequest, type StreamPart, type Usage } from '@switchyard/core';
+import { bodyExcerpt, isContextLengthMessage } from '@switchyard/core/wire';
 
 export const PROVIDER_ID = 'example-chat';
 

@@ -3,7 +3,8 @@
  * option shapes agree on everything mapped here, so one converter serves both.
  */
 import type { LanguageModelV3CallOptions, LanguageModelV3FilePart, LanguageModelV3ToolResultPart } from '@ai-sdk/provider';
-import type { ChatMessage, ChatRequest, ContentPart, SwitchyardRequestOptions, ToolChoice, ToolDefinition } from '@switchyard/core';
+import type { ChatMessage, ChatRequest, ContentPart, ToolChoice, ToolDefinition } from '@switchyard/core';
+import { type SwitchyardRequestOptions } from '@switchyard/core/wire';
 
 /** A setting the pipeline cannot honour, reported back as an AI SDK warning. */
 export interface Unsupported { feature: string; details?: string }

@@ -1,7 +1,7 @@
 /** Each vendor's faults on the wire, read back through undici and the core SSE parser. */
 import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { isContextLengthMessage, parseRetryAfter, SseParser, type SseEvent } from '@switchyard/core';
+import { isContextLengthMessage, parseRetryAfter, SseParser, type SseEvent } from '@switchyard/core/wire';
 import { createMswDispatcher, healthyText, vendorFaults, type FaultHandler, type Vendor } from '../src/index.js';
 
 const BASES: Record<Vendor, string> = { openai: 'http://openai.test/v1', anthropic: 'http://anthropic.test/v1', gemini: 'http://gemini.test/v1beta' };

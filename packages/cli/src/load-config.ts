@@ -1,7 +1,8 @@
 /** Reads, validates and builds a config the way `serve` runs it; shared by every command. */
 import { SERVICE } from '@switchyard/contracts';
 import path from 'node:path';
-import { getService, parseConfig, resolveConfigSecrets, type Clock, type FromConfigOptions, type LoadedConfig, type Pipeline, type ResolvedSecrets } from '@switchyard/core';
+import { getService, type Clock, type Pipeline } from '@switchyard/core';
+import { parseConfig, resolveConfigSecrets, type FromConfigOptions, type LoadedConfig, type ResolvedSecrets } from '@switchyard/core/config';
 import { assertKeysServed, assertSafeBinding, pipelineFromConfig, resolveServerOptions, type ServerOptions } from '@switchyard/gateway';
 import { cliImporter } from './importer.js';
 import { readTextFile } from './read-text-file.js';

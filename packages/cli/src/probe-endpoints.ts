@@ -3,7 +3,9 @@
  * call) through the pipeline's own transport, so proxies and custom CAs apply as in serving.
  */
 import { performance } from 'node:perf_hooks';
-import { candidatesForDeployment, joinUrl, readBodyText, redactSecrets, type EndpointConfig, type Pipeline } from '@switchyard/core';
+import { type EndpointConfig, type Pipeline } from '@switchyard/core';
+import { candidatesForDeployment, joinUrl } from '@switchyard/core/internal';
+import { readBodyText, redactSecrets } from '@switchyard/core/wire';
 
 export interface ProbeResult {
   endpoint: string;

@@ -6,7 +6,8 @@
  */
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import type { ResolvedSecrets, SwitchyardError } from '@switchyard/core';
+import type { SwitchyardError } from '@switchyard/core';
+import { type ResolvedSecrets } from '@switchyard/core/config';
 
 export interface SecretWatchOptions {
   /** Called (debounced) when a secret changed; `what` names the file or the reference, never a value. */

@@ -1,6 +1,7 @@
 /** Keeps the values of the variables and secret files a config references out of anything the CLI prints. */
 import path from 'node:path';
-import { readSecretFile, redactSecrets } from '@switchyard/core';
+import { readSecretFile } from '@switchyard/core/config';
+import { redactSecrets } from '@switchyard/core/wire';
 
 const REFERENCE_RE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g;
 const FILE_RE = /\$\{file:([^}]+)\}/g;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { parseConfig } from '@switchyard/core';
+import { parseConfig } from '@switchyard/core/config';
 import { completion, startLoopback, type Loopback } from '../../core/test/support/loopback.js';
 import { parseEnvFile } from '../src/env-file.js';
 import { startServer } from '../src/index.js';

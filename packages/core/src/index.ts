@@ -1,59 +1,28 @@
 /**
- * @switchyard/core's public contract: the types, the pipeline and its hooks, errors, clock,
- * events, state store, plugin and provider definitions, services, config and transport.
- * Building blocks the first-party packages share but users should not lean on are in
- * `@switchyard/core/internal` (internal.ts).
+ * @switchyard/core: what a plugin, provider or pipeline author uses. The pipeline and its
+ * hooks, the request context, the unified types, errors and their codes, events, clock and
+ * state store, and the mechanisms packages use to cooperate and to own their words: services,
+ * request slots, published hooks, error codes. At most 130 names (a test holds the cap): the
+ * rest is in subpaths, each listed in package.json's exports:
+ *   `@switchyard/core/config`   reading and validating a config, secrets, the transport from it;
+ *   `@switchyard/core/wire`     vendor wire helpers: SSE, wire bodies and formats, error bodies;
+ *   `@switchyard/core/internal` building blocks the first-party packages share (may change in any release).
  */
-export * from './types.js';
-export * from './errors.js';
-export * from './redact-secrets.js';
-export * from './clock.js';
-export { AbortLink, type AbortSource } from './abort-link.js';
-export * from './sse.js';
-export * from './provider.js';
-export * from './http-errors.js';
-export * from './events.js';
-export { attemptRecord, CANDIDATE_REF, candidateRef, type AttemptRecord, type CandidateRef } from './candidate-ref.js';
+export type { CallerIdentity } from './caller.js';
+export { type AttemptRecord, type CandidateRef, candidateRef } from './candidate-ref.js';
+export { ChatStream, type StreamInfo } from './chat-stream.js';
+export { type Clock, type RandomSource, runWithVirtualTime, seededRandom, sleep, systemClock, type TimerHandle, VirtualClock } from './clock.js';
+export type { Attempt, AttemptResult, CallOptions, Classification, DegradeResult, Pipeline, PipelineHooks, Plugin, PluginDefinition, RequestContext, RequestState, RetryDecision, RunAttemptOptions, StreamInterruption, Transport, TransportRequest, TransportResponse } from './contract.js';
+export { type CodesOf, type DefinedErrorCodes, defineErrorCodes, type ErrorCodeInfo, errorCodeInfo, type ErrorCodeSpec, type ErrorKind, httpStatusOf, isSwitchyardError, type OutcomeClass, outcomeOf, SwitchyardError, type SwitchyardErrorCode, type SwitchyardErrorCodes, type SwitchyardErrorOptions, toSwitchyardError } from './errors.js';
+export { type AttemptFailure, listenAll, type RequestRecord, SwitchyardEventBus, type SwitchyardEventName, type SwitchyardEvents, type SwitchyardListeners } from './events.js';
 export { defineHooks, type HookRegistry } from './hook-registry.js';
-export * from './state-store.js';
-export * from './store-local.js';
-export * from './event-relay.js';
-export * from './hooks.js';
-export * from './plugin.js';
-export type { RequestContext, RequestState, RunAttemptOptions, StreamAttemptResult } from './contract.js';
-export { candidatesForDeployment, endpointKeys, keyLabel } from './candidates.js';
-export * from './transport.js';
-export * from './transport-from-config.js';
-export { isSilentEndpoint, SILENT_ENDPOINT_KINDS } from './request-timer.js';
-export * from './chat-stream.js';
-export { configError, type PluginEntry, type ServerConfig, type SwitchyardConfig } from './config-schema.js';
-export * from './config.js';
-export { loadConfigFile } from './config-file.js';
-export * from './secret-resolvers.js';
-export { createPipelineFromConfig, type FromConfigOptions, type Importer } from './plugin-loader.js';
-export { createPipeline, defaultClassification, defaultRetryDecision, isPipeline, PIPELINE_MARKER } from './pipeline.js';
-export type { Pipeline, PipelineOptions, CallOptions, Owned } from './pipeline.js';
-export { joinUrl } from './provider-call.js';
-export { CORE_VERSION } from './version.js';
-export * from './services.js';
-export * from './retry-after-verdict.js';
-export * from './error-rules.js';
-export { createWarmConnector, type WarmConnector } from './warm-connector.js';
-export { runIdempotent, IDEMPOTENCY_CONFLICT, IDEMPOTENCY_TTL_MS, IDEMPOTENCY_UNAVAILABLE, type IdempotentRun, type IdempotencyFallback } from './idempotency.js';
-export { continueStream, continuationCandidates, prefillRequest, DEFAULT_MAX_CONTINUATIONS } from './continuation.js';
-export * from './usage-cost.js';
-export { keepWireBody, wireBodyOf, type WireBody } from './wire-body.js';
-export * from './wire-formats.js';
-export * from './request-origin.js';
-export { withModelReplaced } from './model-splice.js';
-export { keepWireText, wireTextOf } from './wire-events.js';
-export { expressibleCandidates, refusedPart, UNEXPRESSIBLE_CODE } from './expressible.js';
-export * from './request-summary.js';
-export * from './request-failure.js';
-export * from './request-limits.js';
-export * from './error-body.js';
-export * from './switchyard-hints.js';
-export * from './fail-closed.js';
-export { tapMaybeAsync } from './tap-maybe-async.js';
-export { addFields, withField } from './copy-fields.js';
-export { withCallerHints, type CallerIdentity } from './caller.js';
+export { type CallHook, STAGE, tapEveryCall } from './hooks.js';
+export { httpError, type HttpErrorDetails } from './http-errors.js';
+export type { AttemptOutcome, RequestOutcome } from './outcomes.js';
+export { createPipeline, type PipelineOptions } from './pipeline.js';
+export { definePlugin, type PluginFactory } from './plugin.js';
+export { type AccountBalance, type BalanceQuery, type BuildOptions, defineProvider, type ProviderHttpResponse, type ProviderRequest, type ProviderV1, type StreamDecoder, type Unsupported } from './provider.js';
+export { defineRequestSlot, defineService, getService, provideService, type RequestSlot, requireService, type ServiceKey } from './services.js';
+export { MemoryStateStore, type StateStore } from './state-store.js';
+export { storeLocal } from './store-local.js';
+export type { AttemptTimeouts, Candidate, Capability, ChatChoice, ChatMessage, ChatRequest, ChatResponse, ChatResult, ContentPart, DeploymentConfig, EmbeddingRequest, EmbeddingResponse, EmbeddingResult, EndpointConfig, ErrorPart, FinishPart, FinishReason, ImageContentPart, ModelLimits, ModelsConfig, Price, ProviderMetadata, ReasoningDeltaPart, ResponseFormat, ResponseInfo, ResponseMessage, ResponseMetadataPart, Role, StreamPart, TextContentPart, TextDeltaPart, ToolCall, ToolCallDeltaPart, ToolChoice, ToolDefinition, TruncationInfo, Usage, UsagePart } from './types.js';

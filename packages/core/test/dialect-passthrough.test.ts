@@ -4,7 +4,8 @@
  * events travel with their parts when the request came in the vendor's own dialect.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPipeline, defineProvider, setRequestOrigin, SwitchyardError, UNEXPRESSIBLE_CODE, wireTextOf, type ChatRequest, type ProviderV1, type StreamPart } from '../src/index.js';
+import { createPipeline, defineProvider, SwitchyardError, type ChatRequest, type ProviderV1, type StreamPart } from '../src/index.js';
+import { setRequestOrigin, UNEXPRESSIBLE_CODE, wireTextOf } from '../src/entry-wire.js';
 import { startLoopback, type Loopback } from './support/loopback.js';
 import { testProvider } from './support/test-provider.js';
 

@@ -2,7 +2,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { defineErrorCodes, errorCode, errorCodeInfo, httpStatusOf, isSwitchyardErrorCode, registeredErrorCodes, SwitchyardError, type ErrorKind } from '../src/index.js';
+import { defineErrorCodes, errorCodeInfo, httpStatusOf, SwitchyardError, type ErrorKind } from '../src/index.js';
+import { errorCode, isSwitchyardErrorCode, registeredErrorCodes } from '../src/internal.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 

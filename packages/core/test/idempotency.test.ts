@@ -1,6 +1,7 @@
 /** Idempotency keys in the library: one upstream call for concurrent duplicates, stored answers after. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPipeline, MemoryStateStore, runIdempotent, systemClock, type ChatStream } from '../src/index.js';
+import { createPipeline, MemoryStateStore, systemClock, type ChatStream } from '../src/index.js';
+import { runIdempotent } from '../src/internal.js';
 import { testProvider } from './support/test-provider.js';
 import { completion, sseBody, startLoopback, textChunks, type Loopback } from './support/loopback.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createPipelineFromConfig, definePlugin, MemoryStateStore, parseConfig, type Importer } from '../src/index.js';
+import { definePlugin, MemoryStateStore } from '../src/index.js';
+import { createPipelineFromConfig, parseConfig, type Importer } from '../src/entry-config.js';
 import { testProvider } from './support/test-provider.js';
 
 const yaml = (plugins: string) => `

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineSecretResolver, parseConfig, resolveConfigSecrets, SwitchyardError, type SecretValue } from '../src/index.js';
+import { SwitchyardError } from '../src/index.js';
+import { defineSecretResolver, parseConfig, resolveConfigSecrets, type SecretValue } from '../src/entry-config.js';
 
 /** An in-memory store behind the resolver interface: what a third-party package would export. */
 function memoryStore(values: Record<string, string>) {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { candidateRef, definePlugin, failClosed, FAILED_CLOSED_CODE, STAGE, SwitchyardError, tapMaybeAsync, type AttemptOutcome, type Candidate } from '../src/index.js';
+import { candidateRef, definePlugin, STAGE, SwitchyardError, type AttemptOutcome, type Candidate } from '../src/index.js';
+import { failClosed, FAILED_CLOSED_CODE, tapMaybeAsync } from '../src/internal.js';
 import { completion } from './support/loopback.js';
 import { hello, pipelineOver, type Fixture } from './support/fixture-pipeline.js';
 import type { Handler } from './support/loopback.js';

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AbortLink, runWithVirtualTime, SwitchyardError, VirtualClock, type StreamPart } from '../src/index.js';
+import { runWithVirtualTime, SwitchyardError, VirtualClock, type StreamPart } from '../src/index.js';
+import { AbortLink } from '../src/internal.js';
 import { sseBody, textChunks, type Handler } from './support/loopback.js';
 import { hello, pipelineOver, type Fixture } from './support/fixture-pipeline.js';
 

@@ -2,7 +2,8 @@
  * One access line per gateway request: what the client asked, what answered, how it went.
  * The pipeline's `request:end` event carries the journey; the gateway adds the HTTP side.
  */
-import { attemptMoves, requestOutcomeClass, tokenCounts, usageCostUsd, type CallerIdentity, type Pipeline, type RequestOutcome, type RequestOutcomeClass, type RequestRecord, type SwitchyardEvents } from '@switchyard/core';
+import { type CallerIdentity, type Pipeline, type RequestOutcome, type RequestRecord, type SwitchyardEvents } from '@switchyard/core';
+import { attemptMoves, requestOutcomeClass, tokenCounts, usageCostUsd, type RequestOutcomeClass } from '@switchyard/core/internal';
 import type { LogFields } from './logger.js';
 
 export type RequestEnd = RequestRecord;

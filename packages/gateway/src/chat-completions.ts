@@ -2,7 +2,8 @@
  * POST /v1/chat/completions. Non-streaming answers are one `chat.completion` object; streams
  * are `chat.completion.chunk` events on the commit-point contract (stream-answer.ts).
  */
-import { OPENAI_CHAT_COMPLETION, setRequestOrigin, wireBodyOf, type ChatRequest } from '@switchyard/core';
+import { type ChatRequest } from '@switchyard/core';
+import { OPENAI_CHAT_COMPLETION, setRequestOrigin, wireBodyOf } from '@switchyard/core/wire';
 import type { Exchange } from './exchange.js';
 import { infoHeaders, sendJson, sendJsonText } from './http-reply.js';
 import { replyWithError } from './openai-errors.js';

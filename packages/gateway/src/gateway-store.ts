@@ -8,7 +8,9 @@
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { MemoryStateStore, systemClock, type Clock, type Importer, type LoadedConfig, type StateStore, type StoreSnapshot } from '@switchyard/core';
+import { MemoryStateStore, systemClock, type Clock, type StateStore } from '@switchyard/core';
+import { type Importer, type LoadedConfig } from '@switchyard/core/config';
+import { type StoreSnapshot } from '@switchyard/core/internal';
 import { importerFrom, loadStore } from '@switchyard/core/internal';
 
 export interface GatewayStore {

@@ -5,7 +5,9 @@
 import { SERVICE } from '@switchyard/contracts';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AbortLink, checkRequestLimits, getService, SwitchyardError, systemClock, type CallerIdentity, type Clock, type FromConfigOptions, type LoadedConfig, type Pipeline, type StateStore } from '@switchyard/core';
+import { getService, SwitchyardError, systemClock, type CallerIdentity, type Clock, type Pipeline, type StateStore } from '@switchyard/core';
+import { AbortLink, checkRequestLimits } from '@switchyard/core/internal';
+import { type FromConfigOptions, type LoadedConfig } from '@switchyard/core/config';
 import type { Exchange } from './exchange.js';
 import { ADMIN_PATHS, CallerGate } from './caller-gate.js';
 import { adminRoute } from './admin-route.js';

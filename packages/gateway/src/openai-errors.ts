@@ -10,7 +10,8 @@
 import { GATEWAY_ERRORS } from './error-codes.js';
 import '@switchyard/contracts';
 import type { ServerResponse } from 'node:http';
-import { httpStatusOf, IDEMPOTENCY_CONFLICT, IDEMPOTENCY_UNAVAILABLE, isSwitchyardError, type SwitchyardError } from '@switchyard/core';
+import { httpStatusOf, isSwitchyardError, type SwitchyardError } from '@switchyard/core';
+import { IDEMPOTENCY_CONFLICT, IDEMPOTENCY_UNAVAILABLE } from '@switchyard/core/internal';
 import { renderError, type Dialect } from './dialect.js';
 import { sendError } from './http-reply.js';
 import { clientMessage, type ErrorReplyOptions } from './upstream-message.js';

@@ -2,7 +2,9 @@
  * Serialises unified answers back to the OpenAI wire format the official SDKs parse:
  * `chat.completion` objects and `chat.completion.chunk` SSE events.
  */
-import { wireTextOf, withField, type ChatResponse, type EmbeddingResponse, type FinishReason, type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
+import { type ChatResponse, type EmbeddingResponse, type FinishReason, type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
+import { wireTextOf } from '@switchyard/core/wire';
+import { withField } from '@switchyard/core/internal';
 
 const OPENAI_FINISH = new Set(['stop', 'length', 'tool_calls', 'content_filter', 'function_call']);
 

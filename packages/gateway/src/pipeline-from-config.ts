@@ -3,4 +3,4 @@
  * for (custom CA, HTTPS_PROXY / NO_PROXY) in one place, and the pipeline owns that transport:
  * closing it (a reload, `validate`, `check`) closes the upstream sockets.
  */
-export { createPipelineFromConfig as pipelineFromConfig, resolveCa } from '@switchyard/core';
+export { createPipelineFromConfig as pipelineFromConfig, resolveCa } from '@switchyard/core/config';

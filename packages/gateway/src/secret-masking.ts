@@ -3,7 +3,9 @@
  * every configured key value, and any 8+ character piece of one, is masked wherever it occurs,
  * because vendors echo keys in their error text.
  */
-import { addFields, isSwitchyardError, redactSecrets, REDACTED, SECRET_FRAGMENT_LENGTH, type Pipeline } from '@switchyard/core';
+import { isSwitchyardError, type Pipeline } from '@switchyard/core';
+import { addFields } from '@switchyard/core/internal';
+import { redactSecrets, REDACTED, SECRET_FRAGMENT_LENGTH } from '@switchyard/core/wire';
 import type { Logger, LogFields } from './logger.js';
 
 const MAX_DEPTH = 6;

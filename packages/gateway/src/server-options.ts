@@ -4,7 +4,8 @@
  */
 import { GATEWAY_ERRORS } from './error-codes.js';
 import { isIP } from 'node:net';
-import { SwitchyardError, type ServerConfig } from '@switchyard/core';
+import { SwitchyardError } from '@switchyard/core';
+import { type ServerConfig } from '@switchyard/core/config';
 import { serverSchema } from '@switchyard/core/internal';
 
 export type ServerOptions = ServerConfig;

@@ -4,7 +4,8 @@
  * thresholds; spend today. Per-minute buckets over the last minutes feed the page's sparklines.
  */
 import { SERVICE, type SpendForecast } from '@switchyard/contracts';
-import { getService, listenAll, tokenCounts, usageCostUsd, type AccountBalance, type Pipeline, type SwitchyardEvents } from '@switchyard/core';
+import { getService, listenAll, type AccountBalance, type Pipeline, type SwitchyardEvents } from '@switchyard/core';
+import { tokenCounts, usageCostUsd } from '@switchyard/core/internal';
 
 /** Minutes of history the sparklines show, and the window percentiles and error rate use. */
 const HISTORY_MINUTES = 15;

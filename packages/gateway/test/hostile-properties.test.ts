@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { candidatesForDeployment, isSwitchyardError, outcomeOf, type ChatRequest, type ProviderV1 } from '@switchyard/core';
+import { isSwitchyardError, outcomeOf, type ChatRequest, type ProviderV1 } from '@switchyard/core';
+import { candidatesForDeployment } from '@switchyard/core/internal';
 import { validateChatRequest } from '@switchyard/core/internal';
 import { anthropicProvider } from '@switchyard/provider-anthropic';
 import { geminiProvider } from '@switchyard/provider-gemini';

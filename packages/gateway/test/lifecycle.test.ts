@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { createUndiciTransport, parseConfig, type Transport } from '@switchyard/core';
+import { type Transport } from '@switchyard/core';
+import { createUndiciTransport, parseConfig } from '@switchyard/core/config';
 import { createGateway } from '../src/index.js';
 import { answers, sseBody, textChunks, GATEWAY_KEY, pipelineFor, startGateway, stopAll, vendor, VENDOR_KEY, type Handler } from './support/harness.js';
 

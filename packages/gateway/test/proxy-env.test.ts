@@ -2,7 +2,7 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { parseConfig } from '@switchyard/core';
+import { parseConfig } from '@switchyard/core/config';
 import { createGateway } from '../src/index.js';
 import { completion, startLoopback, type Loopback } from './support/harness.js';
 

@@ -4,7 +4,7 @@
  * on the upstream server itself (its accepted connections that are still open).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '@switchyard/core';
+import { parseConfig } from '@switchyard/core/config';
 import { pipelineFromConfig } from '../src/index.js';
 import { answers, startGateway, stopAll, vendor } from './support/harness.js';
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { parseConfig } from '@switchyard/core';
+import { parseConfig } from '@switchyard/core/config';
 import { completion } from './support/harness.js';
 import { createGateway, type Gateway } from '../src/index.js';
 

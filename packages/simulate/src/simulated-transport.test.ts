@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createPipeline, readBodyText, SwitchyardError, type TransportRequest } from '@switchyard/core';
+import { createPipeline, SwitchyardError, type TransportRequest } from '@switchyard/core';
+import { readBodyText } from '@switchyard/core/wire';
 import { providers as openai } from '@switchyard/provider-openai';
 import { createFaultModel } from './faults/fault-model.js';
 import { healthyText } from './faults/healthy-text.js';

@@ -5,7 +5,8 @@
  * the injected clock; resets and cuts reject as the production transport would (kind network),
  * hangs and stalls wait for the attempt's abort and reject with its reason.
  */
-import { sleep, transportError, type Clock, type Transport, type TransportRequest, type TransportResponse } from '@switchyard/core';
+import { sleep, type Clock, type Transport, type TransportRequest, type TransportResponse } from '@switchyard/core';
+import { transportError } from '@switchyard/core/wire';
 import { halfOf, type FaultPlan } from './faults/fault-plan.js';
 import type { FaultModel } from './faults/fault-model.js';
 import type { FaultRequest } from './faults/vendor-wire.js';

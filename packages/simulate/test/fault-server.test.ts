@@ -1,7 +1,9 @@
 /** The loopback fault server: socket-level faults through real sockets and the core transport. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent, request } from 'undici';
-import { createPipeline, createUndiciTransport, runWithVirtualTime, SseParser, VirtualClock, type StreamPart } from '@switchyard/core';
+import { createPipeline, runWithVirtualTime, VirtualClock, type StreamPart } from '@switchyard/core';
+import { createUndiciTransport } from '@switchyard/core/config';
+import { SseParser } from '@switchyard/core/wire';
 import { healthyText, startFaultServer, type FaultServer, type FaultServerOptions } from '../src/index.js';
 import { testProvider } from '../../core/test/support/test-provider.js';
 

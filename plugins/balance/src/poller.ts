@@ -3,7 +3,9 @@
  * after the other, on an unref'd timer on the pipeline's clock: an idle gateway is never kept
  * alive by it, and no request waits for it. Each answer (or failure) is a `balance:update`.
  */
-import { applyErrorRules, readBodyText, SwitchyardError, toSwitchyardError, type AccountBalance, type Candidate, type Pipeline, type ProviderHttpResponse, type SwitchyardEvents } from '@switchyard/core';
+import { SwitchyardError, toSwitchyardError, type AccountBalance, type Candidate, type Pipeline, type ProviderHttpResponse, type SwitchyardEvents } from '@switchyard/core';
+import { applyErrorRules } from '@switchyard/core/internal';
+import { readBodyText } from '@switchyard/core/wire';
 import type { BalanceOptions } from './options.js';
 
 export type BalanceReading = SwitchyardEvents['balance:update'][0];

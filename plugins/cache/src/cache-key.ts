@@ -4,7 +4,8 @@
  * delivered (`stream`), who asked (`user`, `metadata`) and our own hints (`switchyard`) are not.
  */
 import { createHash } from 'node:crypto';
-import { requestOriginOf, type ChatRequest } from '@switchyard/core';
+import { type ChatRequest } from '@switchyard/core';
+import { requestOriginOf } from '@switchyard/core/wire';
 
 const DELIVERY_FIELDS = new Set(['stream', 'stream_options', 'user', 'metadata', 'switchyard', 'store', 'service_tier']);
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ANTHROPIC_MESSAGES, setRequestOrigin, type ChatRequest } from '@switchyard/core';
+import { type ChatRequest } from '@switchyard/core';
+import { ANTHROPIC_MESSAGES, setRequestOrigin } from '@switchyard/core/wire';
 import { cacheKey, MemoryResponseStore } from '../src/index.js';
 
 const base: ChatRequest = { model: 'chat', messages: [{ role: 'user', content: 'hi' }], temperature: 0, tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] };

@@ -5,7 +5,8 @@
  * compareAndSet the write only lands if no other instance wrote since the read, else the step is
  * run again on the fresh record, so instances never lose each other's counts either.
  */
-import { readManyNow, type Clock, type RandomSource, type StateStore } from '@switchyard/core';
+import { type Clock, type RandomSource, type StateStore } from '@switchyard/core';
+import { readManyNow } from '@switchyard/core/internal';
 import { closedRecord, phaseAt, startProbe, windowStats, withSuccesses, type BreakerOptions, type BreakerPhase, type BreakerRecord, type Step } from './state-machine.js';
 
 export interface BreakerState {

@@ -1,5 +1,6 @@
 /** @switchyard/plugin-circuit-breaker: per-deployment (and per-key) breakers in the StateStore. */
-import { defineService, definePlugin, provideService, requireService, STAGE, tapMaybeAsync, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
+import { defineService, definePlugin, provideService, requireService, STAGE, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
+import { tapMaybeAsync } from '@switchyard/core/internal';
 import { BreakerStore, type BreakerState, type Verdict } from './breaker-store.js';
 import { announceTransitions } from './transitions.js';
 import { breakerOptionsSchema, type BreakerPluginOptions, type BreakerPluginOptionsInput } from './options.js';

@@ -5,7 +5,8 @@
  * relayed events; they are passed on to the hooks here, so a tapper sees every transition once.
  */
 import { BREAKER_HOOKS } from '@switchyard/contracts';
-import { relayEvents, type Pipeline } from '@switchyard/core';
+import { type Pipeline } from '@switchyard/core';
+import { relayEvents } from '@switchyard/core/internal';
 import type { Step } from './state-machine.js';
 
 export function announceTransitions(pipeline: Pipeline): (deploymentId: string, step: Step) => void {

@@ -11,7 +11,8 @@
  * recordRequest (slo-guard.ts).
  */
 import { REQUEST_SLOT } from '@switchyard/contracts';
-import { definePlugin, endpointKeys, outcomeOf, STAGE, SwitchyardError, withField, type ChatRequest, type ChatResponse, type DegradeResult, type RequestContext } from '@switchyard/core';
+import { definePlugin, outcomeOf, STAGE, SwitchyardError, type ChatRequest, type ChatResponse, type DegradeResult, type RequestContext } from '@switchyard/core';
+import { endpointKeys, withField } from '@switchyard/core/internal';
 import { loadCuratedAnswers, type CuratedAnswers } from './curated-answers.js';
 import { fixedAnswer } from './fixed-answer.js';
 import { checkLevelsAgainst, levelCandidates, levelName, modelCandidates, PLUGIN_NAME } from './levels.js';

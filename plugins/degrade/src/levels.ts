@@ -1,5 +1,6 @@
 /** Turning configured levels into names and candidates, and checking them against the pipeline. */
-import { candidatesForDeployment, SwitchyardError, type Candidate, type DeploymentConfig, type Pipeline } from '@switchyard/core';
+import { SwitchyardError, type Candidate, type DeploymentConfig, type Pipeline } from '@switchyard/core';
+import { candidatesForDeployment } from '@switchyard/core/internal';
 import type { DegradeOptions, Level } from './options.js';
 
 export const PLUGIN_NAME = '@switchyard/plugin-degrade';

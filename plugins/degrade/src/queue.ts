@@ -5,7 +5,8 @@
  */
 import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { redactSecrets, SwitchyardError, type ChatRequest, type ChatResponse, type Pipeline } from '@switchyard/core';
+import { SwitchyardError, type ChatRequest, type ChatResponse, type Pipeline } from '@switchyard/core';
+import { redactSecrets } from '@switchyard/core/wire';
 
 export interface QueuedRequest {
   id: string;

@@ -11,7 +11,8 @@
  * that keeps the objective keeps its breach.
  */
 import { type SloChange } from '@switchyard/contracts';
-import { outcomeOf, STAGE, storeLocal, withField, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext, type RequestOutcome } from '@switchyard/core';
+import { outcomeOf, STAGE, storeLocal, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext, type RequestOutcome } from '@switchyard/core';
+import { withField } from '@switchyard/core/internal';
 import { levelName, PLUGIN_NAME } from './levels.js';
 import type { Level, SloOptions } from './options.js';
 

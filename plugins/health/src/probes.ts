@@ -4,7 +4,9 @@
  * `completion` (a real tiny chat through the provider codec) and `quality` (a small test set
  * whose answers are checked). Settings come per deployment from the probe plan.
  */
-import { applyErrorRules, isSwitchyardError, joinUrl, outcomeOf, readBodyText, SwitchyardError, toSwitchyardError, type Candidate, type ChatRequest, type ChatResponse, type Pipeline, type ProviderHttpResponse, type ProviderRequest, type ProviderV1, type TimerHandle } from '@switchyard/core';
+import { isSwitchyardError, outcomeOf, SwitchyardError, toSwitchyardError, type Candidate, type ChatRequest, type ChatResponse, type Pipeline, type ProviderHttpResponse, type ProviderRequest, type ProviderV1, type TimerHandle } from '@switchyard/core';
+import { applyErrorRules, joinUrl } from '@switchyard/core/internal';
+import { readBodyText } from '@switchyard/core/wire';
 import { checkAnswer } from './answer-checks.js';
 import type { DepthSettings, ProbeDepth, QualityCase } from './options.js';
 import { PROBE_DEPTHS } from './options.js';

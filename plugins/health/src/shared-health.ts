@@ -6,7 +6,8 @@
  * sees it recover, or `maxAgeMs` passes without news (the other instance may be gone).
  */
 import { HEALTH_HOOKS, HEALTH_PLUGIN, type HealthChange } from '@switchyard/contracts';
-import { relayEvents, storeLocal, type Pipeline } from '@switchyard/core';
+import { storeLocal, type Pipeline } from '@switchyard/core';
+import { relayEvents } from '@switchyard/core/internal';
 
 const KEY = 'switchyard:health:verdict:';
 

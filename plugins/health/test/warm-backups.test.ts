@@ -3,7 +3,8 @@
  * need and the first failed-over request arrives on it. Real TLS loopback, real undici transport.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPipeline, createUndiciTransport, type Pipeline } from '@switchyard/core';
+import { createPipeline, type Pipeline } from '@switchyard/core';
+import { createUndiciTransport } from '@switchyard/core/config';
 import { HEALTH_HOOKS } from '@switchyard/contracts';
 import { testProvider } from '../../../packages/core/test/support/test-provider.js';
 import { completion } from '../../../packages/core/test/support/loopback.js';

@@ -5,7 +5,7 @@
  */
 import type { StreamPart } from '@switchyard/core';
 
-export { continueStream, continuationCandidates, prefillRequest } from '@switchyard/core';
+export { continueStream, continuationCandidates, prefillRequest } from '@switchyard/core/internal';
 
 /** A continuation with nothing in it: the stream ends with its original failure. */
 export async function* noContinuation(): AsyncGenerator<StreamPart> {}

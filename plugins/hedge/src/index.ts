@@ -4,7 +4,7 @@
  * and a tier may turn it off.
  */
 import { definePlugin, STAGE, tapEveryCall } from '@switchyard/core';
-import { continueStream, DEFAULT_MAX_CONTINUATIONS } from '@switchyard/core';
+import { continueStream, DEFAULT_MAX_CONTINUATIONS } from '@switchyard/core/internal';
 import { noContinuation } from './continuation.js';
 import { hedgeDelay, raceLastTier, runHedged } from './hedge.js';
 import { LatencySamples } from './latency-samples.js';

@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_CONTINUATIONS } from '@switchyard/core';
+import { DEFAULT_MAX_CONTINUATIONS } from '@switchyard/core/internal';
 import { z } from 'zod';
 
 const hedgeSchema = z

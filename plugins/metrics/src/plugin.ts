@@ -4,7 +4,8 @@
  * `SERVICE.metrics`, which the gateway's /metrics serves.
  */
 import { SERVICE, type MetricsService } from '@switchyard/contracts';
-import { attemptMoves, definePlugin, getService, listenAll, provideService, requestOutcomeClass, tokenCounts, usageCostUsd, type CallerIdentity, type CandidateRef, type Pipeline, type Price } from '@switchyard/core';
+import { definePlugin, getService, listenAll, provideService, type CallerIdentity, type CandidateRef, type Pipeline, type Price } from '@switchyard/core';
+import { attemptMoves, requestOutcomeClass, tokenCounts, usageCostUsd } from '@switchyard/core/internal';
 import { register as globalRegistry, type Registry } from 'prom-client';
 import { metricSet, type MetricSet } from './metric-set.js';
 import { metricsOptionsSchema, type MetricsOptions, type MetricsOptionsInput } from './options.js';

@@ -1,7 +1,8 @@
 import { SERVICE, type MetricsService } from '@switchyard/contracts';
 import { describe, expect, it } from 'vitest';
 import { Registry, register } from 'prom-client';
-import { createPipeline, createPipelineFromConfig, getService, parseConfig } from '@switchyard/core';
+import { createPipeline, getService } from '@switchyard/core';
+import { createPipelineFromConfig, parseConfig } from '@switchyard/core/config';
 import { openaiProvider } from '@switchyard/provider-openai';
 import { metrics, statusClass, TallyHistogram } from '@switchyard/plugin-metrics';
 import { cache } from '@switchyard/plugin-cache';

@@ -16,7 +16,8 @@
  */
 import { REQUEST_SLOT, ROUTING_ERRORS } from '@switchyard/contracts';
 import { MODEL_LIMITS_ERRORS } from './error-codes.js';
-import { definePlugin, requestOriginOf, STAGE, SwitchyardError, tapEveryCall, type Attempt, type Candidate, type ChatRequest, type DeploymentConfig, type ModelLimits, type RequestContext } from '@switchyard/core';
+import { definePlugin, STAGE, SwitchyardError, tapEveryCall, type Attempt, type Candidate, type ChatRequest, type DeploymentConfig, type ModelLimits, type RequestContext } from '@switchyard/core';
+import { requestOriginOf } from '@switchyard/core/wire';
 import { limitsOf, violation, type Violation } from './parameter-check.js';
 import { modelLimitsOptionsSchema, type ModelLimitsOptions, type ModelLimitsOptionsInput } from './options.js';
 import { PROVIDER_PRESETS } from './presets.js';

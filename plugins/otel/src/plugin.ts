@@ -5,7 +5,8 @@
  * @opentelemetry/api only: spans go wherever the application's SDK sends them.
  */
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
-import { attemptMoves, definePlugin, listenAll, tapEveryCall, requestOutcomeClass, STAGE, tokenCounts, type AttemptOutcome, type CallerIdentity, type Candidate, type CandidateRef, type ChatResponse, type Pipeline, type RequestContext, type RequestOutcome, type SwitchyardError } from '@switchyard/core';
+import { definePlugin, listenAll, tapEveryCall, STAGE, type AttemptOutcome, type CallerIdentity, type Candidate, type CandidateRef, type ChatResponse, type Pipeline, type RequestContext, type RequestOutcome, type SwitchyardError } from '@switchyard/core';
+import { attemptMoves, requestOutcomeClass, tokenCounts } from '@switchyard/core/internal';
 import { z } from 'zod';
 import { ATTR, operationName, providerName } from './genai.js';
 import { toTraceparent, withRemoteParent } from './trace-context.js';

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { isSwitchyardError, joinUrl, outcomeOf, readBodyText, type StreamPart, type SwitchyardError } from '@switchyard/core';
+import { isSwitchyardError, outcomeOf, type StreamPart, type SwitchyardError } from '@switchyard/core';
+import { joinUrl } from '@switchyard/core/internal';
+import { readBodyText } from '@switchyard/core/wire';
 import { anthropicProvider } from './index.js';
 import { anthropicRig, cassette, fixtureJson, fixtureText, json, reframe, replay, sse, sseEvent, type TestRig } from '../test/support.js';
 

@@ -3,7 +3,8 @@
  * alone cannot tell a spend cap from a rate limit); the status is the fallback for bodies that
  * are not Anthropic's JSON (Cloudflare's 413 page, gateway 5xx pages).
  */
-import { bodyExcerpt, httpError, isContextLengthMessage, kindForStatus, redactSecrets, SwitchyardError, type Candidate, type ErrorKind, type ProviderHttpResponse } from '@switchyard/core';
+import { httpError, SwitchyardError, type Candidate, type ErrorKind, type ProviderHttpResponse } from '@switchyard/core';
+import { bodyExcerpt, isContextLengthMessage, kindForStatus, redactSecrets } from '@switchyard/core/wire';
 import type { AnthropicErrorBody } from './wire-types.js';
 
 const KIND_BY_TYPE: Readonly<Record<string, ErrorKind>> = {

@@ -2,7 +2,8 @@
  * @switchyard/provider-anthropic: the Anthropic Messages API as a Switchyard provider codec
  * (id `anthropic`). The core sends the requests and parses SSE; this package only translates.
  */
-import { ANTHROPIC_MESSAGES, defineProvider, keepWireBody } from '@switchyard/core';
+import { defineProvider } from '@switchyard/core';
+import { ANTHROPIC_MESSAGES, keepWireBody } from '@switchyard/core/wire';
 import { classifyAnthropicError } from './classify-error.js';
 import { buildCountTokensRequest, parseCountTokensResponse } from './count-tokens.js';
 import { messagesOrigin, passThroughBody } from './pass-through.js';

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ANTHROPIC_MESSAGES, setRequestOrigin, wireBodyOf, wireTextOf, type ChatRequest, type StreamPart } from '@switchyard/core';
+import { type ChatRequest, type StreamPart } from '@switchyard/core';
+import { ANTHROPIC_MESSAGES, setRequestOrigin, wireBodyOf, wireTextOf } from '@switchyard/core/wire';
 import { anthropicProvider } from './index.js';
 import { anthropicRig, cassette, fixtureJson, json, replay, type TestRig } from '../test/support.js';
 

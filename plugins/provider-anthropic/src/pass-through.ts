@@ -5,7 +5,8 @@
  * does not model (cache_control, citations, server tools, signed thinking, beta fields) reaches
  * Anthropic untouched.
  */
-import { ANTHROPIC_MESSAGES, requestOriginOf, type ChatRequest, type RequestOrigin } from '@switchyard/core';
+import { type ChatRequest } from '@switchyard/core';
+import { ANTHROPIC_MESSAGES, requestOriginOf, type RequestOrigin } from '@switchyard/core/wire';
 
 /** The client's Messages request behind `request`, when it came in that dialect. */
 export function messagesOrigin(request: ChatRequest): RequestOrigin | undefined {

@@ -3,7 +3,8 @@
  * are numbered among tool_use blocks only (the unified index), thinking blocks are kept whole so
  * their signatures can be sent back, and anything unknown is skipped.
  */
-import { ANTHROPIC_MESSAGES, SwitchyardError, type Candidate, type DecodedSseEvent, type StreamDecoder, type StreamPart } from '@switchyard/core';
+import { SwitchyardError, type Candidate, type StreamDecoder, type StreamPart } from '@switchyard/core';
+import { ANTHROPIC_MESSAGES, type DecodedSseEvent } from '@switchyard/core/wire';
 import { streamEventError } from './classify-error.js';
 import { finishReasonOf, mergeUsage, toUnifiedUsage } from './mapping.js';
 import { stopMetadata } from './response.js';

@@ -5,7 +5,8 @@
  * carried inline. A request that came in the Messages dialect is sent as the client wrote it,
  * so it is Anthropic's to judge.
  */
-import { refusedPart, type ChatRequest, type ContentPart, type Unsupported } from '@switchyard/core';
+import { type ChatRequest, type ContentPart, type Unsupported } from '@switchyard/core';
+import { refusedPart } from '@switchyard/core/wire';
 import { DOCUMENT_MEDIA_TYPES, inlineFileOf } from './documents.js';
 import { messagesOrigin } from './pass-through.js';
 

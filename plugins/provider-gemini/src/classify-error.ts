@@ -3,7 +3,9 @@
  * unified error kinds. Gemini's quirks: an invalid key is a 400 (ErrorInfo API_KEY_INVALID), the
  * retry delay is in the body (RetryInfo), and a per-day quota 429 will not clear in minutes.
  */
-import { bodyExcerpt, httpError, isContextLengthMessage, parseProtoDuration, redactSecrets, type ErrorKind, type SwitchyardError } from '@switchyard/core';
+import { httpError, type ErrorKind, type SwitchyardError } from '@switchyard/core';
+import { bodyExcerpt, isContextLengthMessage, redactSecrets } from '@switchyard/core/wire';
+import { parseProtoDuration } from '@switchyard/core/config';
 import type { GeminiErrorBody, GeminiErrorDetail } from './wire-types.js';
 
 const KEY_FAILURE_REASONS = new Set(['API_KEY_INVALID', 'API_KEY_EXPIRED', 'API_KEY_SERVICE_BLOCKED', 'API_KEY_HTTP_REFERRER_BLOCKED', 'API_KEY_IP_ADDRESS_BLOCKED']);

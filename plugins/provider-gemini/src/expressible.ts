@@ -4,7 +4,8 @@
  * a file of a type Gemini does not read inline, a file named by an upload id, media in a tool
  * result (function responses are JSON built from text), a part type it has no equivalent for.
  */
-import { refusedPart, type ChatMessage, type ChatRequest, type ContentPart, type Unsupported } from '@switchyard/core';
+import { type ChatMessage, type ChatRequest, type ContentPart, type Unsupported } from '@switchyard/core';
+import { refusedPart } from '@switchyard/core/wire';
 
 /** What Gemini reads as inline data: documents as PDF or text, and media. */
 const READABLE = /^(application\/pdf|text\/[\w.+-]+|image\/[\w.+-]+|audio\/[\w.+-]+|video\/[\w.+-]+)$/;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isProvider } from '@switchyard/core';
+import { isProvider } from '@switchyard/core/internal';
 import { providersOf } from '@switchyard/core/internal';
 import * as mod from './index.js';
 import { geminiProvider } from './index.js';

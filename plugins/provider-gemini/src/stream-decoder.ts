@@ -4,7 +4,8 @@
  * sends no `[DONE]`, the connection just closes). Non-streaming bodies go through the same
  * decoder as a single chunk, so both paths agree.
  */
-import { SwitchyardError, type DecodedSseEvent, type StreamDecoder, type StreamPart, type Usage } from '@switchyard/core';
+import { SwitchyardError, type StreamDecoder, type StreamPart, type Usage } from '@switchyard/core';
+import { type DecodedSseEvent } from '@switchyard/core/wire';
 import { fingerprint, toolCallId } from './call-ids.js';
 import { geminiError } from './classify-error.js';
 import { mapFinishReason } from './finish-reason.js';

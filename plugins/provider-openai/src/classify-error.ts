@@ -4,7 +4,9 @@
  * shape the family sends: `{error:{…}}`, vLLM's flat `{object:'error', code:int}`, a bare
  * `{error:'text'}`, and non-JSON pages from CDNs and gateways.
  */
-import { bodyCodes, bodyExcerpt, findRule, httpError, isContextLengthMessage, kindForStatus, redactSecrets, SwitchyardError, type ErrorKind, type ErrorRule } from '@switchyard/core';
+import { httpError, SwitchyardError, type ErrorKind } from '@switchyard/core';
+import { bodyCodes, bodyExcerpt, isContextLengthMessage, kindForStatus, redactSecrets } from '@switchyard/core/wire';
+import { findRule, type ErrorRule } from '@switchyard/core/internal';
 import { asWireBody, type WireErrorObject } from './wire-types.js';
 
 export interface VendorErrorDetails {

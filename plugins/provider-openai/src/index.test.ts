@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { createPipeline, createPipelineFromConfig, isProvider, parseConfig } from '@switchyard/core';
+import { createPipeline } from '@switchyard/core';
+import { createPipelineFromConfig, parseConfig } from '@switchyard/core/config';
+import { isProvider } from '@switchyard/core/internal';
 import { loadProviders } from '@switchyard/core/internal';
 import providersDefault, { azureProvider, openaiCompatibleProvider, openaiProvider, providers, vendorPresetProviders } from './index.js';
 import { fixtureText, reframeChunks, startVendor } from './test-support/harness.js';

@@ -4,7 +4,8 @@
  * exactly what the codec sends.
  */
 import { describe, expect, it } from 'vitest';
-import { setRequestOrigin, OPENAI_CHAT_COMPLETION, type ChatRequest } from '@switchyard/core';
+import { type ChatRequest } from '@switchyard/core';
+import { setRequestOrigin, OPENAI_CHAT_COMPLETION } from '@switchyard/core/wire';
 import { buildChatBody, passedThroughChatBody, type ChatBodyOptions } from './request.js';
 
 /** A request as the gateway hands it over: parsed from `text`, with the text as its origin. */

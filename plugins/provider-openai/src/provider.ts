@@ -2,7 +2,9 @@
  * One codec for the whole Chat Completions family. The three providers differ only in where
  * requests go, how they authenticate and which body fields they accept.
  */
-import { addFields, defineProvider, OPENAI_RESPONSES, SwitchyardError, type Candidate, type Capability, type EmbeddingResponse, type ErrorRule, type ProviderRequest, type ProviderV1 } from '@switchyard/core';
+import { defineProvider, SwitchyardError, type Candidate, type Capability, type EmbeddingResponse, type ProviderRequest, type ProviderV1 } from '@switchyard/core';
+import { addFields, type ErrorRule } from '@switchyard/core/internal';
+import { OPENAI_RESPONSES } from '@switchyard/core/wire';
 import type { BalanceRoute } from './balance.js';
 import { classifyHttpError } from './classify-error.js';
 import { parseChatResponse } from './response.js';

@@ -1,5 +1,6 @@
 /** The unified request → the Chat Completions body the vendor receives. */
-import { OPENAI_CHAT_COMPLETION, requestOriginOf, withModelReplaced, type ChatMessage, type ChatRequest, type EmbeddingRequest } from '@switchyard/core';
+import { type ChatMessage, type ChatRequest, type EmbeddingRequest } from '@switchyard/core';
+import { OPENAI_CHAT_COMPLETION, requestOriginOf, withModelReplaced } from '@switchyard/core/wire';
 
 export interface ChatBodyOptions {
   stream: boolean;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OPENAI_CHAT_COMPLETION, wireBodyOf, type ProviderHttpResponse } from '@switchyard/core';
+import { type ProviderHttpResponse } from '@switchyard/core';
+import { OPENAI_CHAT_COMPLETION, wireBodyOf } from '@switchyard/core/wire';
 import { parseChatResponse } from './response.js';
 
 const target = { model: 'm' };

@@ -1,5 +1,6 @@
 /** A non-streaming Chat Completions body → the unified ChatResponse. */
-import { keepWireBody, OPENAI_CHAT_COMPLETION, SwitchyardError, type Candidate, type ChatChoice, type ChatResponse, type ProviderHttpResponse, type ToolCall } from '@switchyard/core';
+import { SwitchyardError, type Candidate, type ChatChoice, type ChatResponse, type ProviderHttpResponse, type ToolCall } from '@switchyard/core';
+import { keepWireBody, OPENAI_CHAT_COMPLETION } from '@switchyard/core/wire';
 import { classifyStreamError } from './classify-error.js';
 import { INSUFFICIENT_RESOURCE, mapFinishReason } from './finish-reason.js';
 import { normalizeUsage } from './usage.js';

@@ -5,7 +5,9 @@
  * `image_*`) are request failures another vendor would refuse too; policy codes are content
  * filters; `server_error` and `rate_limit_exceeded` are the endpoint's.
  */
-import { bodyCodes, findRule, redactSecrets, SwitchyardError, type ErrorKind, type ErrorRule } from '@switchyard/core';
+import { SwitchyardError, type ErrorKind } from '@switchyard/core';
+import { bodyCodes, redactSecrets } from '@switchyard/core/wire';
+import { findRule, type ErrorRule } from '@switchyard/core/internal';
 
 const FAILURE_KINDS: Record<string, ErrorKind> = {
   server_error: 'server',

@@ -6,7 +6,8 @@
  * On for the `openai` provider; the endpoint option `responsesApi: true | false` turns it on
  * or off per endpoint (OpenAI-compatible servers and Azure's older API versions lack it).
  */
-import { requestOriginOf, OPENAI_RESPONSES, type Candidate, type ChatRequest, type RequestOrigin } from '@switchyard/core';
+import { type Candidate, type ChatRequest } from '@switchyard/core';
+import { requestOriginOf, OPENAI_RESPONSES, type RequestOrigin } from '@switchyard/core/wire';
 
 /** Fields of the client's body that are the gateway's, never the vendor's. */
 const GATEWAY_FIELDS = new Set(['model', 'stream', 'store', 'previous_response_id', 'switchyard']);

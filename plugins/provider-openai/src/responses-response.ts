@@ -4,7 +4,9 @@
  * it ended. The vendor's own text is kept with it (wire-body.ts), so a Responses client gets
  * the answer as OpenAI wrote it, items the unified shape does not model included.
  */
-import { keepWireBody, OPENAI_RESPONSES, SwitchyardError, type Candidate, type ChatResponse, type ErrorRule, type FinishReason, type ProviderHttpResponse, type ToolCall, type Usage } from '@switchyard/core';
+import { SwitchyardError, type Candidate, type ChatResponse, type FinishReason, type ProviderHttpResponse, type ToolCall, type Usage } from '@switchyard/core';
+import { keepWireBody, OPENAI_RESPONSES } from '@switchyard/core/wire';
+import { type ErrorRule } from '@switchyard/core/internal';
 import { classifyResponseFailure } from './responses-errors.js';
 
 type Json = Record<string, unknown>;

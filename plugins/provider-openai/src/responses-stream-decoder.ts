@@ -7,7 +7,9 @@
  * so a second part would look to the gateway like a part of another source (one it must
  * encode). The terminal event is one `finish` part with the usage inside it.
  */
-import { OPENAI_RESPONSES, type DecodedSseEvent, type ErrorRule, type StreamDecoder, type StreamPart } from '@switchyard/core';
+import { type StreamDecoder, type StreamPart } from '@switchyard/core';
+import { OPENAI_RESPONSES, type DecodedSseEvent } from '@switchyard/core/wire';
+import { type ErrorRule } from '@switchyard/core/internal';
 import { classifyStreamError } from './classify-error.js';
 import { classifyResponseFailure } from './responses-errors.js';
 import { finishOf, responsesUsage } from './responses-response.js';

@@ -5,7 +5,8 @@
  * parts with their wire text, and in-band failures are classified.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPipeline, OPENAI_RESPONSES, setRequestOrigin, wireBodyOf, wireTextOf, type Candidate, type ChatRequest, type Pipeline, type StreamPart } from '@switchyard/core';
+import { createPipeline, type Candidate, type ChatRequest, type Pipeline, type StreamPart } from '@switchyard/core';
+import { OPENAI_RESPONSES, setRequestOrigin, wireBodyOf, wireTextOf } from '@switchyard/core/wire';
 import { azureProvider, openaiCompatibleProvider, openaiProvider } from './index.js';
 import { attemptError, cassette, closeAll, startVendor, SECRET_KEY, type Vendor } from './test-support/harness.js';
 

@@ -4,7 +4,9 @@
  * calls in one delta on Groq and Ollama), usage on the finish chunk or in a trailing
  * `choices: []` chunk, and errors inside a 200 stream.
  */
-import { OPENAI_CHAT_COMPLETION, SwitchyardError, type DecodedSseEvent, type ErrorRule, type ProviderMetadata, type StreamDecoder, type StreamPart } from '@switchyard/core';
+import { SwitchyardError, type ProviderMetadata, type StreamDecoder, type StreamPart } from '@switchyard/core';
+import { OPENAI_CHAT_COMPLETION, type DecodedSseEvent } from '@switchyard/core/wire';
+import { type ErrorRule } from '@switchyard/core/internal';
 import { classifyStreamError } from './classify-error.js';
 import { INSUFFICIENT_RESOURCE, mapFinishReason } from './finish-reason.js';
 import { reasoningOf, syntheticToolCallId, usageMetadata } from './response.js';

@@ -5,7 +5,8 @@
  * the compatible servers and presets take none), a document of another type, media in a tool
  * result (Chat Completions tool messages are text only).
  */
-import { refusedPart, type ChatRequest, type ContentPart, type Unsupported } from '@switchyard/core';
+import { type ChatRequest, type ContentPart, type Unsupported } from '@switchyard/core';
+import { refusedPart } from '@switchyard/core/wire';
 
 const DATA_URL_TYPE = /^data:([^;,]+)/;
 

@@ -15,7 +15,8 @@
  *   336502 and their v2 names), QPS and daily limits (18 / 17), arrears.
  * - DeepSeek: 402 insufficient balance (payment), 503 server busy (overloaded).
  */
-import type { Capability, ErrorRule } from '@switchyard/core';
+import type { Capability } from '@switchyard/core';
+import { type ErrorRule } from '@switchyard/core/internal';
 import { deepseekBalance, moonshotBalance, type BalanceRoute } from './balance.js';
 import { bearerAuth, defineOpenAIFamilyProvider } from './provider.js';
 

@@ -4,7 +4,7 @@
  * When little is left, the key is paced until the reset so the gateway slows down before the
  * vendor starts answering 429.
  */
-import { parseDuration } from '@switchyard/core';
+import { parseDuration } from '@switchyard/core/config';
 import type { PacingOptions } from './options.js';
 
 type Dimension = 'requests' | 'tokens';

@@ -56,4 +56,4 @@ export function outputSpeedFor(candidate: Candidate, estimates: { outputTokensPe
 }
 
 /** Token counts and cost live in core so the metrics, logs and quota agree on one answer's price. */
-export { tokenCounts as tokensOf, usageCostUsd as costOf, type TokenCounts } from '@switchyard/core';
+export { tokenCounts as tokensOf, usageCostUsd as costOf, type TokenCounts } from '@switchyard/core/internal';

@@ -7,7 +7,8 @@
  * recordRequest (cache hits and degraded answers for the report).
  */
 import { SERVICE, type SpendForecast, type UsageQueryService } from '@switchyard/contracts';
-import { candidateRef, defineService, definePlugin, failClosed, isUnsentFailure, provideService, requireService, storeLocal, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type ChatRequest, type Pipeline, type RequestContext } from '@switchyard/core';
+import { candidateRef, defineService, definePlugin, provideService, requireService, storeLocal, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type ChatRequest, type Pipeline, type RequestContext } from '@switchyard/core';
+import { failClosed, isUnsentFailure } from '@switchyard/core/internal';
 import { BudgetBook, describeExhaustion, formatDuration, type Exhaustion } from './budgets.js';
 import { KeyStates, type KeyState } from './key-states.js';
 import { UsageLedger, type UsageReport } from './ledger.js';

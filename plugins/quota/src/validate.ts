@@ -1,5 +1,6 @@
 /** Checks that need the pipeline: every endpoint, key and model a budget names must exist. */
-import { endpointKeys, keyLabel, SwitchyardError, type Pipeline } from '@switchyard/core';
+import { SwitchyardError, type Pipeline } from '@switchyard/core';
+import { endpointKeys, keyLabel } from '@switchyard/core/internal';
 import type { Budget } from './options.js';
 import { PLUGIN_NAME } from './name.js';
 

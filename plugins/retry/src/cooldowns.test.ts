@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { candidatesForDeployment, MemoryStateStore, VirtualClock } from '@switchyard/core';
+import { MemoryStateStore, VirtualClock } from '@switchyard/core';
+import { candidatesForDeployment } from '@switchyard/core/internal';
 import { Cooldowns, keyScope, scopesOf } from './cooldowns.js';
 
 const single = candidatesForDeployment({ name: 'a', provider: 'test', apiKey: 'k' }, { endpoint: 'a', model: 'x' })[0];

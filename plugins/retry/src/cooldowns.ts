@@ -3,7 +3,8 @@
  * misconfigured deployments), stored with a TTL in the StateStore so every request, and every
  * gateway instance on a shared store, skips a cooling candidate until the time is up.
  */
-import { readManyNow, type Candidate, type Clock, type StateStore } from '@switchyard/core';
+import { type Candidate, type Clock, type StateStore } from '@switchyard/core';
+import { readManyNow } from '@switchyard/core/internal';
 
 export interface Cooldown {
   until: number;

@@ -1,6 +1,7 @@
 /** @switchyard/plugin-retry: wires the retry policy into the pipeline's hooks. */
 import { SERVICE } from '@switchyard/contracts';
-import { defineService, definePlugin, provideService, requireService, retryAfterVerdict, sleep, STAGE, tapMaybeAsync, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
+import { defineService, definePlugin, provideService, requireService, sleep, STAGE, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
+import { retryAfterVerdict, tapMaybeAsync } from '@switchyard/core/internal';
 import { retryOptionsSchema, type RetryOptions, type RetryOptionsInput } from './options.js';
 import { RetryPolicy, retryState } from './retry-policy.js';
 import type { Cooldown } from './cooldowns.js';

@@ -1,5 +1,6 @@
 /** The wait a vendor asked for, from whatever form it arrived in. */
-import { isSwitchyardError, parseRetryAfter } from '@switchyard/core';
+import { isSwitchyardError } from '@switchyard/core';
+import { parseRetryAfter } from '@switchyard/core/wire';
 
 /**
  * Milliseconds the vendor asked us to wait, or undefined when it said nothing. Providers

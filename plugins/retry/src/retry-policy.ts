@@ -3,7 +3,8 @@
  * whether to wait on the same candidate, and when to move on. The core still enforces the
  * deadline and never retries a silent endpoint; this policy stays inside those rules too.
  */
-import { isSilentEndpoint, outcomeOf, retryAfterVerdict, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext, type RetryDecision, type SwitchyardError } from '@switchyard/core';
+import { outcomeOf, type AttemptOutcome, type Candidate, type Pipeline, type RequestContext, type RetryDecision, type SwitchyardError } from '@switchyard/core';
+import { isSilentEndpoint, retryAfterVerdict } from '@switchyard/core/internal';
 import { computeBackoff } from './backoff.js';
 import { Cooldowns, keyScope, type Cooldown } from './cooldowns.js';
 import type { RetryOptions } from './options.js';

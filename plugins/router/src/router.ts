@@ -2,7 +2,8 @@
  * The router plugin: capability matching and ordering of the candidates the filters left, by
  * strategy; context-length failures rerouted to a larger window; optional sticky conversations.
  */
-import { definePlugin, STAGE, tapEveryCall, withField, type Candidate, type ChatRequest, type Classification, type RequestContext } from '@switchyard/core';
+import { definePlugin, STAGE, tapEveryCall, type Candidate, type ChatRequest, type Classification, type RequestContext } from '@switchyard/core';
+import { withField } from '@switchyard/core/internal';
 import { assertServable, fitsContext, hasCapabilities, requiredCapabilities, requiredContextTokens } from './capabilities.js';
 import { contextReroute, largerContextFirst } from './context-reroute.js';
 import { demotedIds } from './demoted.js';

@@ -1,4 +1,5 @@
-import { candidatesForDeployment, type Candidate, type DeploymentConfig } from '@switchyard/core';
+import { type Candidate, type DeploymentConfig } from '@switchyard/core';
+import { candidatesForDeployment } from '@switchyard/core/internal';
 import { describe, expect, it } from 'vitest';
 import { costAware, requestCost, tiersOf } from './strategies.js';
 

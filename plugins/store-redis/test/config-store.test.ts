@@ -1,5 +1,5 @@
 /** The YAML `store:` section builds this store through the config loader and closes it with the pipeline. */
-import { createPipelineFromConfig, parseConfig, type Importer } from '@switchyard/core';
+import { createPipelineFromConfig, parseConfig, type Importer } from '@switchyard/core/config';
 import { expect, it } from 'vitest';
 import { testProvider } from '../../../packages/core/test/support/test-provider.js';
 import * as storeRedis from '../src/index.js';

@@ -17,7 +17,8 @@
  * never leave a key half-written, and each one reaches the other gateways' caches by pub/sub.
  */
 import { TENANT_ERRORS, type AdminAnswer, type AdminCall, type UsageQueryService } from '@switchyard/contracts';
-import { configError, SwitchyardError, type Clock } from '@switchyard/core';
+import { SwitchyardError, type Clock } from '@switchyard/core';
+import { configError } from '@switchyard/core/config';
 import type { z } from 'zod';
 import { levelOf, type BudgetAlerts } from './budget-alerts.js';
 import { fromMicros, PERIODS, windowOf, type Period } from './budget-windows.js';

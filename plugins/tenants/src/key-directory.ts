@@ -9,7 +9,8 @@
  * an invalidation can never be undone by a late answer. While a shared store is down, copies
  * are kept (keys that worked keep working) and writes are refused (they would be lost).
  */
-import { readMany, SwitchyardError, type Clock, type StateStore } from '@switchyard/core';
+import { SwitchyardError, type Clock, type StateStore } from '@switchyard/core';
+import { readMany } from '@switchyard/core/internal';
 import type { CallerIdentity } from '@switchyard/core';
 import { identityOf, type KeyRecord } from './key-record.js';
 import { STAND_IN_HASH } from './key-secret.js';

@@ -2,7 +2,7 @@
  * What a key may do (its spec: the admin API's body and a config-declared key alike) and the
  * plugin's options. Budgets are in the currency of the price table (USD per million tokens).
  */
-import { HINT_LIMITS } from '@switchyard/core';
+import { HINT_LIMITS } from '@switchyard/core/internal';
 import { z } from 'zod';
 
 /** Names of keys and teams: they appear in logs, metrics and URLs, so they stay plain. */

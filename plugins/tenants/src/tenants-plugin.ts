@@ -10,7 +10,8 @@
  * (each attempt's cost, as the usage ledger bills it), recordRequest (settlement, budget alerts).
  */
 import { TENANT_ERRORS, SERVICE, type PricingService, type TenantsService } from '@switchyard/contracts';
-import { definePlugin, getService, provideService, STAGE, storeLocal, SwitchyardError, tapMaybeAsync, tokenCounts, usageCostUsd, type Candidate, type ChatRequest, type Classification, type Pipeline, type Price, type RequestContext } from '@switchyard/core';
+import { definePlugin, getService, provideService, STAGE, storeLocal, SwitchyardError, type Candidate, type ChatRequest, type Classification, type Pipeline, type Price, type RequestContext } from '@switchyard/core';
+import { tapMaybeAsync, tokenCounts, usageCostUsd } from '@switchyard/core/internal';
 import { adminApi, teamBudgetOf } from './admin-api.js';
 import { BudgetAlerts } from './budget-alerts.js';
 import { toMicros } from './budget-windows.js';

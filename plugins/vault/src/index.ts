@@ -7,7 +7,7 @@
  *   endpoints:
  *     - { name: openai, provider: openai, apiKey: "${vault:secret/switchyard/openai#api_key}" }
  */
-import { defineSecretResolver } from '@switchyard/core';
+import { defineSecretResolver } from '@switchyard/core/config';
 import { vaultOptionsSchema, type VaultOptions } from './options.js';
 import { VaultKv } from './vault-kv.js';
 

@@ -7,7 +7,8 @@
  * `renewTokenMs` the token renews itself (`POST /v1/auth/token/renew-self`) on that period.
  */
 import { Agent, request } from 'undici';
-import { SwitchyardError, type Clock, type SecretResolver, type SecretValue } from '@switchyard/core';
+import { SwitchyardError, type Clock } from '@switchyard/core';
+import { type SecretResolver, type SecretValue } from '@switchyard/core/config';
 import type { VaultOptions } from './options.js';
 
 interface Reference {

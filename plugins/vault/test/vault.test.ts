@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfigFile, parseConfig, resolveConfigSecrets, VirtualClock, type SecretResolver, type SwitchyardError } from '@switchyard/core';
+import { VirtualClock, type SwitchyardError } from '@switchyard/core';
+import { loadConfigFile, parseConfig, resolveConfigSecrets, type SecretResolver } from '@switchyard/core/config';
 import { parseReference, vault } from '../src/index.js';
 import { startFakeVault, type FakeVault } from './fake-vault.js';
 

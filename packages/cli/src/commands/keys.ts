@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { parseConfig } from '@switchyard/core';
+import { parseConfig } from '@switchyard/core/config';
 import type { Command, OptionValues } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
 import { readTextFile } from '../read-text-file.js';

@@ -2,7 +2,7 @@
  * The OpenAI dialect: Chat Completions, embeddings and the model list, the shapes every OpenAI
  * SDK speaks. Its unified types are the pipeline's own, so requests go in as they came.
  */
-import { OPENAI_CHAT_COMPLETION } from '@switchyard/core';
+import { OPENAI_CHAT_COMPLETION } from '@switchyard/core/wire';
 import { chatCompletions } from '../chat-completions.js';
 import type { Dialect } from '../dialect.js';
 import { embeddings } from '../embeddings.js';

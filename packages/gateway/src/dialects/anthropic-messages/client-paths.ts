@@ -5,7 +5,8 @@
  * became a message, tool results became messages of their own. The route decodes the body again
  * with a recorder only when such an error comes back, so the happy path records nothing.
  */
-import { isSwitchyardError, requestOriginOf, UNEXPRESSIBLE_CODE } from '@switchyard/core';
+import { isSwitchyardError } from '@switchyard/core';
+import { requestOriginOf, UNEXPRESSIBLE_CODE } from '@switchyard/core/wire';
 
 /** Top-level unified fields under another name in the Messages API. */
 const RENAMED: Readonly<Record<string, string>> = {

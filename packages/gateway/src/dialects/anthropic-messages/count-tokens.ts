@@ -7,7 +7,9 @@
  * are free at the vendors: they are not billed, budgeted or retried.
  */
 import { TENANT_ERRORS, SERVICE } from '@switchyard/contracts';
-import { addFields, AbortLink, expressibleCandidates, getService, joinUrl, readBodyText, SwitchyardError, type Candidate, type ChatRequest, type ProviderV1 } from '@switchyard/core';
+import { getService, SwitchyardError, type Candidate, type ChatRequest, type ProviderV1 } from '@switchyard/core';
+import { addFields, AbortLink, joinUrl } from '@switchyard/core/internal';
+import { expressibleCandidates, readBodyText } from '@switchyard/core/wire';
 import type { Exchange } from '../../exchange.js';
 import { sendJson } from '../../http-reply.js';
 import { replyWithError } from '../../openai-errors.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ANTHROPIC_MESSAGES, requestOriginOf, SwitchyardError } from '@switchyard/core';
+import { SwitchyardError } from '@switchyard/core';
+import { ANTHROPIC_MESSAGES, requestOriginOf } from '@switchyard/core/wire';
 import { inClientTerms, PathRecorder } from './client-paths.js';
 import { decodeMessagesRequest } from './decode-request.js';
 

@@ -13,7 +13,8 @@
  * back as thinking) are left out of what Anthropic gets: it would reject them.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { ANTHROPIC_MESSAGES, setRequestOrigin, type ChatRequest, type RequestOrigin, type ToolChoice } from '@switchyard/core';
+import { type ChatRequest, type ToolChoice } from '@switchyard/core';
+import { ANTHROPIC_MESSAGES, setRequestOrigin, type RequestOrigin } from '@switchyard/core/wire';
 import type { PathRecorder } from './client-paths.js';
 import { TurnDecoder } from './decode-turns.js';
 import { invalid, isObject, optionalNumber, requireString, typeOf, type Json } from './json-checks.js';

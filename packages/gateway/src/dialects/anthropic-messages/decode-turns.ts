@@ -5,7 +5,8 @@
  * tools are listed as untranslatable and left out; a block in the wrong turn or of an unknown
  * type is a 400 naming it.
  */
-import type { ChatMessage, ContentPart, ToolCall, ToolDefinition, Untranslatable } from '@switchyard/core';
+import type { ChatMessage, ContentPart, ToolCall, ToolDefinition } from '@switchyard/core';
+import { type Untranslatable } from '@switchyard/core/wire';
 import type { PathRecorder } from './client-paths.js';
 import { blocksOf, invalid, isObject, requireString, typeOf, type Json } from './json-checks.js';
 

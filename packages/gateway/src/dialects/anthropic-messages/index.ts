@@ -4,7 +4,7 @@
  * the gateway key as `x-api-key` (`ANTHROPIC_API_KEY`) or `Authorization: Bearer`
  * (`ANTHROPIC_AUTH_TOKEN`); errors in Anthropic's shape and statuses.
  */
-import { ANTHROPIC_MESSAGES } from '@switchyard/core';
+import { ANTHROPIC_MESSAGES } from '@switchyard/core/wire';
 import { bearerCredential, type Dialect } from '../../dialect.js';
 import { countTokens } from './count-tokens.js';
 import { messagesStreamError, renderMessagesError } from './errors.js';

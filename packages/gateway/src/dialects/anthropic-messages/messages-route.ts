@@ -4,7 +4,8 @@
  * chat completions (stream-answer.ts). An answer from Anthropic goes out as Anthropic wrote it;
  * anything else is encoded from the unified answer.
  */
-import { ANTHROPIC_MESSAGES, wireBodyOf, type ChatRequest } from '@switchyard/core';
+import { type ChatRequest } from '@switchyard/core';
+import { ANTHROPIC_MESSAGES, wireBodyOf } from '@switchyard/core/wire';
 import type { Exchange } from '../../exchange.js';
 import { infoHeaders, sendJson, sendJsonText } from '../../http-reply.js';
 import { replyWithError } from '../../openai-errors.js';

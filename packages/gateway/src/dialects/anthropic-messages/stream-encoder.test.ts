@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { keepWireText, type StreamInfo, type StreamPart } from '@switchyard/core';
+import { type StreamInfo, type StreamPart } from '@switchyard/core';
+import { keepWireText } from '@switchyard/core/wire';
 import { MessagesStreamEncoder } from './stream-encoder.js';
 
 const info: StreamInfo = { endpoint: 'e', deployment: 'e/m', provider: 'p', attempts: 1, model: 'upstream-model' };

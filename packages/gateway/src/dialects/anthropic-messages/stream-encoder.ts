@@ -11,7 +11,8 @@
  * same message: the next block index, the open block continued or closed. The vendor's closing
  * `message_stop` never reaches a part: `end()` writes it.
  */
-import { wireTextOf, type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
+import { type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
+import { wireTextOf } from '@switchyard/core/wire';
 import type { StreamEncoder } from '../../dialect.js';
 import { messageId, messagesUsage, stopReasonOf, toolUseId } from './mapping.js';
 

@@ -5,7 +5,9 @@
  * before routing; with `store: true`, the answer is stored before the client sees its end, so
  * a client that continues at once finds it.
  */
-import { checkRequestLimits, DEFAULT_REQUEST_LIMITS, OPENAI_RESPONSES, setRequestOrigin, SwitchyardError, wireBodyOf } from '@switchyard/core';
+import { SwitchyardError } from '@switchyard/core';
+import { checkRequestLimits, DEFAULT_REQUEST_LIMITS } from '@switchyard/core/internal';
+import { OPENAI_RESPONSES, setRequestOrigin, wireBodyOf } from '@switchyard/core/wire';
 import { ownerOf } from '../../caller-gate.js';
 import type { Exchange } from '../../exchange.js';
 import { infoHeaders, sendJsonText } from '../../http-reply.js';

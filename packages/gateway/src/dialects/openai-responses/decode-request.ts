@@ -6,7 +6,8 @@
  * untranslatable: only a vendor that speaks the Responses API can take such a request, and any
  * other is skipped before an attempt (core's expressible.ts).
  */
-import { SwitchyardError, type ChatMessage, type ChatRequest, type ContentPart, type ProviderMetadata, type ResponseFormat, type ToolCall, type ToolChoice, type ToolDefinition, type Untranslatable } from '@switchyard/core';
+import { SwitchyardError, type ChatMessage, type ChatRequest, type ContentPart, type ProviderMetadata, type ResponseFormat, type ToolCall, type ToolChoice, type ToolDefinition } from '@switchyard/core';
+import { type Untranslatable } from '@switchyard/core/wire';
 import { mergeMetadata, vendorStateOf } from './vendor-state.js';
 import type { Json, ResponseItem } from './wire-types.js';
 

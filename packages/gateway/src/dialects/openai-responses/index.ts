@@ -4,7 +4,7 @@
  * /v1/responses/{id}/input_items`). Clients authenticate with `Authorization: Bearer`, like
  * every OpenAI SDK, and get errors in the OpenAI error shape.
  */
-import { OPENAI_RESPONSES } from '@switchyard/core';
+import { OPENAI_RESPONSES } from '@switchyard/core/wire';
 import type { Dialect } from '../../dialect.js';
 import { createResponse } from './create-response.js';
 import { errorEvent } from './errors.js';

@@ -12,7 +12,8 @@
  * built from what the client received: `response.completed` / `response.incomplete`, or
  * `response.failed` when the answer broke after its head.
  */
-import { wireTextOf, type FinishReason, type ProviderMetadata, type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
+import { type FinishReason, type ProviderMetadata, type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
+import { wireTextOf } from '@switchyard/core/wire';
 import type { StreamEncoder } from '../../dialect.js';
 import type { ErrorReply } from '../../openai-errors.js';
 import { newId } from './ids.js';

@@ -1,0 +1,20 @@
+/**
+ * `@switchyard/core/wire`: helpers for code that speaks a vendor's wire format (providers and
+ * the gateway's dialects): the SSE parser, kept wire bodies and texts, wire-format names,
+ * error-body reading, secret redaction, the request's origin and what it cannot express.
+ */
+export { ERROR_BODY_LIMIT_BYTES, readErrorBodyText } from './error-body.js';
+export { bodyCodes } from './error-rules.js';
+export { expressibleCandidates, refusedPart, UNEXPRESSIBLE_CODE } from './expressible.js';
+export { bodyExcerpt, isContextLengthMessage, kindForStatus, parseRetryAfter, policyHeaders } from './http-errors.js';
+export { withModelReplaced } from './model-splice.js';
+export type { DecodedSseEvent } from './provider.js';
+export { REDACTED, redactSecrets, SECRET_FRAGMENT_LENGTH } from './redact-secrets.js';
+export { type RequestOrigin, requestOriginOf, setRequestOrigin, type Untranslatable } from './request-origin.js';
+export { type SseEvent, SseParser } from './sse.js';
+export { transportError } from './transport-error.js';
+export { readBodyText } from './transport.js';
+export { isContentPart, type SwitchyardRequestOptions } from './types.js';
+export { keepWireBody, type WireBody, wireBodyOf } from './wire-body.js';
+export { keepWireText, wireTextOf } from './wire-events.js';
+export { ANTHROPIC_MESSAGES, OPENAI_CHAT_COMPLETION, OPENAI_RESPONSES } from './wire-formats.js';
