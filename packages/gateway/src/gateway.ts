@@ -341,6 +341,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         if (!options.pipelineOptions?.store) {
           home = await openGatewayStore(config, { importer: options.pipelineOptions?.importer, clock: options.pipelineOptions?.clock, onWarning: (m, f) => logger.warn({ event: 'store', ...f }, m) });
           if (home.snapshotFile) logger.info({ event: 'store_snapshot_loaded', file: home.snapshotFile, entries: home.restored }, 'store snapshot loaded');
+          if (home.records) logger.info({ event: 'records_opened', where: home.records.where, restored: home.records.restored }, 'durable records opened');
         }
         try {
           const pipeline = await pipelineFromConfig(config, { ...options.pipelineOptions, store: gateway.store });
