@@ -69,7 +69,13 @@ export class RecordKeepingStore implements StateStore, DurableKeyRegistry {
   /** Opens the record store, restores into an empty hot store, starts the checkpoints. */
   async open(): Promise<void> {
     await this.records.open();
-    await this.restoreIfEmpty();
+    try {
+      await this.restoreIfEmpty();
+    } catch (error) {
+      // A shared record store that is down at start: serve from the hot store, restore at a later checkpoint.
+      if (!this.options.shared) throw error;
+      this.options.onError?.(error);
+    }
     this.timer = setInterval(() => void this.flush().catch(() => undefined), this.flushMs);
     this.timer.unref?.();
   }
@@ -112,6 +118,8 @@ export class RecordKeepingStore implements StateStore, DurableKeyRegistry {
       return undefined;
     }
     if (!record) return undefined;
+    // A tally is not put back here: the restore adds it to what was counted since, exactly once.
+    if (this.kindOf(key) !== 'record') return record.value as T;
     const ttlMs = this.ttlOf(record.expiresAt);
     if (this.hot.compareAndSet) await this.hot.compareAndSet(key, undefined, record.value, ttlMs).catch(() => undefined);
     return record.value as T;
@@ -178,13 +186,15 @@ export class RecordKeepingStore implements StateStore, DurableKeyRegistry {
   }
 
   private async flushNow(): Promise<void> {
-    if (this.dirty.size === 0) return;
     // A hot store serving from local memory has partial counts: they wait for the shared ones.
     if (isDown(this.hot)) return;
+    // A shared hot store that lost everything (a flush, a restart without persistence) gets it back within one interval.
+    const whole = !this.options.shared || (await this.restoreIfEmpty().catch((error: unknown) => (this.options.onError?.(error), false)));
+    // Until the records are back, the hot counts are partial: checkpointing them would overwrite the books.
+    if (this.dirty.size === 0 || !whole) return;
     const batch = this.dirty;
     this.dirty = new Map();
     try {
-      if (this.options.shared) await this.restoreIfEmpty();
       const keys = [...batch.keys()];
       const values = await readMany(this.hot, keys);
       if (isDown(this.hot)) return this.requeue(batch);
@@ -205,12 +215,15 @@ export class RecordKeepingStore implements StateStore, DurableKeyRegistry {
    * Puts every record back into a hot store that lost them (or never had them). Counters are
    * added, not set: what was counted since the loss stays counted.
    */
-  async restoreIfEmpty(): Promise<void> {
-    if ((await this.hot.get(RESTORED_MARKER)) !== undefined) return;
-    if (!(await this.hot.acquireLease(RESTORE_LEASE, this.holder, RESTORE_LEASE_MS))) return;
+  async restoreIfEmpty(): Promise<boolean> {
+    // Never into a down store's local fallback: its counts would be added to the shared ones when it is back.
+    if (isDown(this.hot)) return false;
+    if ((await this.hot.get(RESTORED_MARKER)) !== undefined) return true;
+    // Another instance is restoring: not whole yet.
+    if (!(await this.hot.acquireLease(RESTORE_LEASE, this.holder, RESTORE_LEASE_MS))) return false;
     try {
       // Another instance may have finished between the check and the lease.
-      if ((await this.hot.get(RESTORED_MARKER)) !== undefined) return;
+      if ((await this.hot.get(RESTORED_MARKER)) !== undefined) return true;
       const now = this.clock.now();
       let restored = 0;
       for (const record of await this.records.list()) {
@@ -223,6 +236,7 @@ export class RecordKeepingStore implements StateStore, DurableKeyRegistry {
       }
       await this.hot.set(RESTORED_MARKER, { at: new Date(now).toISOString(), records: restored });
       this.restored = restored;
+      return true;
     } finally {
       await this.hot.releaseLease(RESTORE_LEASE, this.holder);
     }

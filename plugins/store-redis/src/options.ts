@@ -20,6 +20,13 @@ export const redisStoreOptionsSchema = z
     recheckMs: z.number().int().min(0).max(600_000).default(1_000),
     /** `local`: serve from this instance's memory while Redis is unavailable; `throw`: reject with a coded error. */
     whenUnavailable: z.enum(['local', 'throw']).default('local'),
+    /**
+     * Whether this Redis may keep durable records (virtual keys, spend, stored Responses) when
+     * the gateway keeps them here (no `records.use`): `check` reads CONFIG GET appendonly / save
+     * at start and refuses a Redis that persists nothing, or one that refuses CONFIG; `trust`
+     * skips the check (a managed Redis with persistence, or a test server that opts out).
+     */
+    durableRedis: z.enum(['check', 'trust']).default('check'),
     /** Told once per outage (and about each command Redis rejects); defaults to a process warning. */
     onError: z.custom<(error: SwitchyardError) => void>((value) => typeof value === 'function', 'must be a function').optional(),
   })

@@ -93,6 +93,35 @@ export class RedisStateStore implements StateStore {
     }
   }
 
+  /**
+   * Refuses (coded SWITCHYARD_ERR_REDIS_NOT_DURABLE, naming the setting) to keep durable records
+   * in a Redis that persists nothing, or that refuses CONFIG unless `durableRedis: trust`. A
+   * Redis that does not answer yet is not refused: the store serves locally until it does.
+   */
+  async assertDurable(): Promise<void> {
+    if (this.options.durableRedis === 'trust') return;
+    await this.ready().catch(() => undefined);
+    if (!this.available) return;
+    const advice = 'durable records (virtual keys, spend, stored Responses) would be lost with it; keep them in PostgreSQL (records: { use: "@switchyard/store-postgres" })';
+    let appendonly: string | undefined;
+    let save: string | undefined;
+    try {
+      appendonly = ((await this.withTimeout(this.client.config('GET', 'appendonly'), 'config')) as string[])[1];
+      save = ((await this.withTimeout(this.client.config('GET', 'save'), 'config')) as string[])[1];
+    } catch (error) {
+      throw new SwitchyardError('config', `@switchyard/store-redis: Redis at ${this.where} refuses CONFIG GET (${(error as Error).message}), so whether it persists cannot be checked; ${advice}, or set durableRedis: trust if this Redis persists (a managed Redis)`, {
+        code: 'SWITCHYARD_ERR_REDIS_NOT_DURABLE',
+        path: 'durableRedis',
+        cause: error,
+      });
+    }
+    if (appendonly === 'yes' || (save !== undefined && save.trim() !== '')) return;
+    throw new SwitchyardError('config', `@switchyard/store-redis: Redis at ${this.where} persists nothing (appendonly ${appendonly ?? '?'}, save "${save ?? ''}"): a restart would empty it and ${advice}, or run Redis with appendonly yes`, {
+      code: 'SWITCHYARD_ERR_REDIS_NOT_DURABLE',
+      path: 'appendonly',
+    });
+  }
+
   async get<T = unknown>(key: string): Promise<T | undefined> {
     return this.run('get', async () => decode<T>(await this.client.get(this.prefix + key)), (local) => local.get<T>(key));
   }
