@@ -7,7 +7,7 @@
  * StateStore the plugins already use. Each plugin says which of its keys are durable with
  * `declareDurableKeys`; everything it does not name stays soft.
  */
-import type { StateStore } from './state-store.js';
+import type { StateStore, StoreAvailability } from './state-store.js';
 
 /** Key prefixes a plugin keeps durably. */
 export interface DurableKeys {
@@ -38,6 +38,8 @@ export interface DurableRecordStore {
   compareAndSet<T = unknown>(key: string, expected: T | undefined, next: T | undefined, expiresAt: number | null): Promise<boolean>;
   /** Every live record: what a restart (or an emptied Redis) is restored from. */
   list(): Promise<DurableRecord[]>;
+  /** As StateStore.watchAvailability: one `store:outage` and one `store:recovered` per outage. */
+  watchAvailability?(listener: (change: StoreAvailability) => void): () => void;
   /** False while the record store does not answer (writes are then refused with a 503). */
   readonly available?: boolean;
   close(): Promise<void>;

@@ -19,7 +19,7 @@ import { SwitchyardError } from './errors.js';
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 import type { DurableKeyRegistry, DurableKeys, DurableRecord, DurableRecordStore } from './durable-records.js';
-import { readMany, type StateStore } from './state-store.js';
+import { readMany, type StateStore, type StoreAvailability } from './state-store.js';
 
 /** Present in a hot store that holds the records (deleted by a flush, absent after a restart without persistence). */
 const RESTORED_MARKER = 'switchyard:records:restored';
@@ -61,6 +61,12 @@ export class RecordKeepingStore implements StateStore, DurableKeyRegistry {
     this.flushMs = Math.min(1_000, Math.max(10, options.flushMs ?? 500));
     if (hot.publish) this.publish = (channel, message) => hot.publish!(channel, message);
     if (hot.subscribe) this.subscribe = (channel, listener) => hot.subscribe!(channel, listener);
+  }
+
+  /** The hot store's outages and the record store's, each told once. */
+  watchAvailability(listener: (change: StoreAvailability) => void): () => void {
+    const stops = [this.hot.watchAvailability?.(listener), this.records.watchAvailability?.(listener)];
+    return () => stops.forEach((stop) => stop?.());
   }
 
   publish?: StateStore['publish'];

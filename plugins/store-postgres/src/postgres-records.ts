@@ -7,7 +7,7 @@
  * `retryMs` while the gateway serves from Redis; a write meanwhile rejects (a 503 to the admin
  * API), reads fall back to the hot store.
  */
-import { SwitchyardError, type DurableRecord, type DurableRecordStore } from '@switchyard/core';
+import { SwitchyardError, type DurableRecord, type DurableRecordStore, type StoreAvailability } from '@switchyard/core';
 import pg from 'pg';
 import { migrate } from './migrations.js';
 import { parsePostgresRecordsOptions, redactUrl, type PostgresRecordsOptions, type PostgresRecordsOptionsInput } from './options.js';
@@ -25,8 +25,9 @@ export class PostgresRecords implements DurableRecordStore {
   private readonly table: string;
   private migrated: Promise<void> | undefined;
   private retry: ReturnType<typeof setTimeout> | undefined;
-  private healthy = false;
+  private state: 'unknown' | 'up' | 'down' = 'unknown';
   private closed = false;
+  private readonly watchers = new Set<(change: StoreAvailability) => void>();
   /** Told once per outage; defaults to a process warning. */
   onError: (error: SwitchyardError) => void = (error) => process.emitWarning(error.message, { type: 'SwitchyardWarning', code: error.code });
 
@@ -47,7 +48,27 @@ export class PostgresRecords implements DurableRecordStore {
   }
 
   get available(): boolean {
-    return this.healthy;
+    return this.state === 'up';
+  }
+
+  watchAvailability(listener: (change: StoreAvailability) => void): () => void {
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
+  }
+
+  private tell(change: StoreAvailability): void {
+    for (const watcher of this.watchers) {
+      try {
+        watcher(change);
+      } catch {
+        // A failing watcher must not turn an outage into a crash.
+      }
+    }
+  }
+
+  private up(): void {
+    if (this.state === 'down') this.tell({ event: 'store:recovered', where: this.where });
+    this.state = 'up';
   }
 
   /** Runs the migrations; with PostgreSQL down it resolves anyway and keeps trying in the background. */
@@ -59,7 +80,7 @@ export class PostgresRecords implements DurableRecordStore {
     this.migrated ??= migrate(this.pool, this.options.schema).then(
       async () => {
         await this.pool.query(`DELETE FROM ${this.table} WHERE expires_at IS NOT NULL AND expires_at <= $1`, [Date.now()]);
-        this.healthy = true;
+        this.up();
       },
       (error: unknown) => {
         this.migrated = undefined;
@@ -79,16 +100,16 @@ export class PostgresRecords implements DurableRecordStore {
     this.retry.unref?.();
   }
 
+  /** The first failure of an outage is told; the rest of it is quiet. */
   private failed(error: unknown): void {
-    if (!this.healthy && this.migrated === undefined && this.retry) return;
-    const wasHealthy = this.healthy;
-    this.healthy = false;
-    if (wasHealthy || !this.retry) {
-      try {
-        this.onError(this.unavailable(error));
-      } catch {
-        // A failing reporter must not turn an outage into a crash.
-      }
+    if (this.state === 'down' || this.closed) return;
+    this.state = 'down';
+    const reported = this.unavailable(error);
+    this.tell({ event: 'store:outage', where: this.where, error: reported });
+    try {
+      if (this.watchers.size === 0) this.onError(reported);
+    } catch {
+      // A failing reporter must not turn an outage into a crash.
     }
   }
 
@@ -106,7 +127,7 @@ export class PostgresRecords implements DurableRecordStore {
     try {
       await this.ensureMigrated();
       const result = await this.pool.query<R>(text, values);
-      this.healthy = true;
+      this.up();
       return result;
     } catch (error) {
       this.failed(error);
