@@ -8,12 +8,15 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeVendors, configFile, removeTempDirs, vendorSaying } from './support.js';
+import { startServer } from '../src/index.js';
+import { capture, closeVendors, configFile, removeTempDirs, vendorSaying } from './support.js';
+import { redisAnswers } from '../../../plugins/store-redis/test/support/redis.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(here, '../../..');
 const BIN = path.resolve(here, '../src/bin.ts');
 const ADMIN_KEY = 'admin-key-records-kill-0123456789';
+const redisUp = await redisAnswers();
 
 const children: ChildProcess[] = [];
 afterEach(async () => {
@@ -111,5 +114,17 @@ describe('durable records of a single gateway', () => {
     expect(code).not.toBe(0);
     expect(output).toContain('SWITCHYARD_ERR_RECORDS_LOCATION');
     expect(output).toContain('/sys/switchyard-records.journal');
+  });
+
+  it.skipIf(!redisUp && !process.env.CI)('a shared Redis that persists nothing is refused at start, naming the setting, unless the config opts out', { timeout: 30_000 }, async () => {
+    const vendor = await vendorSaying('hello');
+    // The shared test Redis on 6390 runs with --save '' --appendonly no.
+    const store = (extra: string) => `store: { use: "@switchyard/store-redis", options: { url: "redis://127.0.0.1:6390", prefix: "records-check-${process.pid}:"${extra} } }\n`;
+    const refused = await configFile(config(vendor.url) + store(''));
+    const started = startServer({ file: refused, io: capture({ ADMIN_KEY }).io, watch: false, overrides: { port: 0 }, signals: { on: () => process, off: () => process } });
+    await expect(started).rejects.toMatchObject({ code: 'SWITCHYARD_ERR_REDIS_NOT_DURABLE', path: 'appendonly' });
+    const trusted = await configFile(config(vendor.url) + store(', durableRedis: trust'));
+    const served = await startServer({ file: trusted, io: capture({ ADMIN_KEY }).io, watch: false, overrides: { port: 0 }, signals: { on: () => process, off: () => process } });
+    await served.stop();
   });
 });

@@ -16,7 +16,7 @@ import { declareDurableKeys, JournalRecords, MemoryStateStore, RecordKeepingStor
 import { importerFrom, loadRecords, loadStore } from '@switchyard/core/internal';
 import { RESPONSE_KEY_PREFIX } from './dialects/openai-responses/response-store.js';
 
-/** The journal's file beside the config when `records.file` is not given. */
+/** The journal's file in $STATE_DIRECTORY, else beside the config, when `records.file` is not given. */
 export const DEFAULT_RECORDS_FILE = 'switchyard-records.journal';
 
 export interface GatewayStore {
@@ -53,7 +53,7 @@ export async function openGatewayStore(config: LoadedConfig, options: { importer
   try {
     if (records && records.use) recordStore = await loadRecords({ use: records.use, options: records.options }, importer);
     else if (records && records.file) recordStore = new JournalRecords(path.resolve(baseDir, records.file), { clock });
-    else if (records === undefined && !shared && config.source) recordStore = new JournalRecords(path.resolve(baseDir, DEFAULT_RECORDS_FILE), { clock });
+    else if (records === undefined && !shared && (config.source || stateDirectory())) recordStore = new JournalRecords(path.resolve(stateDirectory() ?? baseDir, DEFAULT_RECORDS_FILE), { clock });
     else if (shared && records !== false) await (hot as Partial<PersistenceCheck>).assertDurable?.();
   } catch (error) {
     await hot.close?.();
@@ -94,6 +94,11 @@ export async function openGatewayStore(config: LoadedConfig, options: { importer
       await keeping.close();
     },
   };
+}
+
+/** systemd's StateDirectory= (and the Kubernetes manifest's volume) set STATE_DIRECTORY: the journal goes there rather than beside a read-only config. */
+function stateDirectory(): string | undefined {
+  return process.env.STATE_DIRECTORY?.split(':')[0] || undefined;
 }
 
 function softOnly(snapshot: StoreSnapshot, keeping: RecordKeepingStore): StoreSnapshot {
