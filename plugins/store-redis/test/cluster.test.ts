@@ -35,7 +35,7 @@ interface Primary {
 
 /** The primaries with the slots each holds now. */
 async function primaries(admin: Cluster): Promise<Primary[]> {
-  const ranges = (await admin.cluster('SLOTS')) as [number, number, [string, number, string]][];
+  const ranges = (await admin.cluster('SLOTS')) as unknown as [number, number, [string, number, string]][];
   const byId = new Map<string, Primary>();
   for (const [from, to, [host, port, id]] of ranges) {
     const primary = byId.get(id) ?? { id, address: `${host}:${port}`, slots: [] };
