@@ -15,7 +15,7 @@
  *   put back in it; while the hot store is down, tallies wait rather than checkpoint the
  *   instance's partial local counts over the shared ones.
  */
-import { SwitchyardError } from './errors.js';
+import { isSwitchyardError, SwitchyardError } from './errors.js';
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 import type { DurableKeyRegistry, DurableKeys, DurableRecord, DurableRecordStore } from './durable-records.js';
@@ -61,7 +61,11 @@ export class RecordKeepingStore implements StateStore, DurableKeyRegistry {
     this.flushMs = Math.min(1_000, Math.max(10, options.flushMs ?? 500));
     if (hot.publish) this.publish = (channel, message) => hot.publish!(channel, message);
     if (hot.subscribe) this.subscribe = (channel, listener) => hot.subscribe!(channel, listener);
+    // A hot store in this process holds every record (restored at open): its reads stay synchronous.
+    if (hot.getManyNow && !options.shared) this.getManyNow = <T>(keys: readonly string[]) => hot.getManyNow!<T>(keys);
   }
+
+  getManyNow?: StateStore['getManyNow'];
 
   /** The hot store's outages and the record store's, each told once. */
   watchAvailability(listener: (change: StoreAvailability) => void): () => void {
@@ -252,7 +256,7 @@ export class RecordKeepingStore implements StateStore, DurableKeyRegistry {
     try {
       return await work();
     } catch (error) {
-      if (error instanceof SwitchyardError) throw error;
+      if (isSwitchyardError(error)) throw error;
       throw new SwitchyardError('overloaded', `the record store (${this.records.where}) did not take the write (${(error as Error).message}); nothing was changed, try again`, {
         code: 'SWITCHYARD_ERR_RECORDS_UNAVAILABLE',
         status: 503,
