@@ -228,9 +228,12 @@ export class RecordKeepingStore implements StateStore, DurableKeyRegistry {
   async restoreIfEmpty(): Promise<boolean> {
     // Never into a down store's local fallback: its counts would be added to the shared ones when it is back.
     if (isDown(this.hot)) return false;
-    if ((await this.hot.get(RESTORED_MARKER)) !== undefined) return true;
+    const marker = await this.hot.get(RESTORED_MARKER);
+    // Answered from a fallback that just took over: nothing to learn from it.
+    if (isDown(this.hot)) return false;
+    if (marker !== undefined) return true;
     // Another instance is restoring: not whole yet.
-    if (!(await this.hot.acquireLease(RESTORE_LEASE, this.holder, RESTORE_LEASE_MS))) return false;
+    if (!(await this.hot.acquireLease(RESTORE_LEASE, this.holder, RESTORE_LEASE_MS)) || isDown(this.hot)) return false;
     try {
       // Another instance may have finished between the check and the lease.
       if ((await this.hot.get(RESTORED_MARKER)) !== undefined) return true;
@@ -239,9 +242,11 @@ export class RecordKeepingStore implements StateStore, DurableKeyRegistry {
       for (const record of await this.records.list()) {
         if (record.expiresAt !== null && record.expiresAt <= now) continue;
         const ttlMs = this.ttlOf(record.expiresAt);
-        if (typeof record.value === 'number') await this.hot.increment(record.key, record.value, ttlMs);
+        if (typeof record.value === 'number') await this.addTo(record.key, record.value, ttlMs);
         else if (this.hot.compareAndSet) await this.hot.compareAndSet(record.key, undefined, record.value, ttlMs);
         else await this.hot.set(record.key, record.value, ttlMs);
+        // Gone meanwhile: what went to the fallback vanishes with it, the next checkpoint tries again.
+        if (isDown(this.hot)) return false;
         restored++;
       }
       await this.hot.set(RESTORED_MARKER, { at: new Date(now).toISOString(), records: restored });
@@ -250,6 +255,21 @@ export class RecordKeepingStore implements StateStore, DurableKeyRegistry {
     } finally {
       await this.hot.releaseLease(RESTORE_LEASE, this.holder);
     }
+  }
+
+  /**
+   * Adds a restored counter to what was counted since, by compare-and-set rather than
+   * `increment`: a store falling back to local memory (store-redis) would add an increment to
+   * the shared count again when it is back, a compare-and-set it simply forgets.
+   */
+  private async addTo(key: string, by: number, ttlMs: number | undefined): Promise<void> {
+    for (let round = 0; round < 32; round++) {
+      const current = await this.hot.get<number>(key);
+      const next = (typeof current === 'number' ? current : 0) + by;
+      if (!this.hot.compareAndSet) return this.hot.set(key, next, ttlMs);
+      if (await this.hot.compareAndSet(key, current, next, ttlMs)) return;
+    }
+    throw new Error(`${key} kept changing while it was restored`);
   }
 
   private async write<T>(work: () => Promise<T>): Promise<T> {
