@@ -71,7 +71,7 @@ async function journaled(file: string, key: string): Promise<unknown> {
 }
 
 describe('durable records of a single gateway', () => {
-  it('keys, budgets and spend survive kill -9 of the gateway process', { timeout: 60_000 }, async () => {
+  it('keys, budgets and spend survive kill -9 of the gateway process', { timeout: 120_000 }, async () => {
     const vendor = await vendorSaying('hello');
     const file = await configFile(config(vendor.url));
     const journal = path.join(path.dirname(file), 'switchyard-records.journal');

@@ -53,7 +53,7 @@ export async function openGatewayStore(config: LoadedConfig, options: { importer
   try {
     if (records && records.use) recordStore = await loadRecords({ use: records.use, options: records.options }, importer);
     else if (records && records.file) recordStore = new JournalRecords(path.resolve(baseDir, records.file), { clock });
-    else if (records === undefined && !shared && (config.source || stateDirectory())) recordStore = new JournalRecords(path.resolve(stateDirectory() ?? baseDir, DEFAULT_RECORDS_FILE), { clock });
+    else if (!shared && records !== false && !records?.inStore && (config.source || stateDirectory())) recordStore = new JournalRecords(path.resolve(stateDirectory() ?? baseDir, DEFAULT_RECORDS_FILE), { clock });
     else if (shared && records !== false) await (hot as Partial<PersistenceCheck>).assertDurable?.();
   } catch (error) {
     await hot.close?.();
