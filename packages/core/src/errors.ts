@@ -86,6 +86,9 @@ const SPECIFIC_CODES = {
   SWITCHYARD_ERR_PLUGIN_VERSION_MISMATCH: 'plugin',
   SWITCHYARD_ERR_PROVIDER_VERSION: 'plugin',
   SWITCHYARD_ERR_STORE_UNAVAILABLE: 'plugin',
+  // Durable records (durable-records.ts, journal-records.ts; store-postgres raises the second too).
+  SWITCHYARD_ERR_RECORDS_LOCATION: 'config',
+  SWITCHYARD_ERR_RECORDS_UNAVAILABLE: { kind: 'overloaded', status: 503 },
   SWITCHYARD_ERR_REQUEST_UNSENT: 'invalid-request',
   SWITCHYARD_ERR_REQUEST_LIMIT: 'invalid-request',
   SWITCHYARD_ERR_INVALID_HINTS: 'invalid-request',

@@ -15,6 +15,7 @@ export { type Clock, type RandomSource, runWithVirtualTime, seededRandom, sleep,
 export type { Attempt, AttemptResult, CallOptions, Classification, DegradeResult, Pipeline, PipelineHooks, Plugin, PluginDefinition, RequestContext, RequestState, RetryDecision, RunAttemptOptions, StreamInterruption, Transport, TransportRequest, TransportResponse } from './contract.js';
 export { type CodesOf, type DefinedErrorCodes, defineErrorCodes, type ErrorCodeInfo, errorCodeInfo, type ErrorCodeSpec, type ErrorKind, httpStatusOf, isSwitchyardError, type OutcomeClass, outcomeOf, SwitchyardError, type SwitchyardErrorCode, type SwitchyardErrorCodes, type SwitchyardErrorOptions, toSwitchyardError } from './errors.js';
 export { type AttemptFailure, listenAll, type RequestRecord, SwitchyardEventBus, type SwitchyardEventName, type SwitchyardEvents, type SwitchyardListeners } from './events.js';
+export { declareDurableKeys, type DurableKeys, type DurableRecord, type DurableRecordStore } from './durable-records.js';
 export { defineHooks, type HookRegistry } from './hook-registry.js';
 export { type CallHook, STAGE, tapEveryCall } from './hooks.js';
 export { httpError, type HttpErrorDetails } from './http-errors.js';
@@ -23,6 +24,6 @@ export { createPipeline, type PipelineOptions } from './pipeline.js';
 export { definePlugin, type PluginFactory } from './plugin.js';
 export { type AccountBalance, type BalanceQuery, type BuildOptions, defineProvider, type ProviderHttpResponse, type ProviderRequest, type ProviderV1, type StreamDecoder, type Unsupported } from './provider.js';
 export { defineRequestSlot, defineService, getService, provideService, type RequestSlot, requireService, type ServiceKey } from './services.js';
-export { MemoryStateStore, type StateStore } from './state-store.js';
+export { MemoryStateStore, type StateStore, type StoreAvailability } from './state-store.js';
 export { storeLocal } from './store-local.js';
 export type { AttemptTimeouts, Candidate, Capability, ChatChoice, ChatMessage, ChatRequest, ChatResponse, ChatResult, ContentPart, DeploymentConfig, EmbeddingRequest, EmbeddingResponse, EmbeddingResult, EndpointConfig, ErrorPart, FinishPart, FinishReason, ImageContentPart, ModelLimits, ModelsConfig, Price, ProviderMetadata, ReasoningDeltaPart, ResponseFormat, ResponseInfo, ResponseMessage, ResponseMetadataPart, Role, StreamPart, TextContentPart, TextDeltaPart, ToolCall, ToolCallDeltaPart, ToolChoice, ToolDefinition, TruncationInfo, Usage, UsagePart } from './types.js';

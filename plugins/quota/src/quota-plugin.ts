@@ -7,7 +7,7 @@
  * recordRequest (cache hits and degraded answers for the report).
  */
 import { SERVICE, type SpendForecast, type UsageQueryService } from '@switchyard/contracts';
-import { candidateRef, defineService, definePlugin, provideService, requireService, storeLocal, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type ChatRequest, type Pipeline, type RequestContext } from '@switchyard/core';
+import { candidateRef, declareDurableKeys, defineService, definePlugin, provideService, requireService, storeLocal, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type ChatRequest, type Pipeline, type RequestContext } from '@switchyard/core';
 import { failClosed, isUnsentFailure } from '@switchyard/core/internal';
 import { BudgetBook, describeExhaustion, formatDuration, type Exhaustion } from './budgets.js';
 import { KeyStates, type KeyState } from './key-states.js';
@@ -51,6 +51,9 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
   optionsSchema: quotaOptionsSchema,
   apply(pipeline, options) {
     checkBudgetsAgainst(pipeline, options.budgets);
+    // Budget spend, the thresholds already announced and the usage totals are durable; key cooldowns are soft.
+    const p = options.storePrefix;
+    declareDurableKeys(pipeline.store, PLUGIN_NAME, { tallies: [`${p}:used:`, `${p}:threshold:`, `${p}:usage:`] });
     const { clock } = pipeline;
     // Held with the store, not the pipeline: a gateway reload keeps the report's totals.
     const ledger = storeLocal(pipeline.store, `switchyard.quota.ledger:${options.storePrefix}`, () => new UsageLedger(clock.now(), options.maxReportedTags));

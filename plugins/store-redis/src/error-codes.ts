@@ -8,6 +8,8 @@ export const REDIS_STORE_ERRORS = defineErrorCodes('@switchyard/store-redis', {
   SWITCHYARD_ERR_STORE_ARGUMENT: 'plugin',
   /** A Redis URL that does not parse. */
   SWITCHYARD_ERR_REDIS_URL: 'config',
+  /** Durable records asked of a Redis that does not persist them (no AOF / RDB). */
+  SWITCHYARD_ERR_REDIS_NOT_DURABLE: 'config',
 });
 
 declare module '@switchyard/core' {

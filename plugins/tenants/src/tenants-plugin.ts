@@ -9,8 +9,8 @@
  * at STAGE.LAST (the reservation, once the candidates and their prices are known), recordAttempt
  * (each attempt's cost, as the usage ledger bills it), recordRequest (settlement, budget alerts).
  */
-import { TENANT_ERRORS, SERVICE, type PricingService, type TenantsService } from '@switchyard/contracts';
-import { definePlugin, getService, provideService, STAGE, storeLocal, SwitchyardError, type Candidate, type ChatRequest, type Classification, type Pipeline, type Price, type RequestContext } from '@switchyard/core';
+import { SERVICE, TENANT_ERRORS, type PricingService, type TenantsService } from '@switchyard/contracts';
+import { declareDurableKeys, definePlugin, getService, provideService, STAGE, storeLocal, SwitchyardError, type Candidate, type ChatRequest, type Classification, type Pipeline, type Price, type RequestContext } from '@switchyard/core';
 import { tapMaybeAsync, tokenCounts, usageCostUsd } from '@switchyard/core/internal';
 import { adminApi, teamBudgetOf } from './admin-api.js';
 import { BudgetAlerts } from './budget-alerts.js';
@@ -47,6 +47,9 @@ export const tenants = definePlugin<TenantsOptions, TenantsOptionsInput>({
   optionsSchema: tenantsOptionsSchema,
   apply(pipeline, options) {
     const { store, clock } = pipeline;
+    const p = options.storePrefix;
+    // Keys, teams and spend per day and month are durable records; minute counters and requests in flight are soft.
+    declareDurableKeys(store, PLUGIN_NAME, { records: [`${p}:key:`, `${p}:team:`, `${p}:keys`, `${p}:teams`, `${p}:budget-level:`], tallies: [`${p}:spend:`] });
     // Held with the store: a reload keeps the cache and its pub/sub subscription.
     const directory = storeLocal(store, `switchyard.tenants.directory:${options.storePrefix}`, () => new KeyDirectory(store, options.storePrefix, { clock, ttlMs: options.cacheTtlMs, maxEntries: options.maxCachedKeys }));
     Object.assign(directory, { clock, ttlMs: options.cacheTtlMs, maxEntries: options.maxCachedKeys });
