@@ -5,7 +5,7 @@
  */
 import type { SwitchyardError } from './errors.js';
 import type { SseEvent } from './sse.js';
-import type { Candidate, ChatRequest, ChatResponse, EmbeddingRequest, EmbeddingResponse, StreamPart, Capability } from './types.js';
+import type { Candidate, ChatRequest, EndpointConfig, ChatResponse, EmbeddingRequest, EmbeddingResponse, StreamPart, Capability } from './types.js';
 
 export const PROVIDER_MARKER = Symbol.for('switchyard.provider');
 
@@ -85,12 +85,40 @@ export interface BuildOptions {
   stream: boolean;
 }
 
+/** A codec's request as it goes on the wire: the whole URL, every header, the body. */
+export interface WireRequest {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * Turns a streamed body that is not SSE (AWS event-stream frames) into events for the
+ * provider's StreamDecoder. A frame that proves the stream broken (a CRC mismatch) or a vendor
+ * exception frame throws a SwitchyardError: before the commit point it fails over like any error.
+ */
+export interface FrameDecoder {
+  push(chunk: Uint8Array): SseEvent[];
+  end(): SseEvent[];
+}
+
 export interface ProviderV1 {
   readonly [PROVIDER_MARKER]?: true;
   readonly specificationVersion: 'v1';
   readonly id: string;
   /** Used when an endpoint has no baseUrl. */
   readonly defaultBaseUrl?: string;
+  /** The base URL an endpoint without baseUrl gets from its own settings (a cloud region or location); before `defaultBaseUrl`. */
+  baseUrlFor?(endpoint: EndpointConfig): string | undefined;
+  /**
+   * Headers that authorise `request` just before it is sent (a SigV4 signature over the final
+   * URL, headers and body; an OAuth access token). Asynchronous because credentials are fetched
+   * and refreshed. Failing to get credentials throws an `auth` SwitchyardError (a key failure).
+   */
+  authorize?(request: WireRequest, target: Candidate, signal?: AbortSignal): Promise<Record<string, string>>;
+  /** The framing of a streamed body when it is not SSE (default: SSE). */
+  createFrameDecoder?(target: Candidate): FrameDecoder;
   /** Capabilities every deployment of this provider has unless its config says otherwise. */
   readonly defaultCapabilities?: readonly Capability[];
   buildRequest(request: ChatRequest, target: Candidate, options: BuildOptions): ProviderRequest;
