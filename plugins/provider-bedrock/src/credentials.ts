@@ -30,6 +30,7 @@ export function defaultCredentialSource(endpoint: EndpointConfig): AwsCredential
 export class RefreshingCredentials {
   private current: AwsCredentialIdentity | undefined;
   private pending: Promise<AwsCredentialIdentity> | undefined;
+  private stale = false;
   /** How many times credentials were fetched from the source. */
   fetches = 0;
 
@@ -41,8 +42,14 @@ export class RefreshingCredentials {
 
   get(): Promise<AwsCredentialIdentity> {
     const current = this.current;
-    if (current && !this.due(current)) return Promise.resolve(current);
+    if (current && !this.stale && !this.due(current)) return Promise.resolve(current);
+    this.stale = false;
     return (this.pending ??= this.refresh(current));
+  }
+
+  /** AWS refused these credentials (expired early, revoked): the next request gets fresh ones. */
+  invalidate(): void {
+    this.stale = true;
   }
 
   private due(credentials: AwsCredentialIdentity): boolean {
@@ -52,7 +59,8 @@ export class RefreshingCredentials {
   private async refresh(previous: AwsCredentialIdentity | undefined): Promise<AwsCredentialIdentity> {
     try {
       this.fetches++;
-      const fresh = await this.source();
+      // forceRefresh: the chain's own cache would hand back the credentials this one judged due.
+      const fresh = await this.source(previous ? { forceRefresh: true } : undefined);
       this.current = fresh;
       return fresh;
     } catch (cause) {

@@ -3,7 +3,7 @@
  * (or a Bedrock API key), streamed in AWS event-stream frames.
  */
 import { anthropicProvider } from '@switchyard/provider-anthropic';
-import { defineProvider, type Candidate, type EndpointConfig, type ProviderV1 } from '@switchyard/core';
+import { defineProvider, SwitchyardError, type Candidate, type EndpointConfig, type ProviderV1 } from '@switchyard/core';
 import type { SignatureV4 } from '@smithy/signature-v4';
 import { classifyBedrockError } from './classify-error.js';
 import { defaultCredentialSource, REFRESH_BEFORE_MS, RefreshingCredentials, type CredentialOptions } from './credentials.js';
@@ -11,9 +11,11 @@ import { bedrockBaseUrl, bedrockRegion, speaksMessages } from './endpoint-url.js
 import { EventStreamFrames, readConverseFrame, readInvokeFrame } from './event-stream.js';
 import { buildInvokeCountTokensRequest, buildInvokeRequest, parseCountTokensResponse } from './invoke.js';
 import { createSigner, sigV4Headers } from './sign.js';
-import { SwitchyardError } from '@switchyard/core';
 
 export type BedrockProviderOptions = CredentialOptions;
+
+/** Exceptions that mean the signing credentials themselves are no good (not the request). */
+const REFUSED_CREDENTIALS = new Set(['ExpiredTokenException', 'UnrecognizedClientException', 'InvalidSignatureException']);
 
 interface Channel {
   credentials: RefreshingCredentials;
@@ -63,7 +65,11 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}) {
       if (target.apiKey) return { authorization: `Bearer ${target.apiKey}` };
       return sigV4Headers(channelOf(target.endpoint).signer, wire);
     },
-    classifyError: classifyBedrockError,
+    classifyError(response, target) {
+      const error = classifyBedrockError(response, target);
+      if (!target.apiKey && error.vendorCode !== undefined && REFUSED_CREDENTIALS.has(error.vendorCode)) channels.get(target.endpoint)?.credentials.invalidate();
+      return error;
+    },
     buildCountTokensRequest: buildInvokeCountTokensRequest,
     parseCountTokensResponse,
     probe(target) {
