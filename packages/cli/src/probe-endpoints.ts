@@ -3,7 +3,7 @@
  * call) through the pipeline's own transport, so proxies and custom CAs apply as in serving.
  */
 import { performance } from 'node:perf_hooks';
-import { candidatesForDeployment, readBodyText, toWireRequest, redactSecrets, type EndpointConfig, type Pipeline } from '@switchyard/core';
+import { candidatesForDeployment, isSwitchyardError, readBodyText, toWireRequest, redactSecrets, type EndpointConfig, type Pipeline } from '@switchyard/core';
 
 export interface ProbeResult {
   endpoint: string;
@@ -55,6 +55,8 @@ export async function probeEndpoint(pipeline: Pipeline, endpoint: EndpointConfig
     const note = res.status < 300 ? undefined : `HTTP ${res.status}`;
     return { ...result, reachable: 'yes', latencyMs, auth, listed: res.status < 300 ? listedModels(json) : undefined, note };
   } catch (error) {
+    // Credentials the provider could not get (no AWS chain source, an unreadable key file): nothing was sent.
+    if (isSwitchyardError(error) && error.kind === 'auth') return { ...result, auth: 'failed', note: redactSecrets(error.message, [candidate.apiKey]) };
     const reason = signal.aborted ? `no answer within ${timeoutMs} ms` : redactSecrets((error as Error).message, [candidate.apiKey]);
     return { ...result, reachable: 'no', note: reason };
   }

@@ -81,6 +81,13 @@ export interface BalanceQuery {
   parse(response: ProviderHttpResponse): AccountBalance[];
 }
 
+export interface EndpointReport {
+  /** Each names the setting, e.g. `region: bedrock needs a region (endpoint region or AWS_REGION)`. */
+  problems: string[];
+  /** Where credentials come from, e.g. `web identity (arn:aws:iam::1:role/x)`. */
+  credentials?: string;
+}
+
 export interface BuildOptions {
   stream: boolean;
 }
@@ -136,6 +143,12 @@ export interface ProviderV1 {
    * and a request no target can take fails with a 400 naming the field, before any vendor call.
    */
   unsupported?(request: ChatRequest, target: Candidate): Unsupported | undefined;
+  /**
+   * What `switchyard validate` says about an endpoint beyond the schema: settings this provider
+   * needs that are missing or unusable (a region, a project, a credentials file), and where its
+   * credentials will come from when they are not the endpoint's key.
+   */
+  describeEndpoint?(endpoint: EndpointConfig): EndpointReport;
   /** A cheap health request (`GET /models` style). */
   probe?(target: Candidate): ProviderRequest;
   /**

@@ -6,7 +6,7 @@ import { anthropicProvider } from '@switchyard/provider-anthropic';
 import { defineProvider, SwitchyardError, type Candidate, type EndpointConfig, type ProviderV1 } from '@switchyard/core';
 import type { SignatureV4 } from '@smithy/signature-v4';
 import { classifyBedrockError } from './classify-error.js';
-import { defaultCredentialSource, REFRESH_BEFORE_MS, RefreshingCredentials, type CredentialOptions } from './credentials.js';
+import { defaultCredentialSource, describeCredentialSource, REFRESH_BEFORE_MS, RefreshingCredentials, type CredentialOptions } from './credentials.js';
 import { bedrockBaseUrl, bedrockRegion, speaksMessages } from './endpoint-url.js';
 import { EventStreamFrames, readConverseFrame, readInvokeFrame } from './event-stream.js';
 import { buildInvokeCountTokensRequest, buildInvokeRequest, parseCountTokensResponse } from './invoke.js';
@@ -72,6 +72,10 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}) {
     },
     buildCountTokensRequest: buildInvokeCountTokensRequest,
     parseCountTokensResponse,
+    describeEndpoint(endpoint) {
+      const problems = endpoint.baseUrl || bedrockRegion(endpoint) ? [] : ['region: bedrock needs a region (the endpoint region, or AWS_REGION)'];
+      return { problems, credentials: describeCredentialSource(endpoint) };
+    },
     probe(target) {
       // CountTokens is free and needs valid credentials: a proof of the channel that costs nothing.
       return buildInvokeCountTokensRequest({ model: target.model, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 }, target);

@@ -5,10 +5,11 @@
 import { anthropicProvider, classifyAnthropicError } from '@switchyard/provider-anthropic';
 import { geminiProvider } from '@switchyard/provider-gemini';
 import { defineProvider, type Candidate, type EndpointConfig, type ProviderHttpResponse, type ProviderV1 } from '@switchyard/core';
-import { VertexCredentials } from './auth.js';
+import { existsSync } from 'node:fs';
+import { credentialFile, describeGoogleCredentialSource, VertexCredentials } from './auth.js';
 import { buildClaudeCountTokensRequest, buildClaudeRequest } from './claude.js';
 import { buildGeminiCountTokensRequest, onVertex } from './gemini.js';
-import { isClaude, vertexBaseUrl } from './location.js';
+import { isClaude, vertexBaseUrl, vertexLocation, vertexProject } from './location.js';
 
 /** An Anthropic error body (`{"type":"error","error":{…}}`) rather than Google's `{"error":{"status":…}}`. */
 function isAnthropicError(response: ProviderHttpResponse): boolean {
@@ -49,6 +50,14 @@ export function createVertexProvider() {
     classifyError: classify,
     buildCountTokensRequest: (request, target) => (isClaude(target.model) ? buildClaudeCountTokensRequest(request, target) : buildGeminiCountTokensRequest(request, target)),
     parseCountTokensResponse: (response, target) => (isClaude(target.model) ? anthropicProvider : geminiProvider).parseCountTokensResponse!(response, target),
+    describeEndpoint(endpoint) {
+      const problems: string[] = [];
+      if (!vertexProject(endpoint)) problems.push('project: vertex needs a Google Cloud project (the endpoint project, or GOOGLE_CLOUD_PROJECT)');
+      if (!vertexLocation(endpoint)) problems.push('location: vertex needs a location such as europe-west1 or global (the endpoint location, or GOOGLE_CLOUD_LOCATION)');
+      const file = credentialFile(endpoint);
+      if (file && !endpoint.apiKey && !existsSync(file)) problems.push(`options.keyFile: no credentials file at ${file}`);
+      return { problems, credentials: describeGoogleCredentialSource(endpoint) };
+    },
     probe(target) {
       // Counting tokens is free and needs a valid token: proof of the channel at no cost.
       const ping = { model: target.model, messages: [{ role: 'user' as const, content: 'ping' }] };
