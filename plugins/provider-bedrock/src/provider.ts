@@ -3,16 +3,28 @@
  * (or a Bedrock API key), streamed in AWS event-stream frames.
  */
 import { anthropicProvider } from '@switchyard/provider-anthropic';
-import { defineProvider, SwitchyardError, type Candidate, type EndpointConfig, type ProviderV1 } from '@switchyard/core';
+import { defineProvider, SwitchyardError, type Candidate, type ChatRequest, type ProviderRequest, type Unsupported, type EndpointConfig, type ProviderV1 } from '@switchyard/core';
 import type { SignatureV4 } from '@smithy/signature-v4';
 import { classifyBedrockError } from './classify-error.js';
 import { defaultCredentialSource, describeCredentialSource, REFRESH_BEFORE_MS, RefreshingCredentials, type CredentialOptions } from './credentials.js';
 import { bedrockBaseUrl, bedrockRegion, speaksMessages } from './endpoint-url.js';
 import { EventStreamFrames, readConverseFrame, readInvokeFrame } from './event-stream.js';
-import { buildInvokeCountTokensRequest, buildInvokeRequest, parseCountTokensResponse } from './invoke.js';
+import { buildInvokeCountTokensRequest, buildInvokeRequest, foundationModel, parseCountTokensResponse } from './invoke.js';
 import { createSigner, sigV4Headers } from './sign.js';
+import { buildConverseCountTokensRequest, buildConverseRequest, ConverseStreamDecoder, parseConverseResponse } from './converse.js';
 
 export type BedrockProviderOptions = CredentialOptions;
+
+/** A unified request part Converse has no form for (audio, files), found before any call. */
+function converseUnsupported(request: ChatRequest): Unsupported | undefined {
+  for (const [i, message] of request.messages.entries()) {
+    if (!Array.isArray(message.content)) continue;
+    for (const [j, part] of message.content.entries()) {
+      if (part.type !== 'text' && part.type !== 'image_url') return { path: `messages[${i}].content[${j}]`, reason: `a "${part.type}" part (bedrock Converse takes text and images here)` };
+    }
+  }
+  return undefined;
+}
 
 /** Exceptions that mean the signing credentials themselves are no good (not the request). */
 const REFUSED_CREDENTIALS = new Set(['ExpiredTokenException', 'UnrecognizedClientException', 'InvalidSignatureException']);
@@ -20,6 +32,10 @@ const REFUSED_CREDENTIALS = new Set(['ExpiredTokenException', 'UnrecognizedClien
 interface Channel {
   credentials: RefreshingCredentials;
   signer: SignatureV4;
+}
+
+function buildCountTokensRequest(request: ChatRequest, target: Candidate): ProviderRequest {
+  return speaksMessages(target.model, target.endpoint) ? buildInvokeCountTokensRequest(request, target) : buildConverseCountTokensRequest(request, target, foundationModel(target.model));
 }
 
 export function createBedrockProvider(options: BedrockProviderOptions = {}) {
@@ -46,17 +62,16 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}) {
     baseUrlFor: bedrockBaseUrl,
     speaks: (format: string, target: Candidate) => anthropicProvider.speaks!(format, target) && speaksMessages(target.model, target.endpoint),
     unsupported(request, target) {
-      if (!speaksMessages(target.model, target.endpoint)) return { path: 'model', reason: `${target.model} is not an Anthropic model (bedrock speaks InvokeModel with the Messages body only)` };
-      return anthropicProvider.unsupported?.(request, target);
+      return speaksMessages(target.model, target.endpoint) ? anthropicProvider.unsupported?.(request, target) : converseUnsupported(request);
     },
     buildRequest(request, target, { stream }) {
-      return buildInvokeRequest(request, target, stream);
+      return speaksMessages(target.model, target.endpoint) ? buildInvokeRequest(request, target, stream) : buildConverseRequest(request, target, stream);
     },
     parseResponse(response, target) {
-      return anthropicProvider.parseResponse(response, target);
+      return speaksMessages(target.model, target.endpoint) ? anthropicProvider.parseResponse(response, target) : parseConverseResponse(response, target);
     },
     createStreamDecoder(target, request) {
-      return anthropicProvider.createStreamDecoder(target, request);
+      return speaksMessages(target.model, target.endpoint) ? anthropicProvider.createStreamDecoder(target, request) : new ConverseStreamDecoder();
     },
     createFrameDecoder(target) {
       return new EventStreamFrames(target, speaksMessages(target.model, target.endpoint) ? readInvokeFrame : readConverseFrame);
@@ -70,7 +85,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}) {
       if (!target.apiKey && error.vendorCode !== undefined && REFUSED_CREDENTIALS.has(error.vendorCode)) channels.get(target.endpoint)?.credentials.invalidate();
       return error;
     },
-    buildCountTokensRequest: buildInvokeCountTokensRequest,
+    buildCountTokensRequest,
     parseCountTokensResponse,
     describeEndpoint(endpoint) {
       const problems = endpoint.baseUrl || bedrockRegion(endpoint) ? [] : ['region: bedrock needs a region (the endpoint region, or AWS_REGION)'];
@@ -78,7 +93,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}) {
     },
     probe(target) {
       // CountTokens is free and needs valid credentials: a proof of the channel that costs nothing.
-      return buildInvokeCountTokensRequest({ model: target.model, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 }, target);
+      return buildCountTokensRequest({ model: target.model, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 }, target);
     },
   } satisfies ProviderV1);
 }

@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { BEDROCK_ANTHROPIC_BETAS } from '../../src/betas.js';
 import { claudeCodeEvents, claudeCodeMessage } from './claude-code-shape.js';
-import { chunkFrame, exceptionFrame, rechunk } from './event-stream-frames.js';
+import { chunkFrame, converseFrame, exceptionFrame, rechunk } from './event-stream-frames.js';
 import { verifySigV4, type SecretOf } from './sigv4-verify.js';
 
 export type BedrockBehaviour =
@@ -62,6 +62,23 @@ export function bedrockRefusal(body: Record<string, unknown>): string | undefine
   return undefined;
 }
 
+/** Converse content blocks Bedrock knows (Converse API reference, ContentBlock / SystemContentBlock). */
+const CONVERSE_BLOCKS = new Set(['text', 'image', 'document', 'video', 'toolUse', 'toolResult', 'guardContent', 'cachePoint', 'reasoningContent']);
+const CONVERSE_FIELDS = new Set(['messages', 'system', 'inferenceConfig', 'toolConfig', 'additionalModelRequestFields', 'guardrailConfig', 'promptVariables', 'requestMetadata', 'performanceConfig']);
+
+/** What Converse's validation says about a body: unknown keys, roles out of turn, unknown blocks. */
+export function converseRefusal(body: Record<string, unknown>): string | undefined {
+  for (const key of Object.keys(body)) if (!CONVERSE_FIELDS.has(key)) return `Malformed input request: extraneous key [${key}] is not permitted`;
+  const messages = body.messages as { role?: string; content?: Record<string, unknown>[] }[] | undefined;
+  if (!Array.isArray(messages) || messages.length === 0 || messages[0]!.role !== 'user') return 'A conversation must start with a user message. Try again with a conversation that starts with a user message.';
+  for (const [i, m] of messages.entries()) {
+    if (i > 0 && m.role === messages[i - 1]!.role) return 'A conversation must alternate between user and assistant roles.';
+    for (const block of m.content ?? []) if (Object.keys(block).length !== 1 || !CONVERSE_BLOCKS.has(Object.keys(block)[0]!)) return `The content block ${JSON.stringify(Object.keys(block))} is not valid.`;
+  }
+  for (const block of (body.system as Record<string, unknown>[] | undefined) ?? []) if (Object.keys(block).length !== 1 || !['text', 'guardContent', 'cachePoint'].includes(Object.keys(block)[0]!)) return 'The system content block is not valid.';
+  return undefined;
+}
+
 export async function startFakeBedrock(options: { region?: string; keys?: Record<string, SecretOf>; apiKeys?: string[] } = {}): Promise<FakeBedrock> {
   const region = options.region ?? 'us-east-1';
   const queue: BedrockBehaviour[] = [];
@@ -78,6 +95,32 @@ export async function startFakeBedrock(options: { region?: string; keys?: Record
       await new Promise((resolve) => server.close(resolve));
     },
   };
+
+  function converse(res: ServerResponse, operation: string, body: Record<string, unknown>): void {
+    const refusal = converseRefusal(body);
+    if (refusal) return send(res, 400, { message: refusal }, 'ValidationException');
+    const behaviour = queue.shift() ?? { type: 'ok' };
+    if (behaviour.type === 'http-error') return send(res, behaviour.status, { message: behaviour.message }, behaviour.exception);
+    const usage = { inputTokens: 40, outputTokens: 12, totalTokens: 52, cacheReadInputTokens: 30 };
+    if (operation === 'converse') {
+      return send(res, 200, { output: { message: { role: 'assistant', content: [{ text: 'Checking the weather.' }, { toolUse: { toolUseId: 'tooluse_01', name: 'lookup_weather', input: { city: 'Oslo' } } }] } }, stopReason: 'tool_use', usage, metrics: { latencyMs: 120 } });
+    }
+    res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
+    const events: [string, unknown][] = [
+      ['messageStart', { role: 'assistant' }],
+      ['contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Checking ' } }],
+      ['contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'the weather.' } }],
+      ['contentBlockStop', { contentBlockIndex: 0 }],
+      ['contentBlockStart', { contentBlockIndex: 1, start: { toolUse: { toolUseId: 'tooluse_01', name: 'lookup_weather' } } }],
+      ['contentBlockDelta', { contentBlockIndex: 1, delta: { toolUse: { input: '{"city":' } } }],
+      ['contentBlockDelta', { contentBlockIndex: 1, delta: { toolUse: { input: '"Oslo"}' } } }],
+      ['contentBlockStop', { contentBlockIndex: 1 }],
+      ['messageStop', { stopReason: 'tool_use' }],
+      ['metadata', { usage, metrics: { latencyMs: 120 } }],
+    ];
+    for (const piece of rechunk(Buffer.concat(events.map(([type, payload]) => converseFrame(type, payload))), fake.chunkSizes)) res.write(piece);
+    res.end();
+  }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
@@ -112,11 +155,16 @@ export async function startFakeBedrock(options: { region?: string; keys?: Record
       return send(res, 400, { message: 'Malformed input request: body is not JSON' }, 'ValidationException');
     }
     if (operation === 'count-tokens') {
-      const invoke = (body.input as { invokeModel?: { body?: string } } | undefined)?.invokeModel?.body;
-      body = invoke ? (JSON.parse(Buffer.from(invoke, 'base64').toString('utf8')) as Record<string, unknown>) : body;
+      const input = body.input as { invokeModel?: { body?: string }; converse?: Record<string, unknown> } | undefined;
+      if (input?.converse) {
+        fake.seen.push({ path: target, model, operation, body: input.converse, accessKeyId, bearer, signedHeaders });
+        const refusal = converseRefusal(input.converse);
+        return refusal ? send(res, 400, { message: refusal }, 'ValidationException') : send(res, 200, { inputTokens: Math.ceil(JSON.stringify(input.converse.messages).length / 4) });
+      }
+      body = input?.invokeModel?.body ? (JSON.parse(Buffer.from(input.invokeModel.body, 'base64').toString('utf8')) as Record<string, unknown>) : body;
     }
     fake.seen.push({ path: target, model, operation, body, accessKeyId, bearer, signedHeaders });
-    if (operation.startsWith('converse')) return send(res, 400, { message: 'this fake answers InvokeModel only' }, 'ValidationException');
+    if (operation.startsWith('converse')) return converse(res, operation, body);
     const refusal = bedrockRefusal(body);
     if (refusal) return send(res, 400, { message: refusal }, 'ValidationException');
     if (operation === 'count-tokens') return send(res, 200, { inputTokens: Math.ceil(JSON.stringify(body.messages).length / 4) });
