@@ -3,9 +3,9 @@
  * Bedrock, which verifies each SigV4 signature with its own implementation.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ANTHROPIC_MESSAGES, createPipeline, outcomeOf, setRequestOrigin, toWireRequest, wireBodyOf, wireTextOf, type ChatRequest, type Pipeline, type StreamPart, type SwitchyardError } from '@switchyard/core';
+import { ANTHROPIC_MESSAGES, createPipeline, outcomeOf, toWireRequest, wireBodyOf, wireTextOf, type Pipeline } from '@switchyard/core';
 import { createBedrockProvider, describeCredentialSource, type BedrockProviderOptions } from '../src/index.js';
-import { CLAUDE_CODE_BETAS, claudeCodeBody, claudeCodeEvents } from './support/claude-code-shape.js';
+import { claudeCodeBody, claudeCodeEvents, claudeCodeRequest, collect, failureOf } from './support/claude-code-shape.js';
 import { startFakeBedrock, type FakeBedrock } from './support/fake-bedrock.js';
 
 const MODEL = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
@@ -31,17 +31,7 @@ function bedrockPipeline(endpoint: Record<string, unknown> = {}, options: Bedroc
   return pipeline;
 }
 
-function claudeCodeRequest(): ChatRequest {
-  const unified: ChatRequest = { model: 'claude', messages: [{ role: 'user', content: 'Why does the test fail?' }] };
-  setRequestOrigin(unified, { format: ANTHROPIC_MESSAGES, body: { ...claudeCodeBody(), model: 'claude' }, headers: { 'anthropic-version': '2023-06-01', 'anthropic-beta': CLAUDE_CODE_BETAS.join(',') } });
-  return unified;
-}
 
-async function collect(stream: AsyncIterable<StreamPart>): Promise<StreamPart[]> {
-  const parts: StreamPart[] = [];
-  for await (const part of stream) parts.push(part);
-  return parts;
-}
 
 describe('Claude on Bedrock: InvokeModel with the Messages body', () => {
   it('streams a Claude Code request through, signed; the body is the client’s but for what Bedrock requires', async () => {
@@ -114,15 +104,6 @@ describe('Claude on Bedrock: InvokeModel with the Messages body', () => {
 });
 
 describe('Bedrock failures', () => {
-  const failure = async (request: () => Promise<unknown>): Promise<SwitchyardError> => {
-    try {
-      await request();
-    } catch (error) {
-      const e = error as SwitchyardError;
-      return e.kind === 'all-candidates-failed' ? (e.attempts?.[0] ?? e) : e;
-    }
-    throw new Error('expected a failure');
-  };
 
   it.each([
     [429, 'ThrottlingException', 'Too many requests, please wait before trying again.', 'rate-limit', 'rate-limited'],
@@ -135,21 +116,21 @@ describe('Bedrock failures', () => {
   ])('%s %s → %s', async (status, exception, message, kind, outcome) => {
     bedrockPipeline();
     fake.next({ type: 'http-error', status, exception, message });
-    const error = await failure(() => pipeline!.chat(claudeCodeRequest()));
+    const error = await failureOf(() => pipeline!.chat(claudeCodeRequest()));
     expect(error).toMatchObject({ kind, vendorCode: exception, provider: 'bedrock' });
     expect(outcomeOf(error)).toBe(outcome);
   });
 
   it('a signature Bedrock cannot verify is a key failure', async () => {
     bedrockPipeline({}, { source: () => async () => ({ accessKeyId: KEY.accessKeyId, secretAccessKey: 'not-the-secret' }) });
-    const error = await failure(() => pipeline!.chat(claudeCodeRequest()));
+    const error = await failureOf(() => pipeline!.chat(claudeCodeRequest()));
     expect(error).toMatchObject({ kind: 'auth', vendorCode: 'InvalidSignatureException' });
     expect(error.message).not.toContain('not-the-secret');
   });
 
   it('credentials the chain cannot find are a key failure, before any request', async () => {
     bedrockPipeline({}, { source: () => () => Promise.reject(new Error('Could not load credentials from any providers')) });
-    const error = await failure(() => pipeline!.chat(claudeCodeRequest()));
+    const error = await failureOf(() => pipeline!.chat(claudeCodeRequest()));
     expect(error).toMatchObject({ kind: 'auth' });
     expect(error.message).toContain('Could not load credentials');
     expect(fake.seen).toHaveLength(0);
@@ -158,7 +139,7 @@ describe('Bedrock failures', () => {
   it('an exception frame before the first token fails the attempt with its class (throttling → rate-limit)', async () => {
     bedrockPipeline();
     fake.next({ type: 'stream-exception', afterEvents: 1, exception: 'throttlingException', message: 'Too many tokens, please wait before trying again.' });
-    const error = await failure(async () => collect(await pipeline!.stream(claudeCodeRequest())));
+    const error = await failureOf(async () => collect(await pipeline!.stream(claudeCodeRequest())));
     expect(error).toMatchObject({ kind: 'rate-limit', vendorCode: 'ThrottlingException' });
   });
 
@@ -173,7 +154,7 @@ describe('Bedrock failures', () => {
   it('a frame whose CRC does not match is a malformed stream', async () => {
     bedrockPipeline();
     fake.next({ type: 'corrupt-crc', afterEvents: 1 });
-    const error = await failure(async () => collect(await pipeline!.stream(claudeCodeRequest())));
+    const error = await failureOf(async () => collect(await pipeline!.stream(claudeCodeRequest())));
     expect(error).toMatchObject({ kind: 'server', vendorCode: 'MalformedEventStream' });
     expect(error.message).toMatch(/checksum/);
   });

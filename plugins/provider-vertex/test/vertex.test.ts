@@ -7,9 +7,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ANTHROPIC_MESSAGES, createPipeline, outcomeOf, setRequestOrigin, toWireRequest, wireTextOf, type ChatRequest, type Pipeline, type StreamPart, type SwitchyardError } from '@switchyard/core';
+import { createPipeline, outcomeOf, toWireRequest, wireTextOf, type Pipeline } from '@switchyard/core';
 import { createVertexProvider, describeGoogleCredentialSource, vertexBaseUrl } from '../src/index.js';
-import { CLAUDE_CODE_BETAS, claudeCodeBody } from '../../provider-bedrock/test/support/claude-code-shape.js';
+import { claudeCodeBody, claudeCodeRequest, collect, failureOf } from '../../provider-bedrock/test/support/claude-code-shape.js';
 import { startFakeGoogle, type FakeGoogle } from './support/fake-google.js';
 
 const ENV_KEYS = ['GOOGLE_APPLICATION_CREDENTIALS', 'GCE_METADATA_HOST', 'METADATA_SERVER_DETECTION', 'HOME', 'CLOUDSDK_CONFIG', 'GOOGLE_CLOUD_PROJECT'] as const;
@@ -54,27 +54,8 @@ function vertexPipeline(options: Record<string, unknown> = {}, endpoint: Record<
   return pipeline;
 }
 
-function claudeCodeRequest(): ChatRequest {
-  const unified: ChatRequest = { model: 'claude', messages: [{ role: 'user', content: 'Why does the test fail?' }] };
-  setRequestOrigin(unified, { format: ANTHROPIC_MESSAGES, body: { ...claudeCodeBody(), model: 'claude' }, headers: { 'anthropic-version': '2023-06-01', 'anthropic-beta': CLAUDE_CODE_BETAS.join(',') } });
-  return unified;
-}
 
-async function collect(stream: AsyncIterable<StreamPart>): Promise<StreamPart[]> {
-  const parts: StreamPart[] = [];
-  for await (const part of stream) parts.push(part);
-  return parts;
-}
 
-async function failure(run: () => Promise<unknown>): Promise<SwitchyardError> {
-  try {
-    await run();
-  } catch (error) {
-    const e = error as SwitchyardError;
-    return e.kind === 'all-candidates-failed' ? (e.attempts?.[0] ?? e) : e;
-  }
-  throw new Error('expected a failure');
-}
 
 describe('Claude on Vertex AI: rawPredict with the Messages body', () => {
   it('streams a Claude Code request through with a service-account token from the file’s own token_uri', async () => {
@@ -95,7 +76,7 @@ describe('Claude on Vertex AI: rawPredict with the Messages body', () => {
     const { generateKeyPairSync } = await import('node:crypto');
     const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     vertexPipeline({ keyFile: keyFile({ private_key: other }) });
-    const error = await failure(() => pipeline!.chat(claudeCodeRequest()));
+    const error = await failureOf(() => pipeline!.chat(claudeCodeRequest()));
     expect(error).toMatchObject({ kind: 'auth', provider: 'vertex' });
     expect(outcomeOf(error)).toBe('key-failure');
     expect(google.tokenRequests).toEqual([{ via: 'jwt', ok: false, reason: 'invalid JWT signature' }]);
@@ -117,7 +98,7 @@ describe('Claude on Vertex AI: rawPredict with the Messages body', () => {
     expect(google.seen.map((s) => s.token)).toEqual([first.token, first.token, google.issued[1]!.token]);
     // The token is revoked early (rotation): that request is a key failure, the next one recovers.
     google.expireAll();
-    const error = await failure(() => pipeline!.chat(claudeCodeRequest()));
+    const error = await failureOf(() => pipeline!.chat(claudeCodeRequest()));
     expect(error).toMatchObject({ kind: 'auth', status: 401 });
     await pipeline!.chat(claudeCodeRequest());
     expect(google.issued).toHaveLength(3);
@@ -143,7 +124,7 @@ describe('Claude on Vertex AI: rawPredict with the Messages body', () => {
   ])('%s → %s', async (status, body, kind) => {
     vertexPipeline({ keyFile: keyFile() });
     google.next({ type: 'error', status, body });
-    expect(await failure(() => pipeline!.chat(claudeCodeRequest()))).toMatchObject({ kind, provider: 'vertex' });
+    expect(await failureOf(() => pipeline!.chat(claudeCodeRequest()))).toMatchObject({ kind, provider: 'vertex' });
   });
 });
 

@@ -3,6 +3,8 @@
  * system prompt and the last turn, context_management, its betas) and the stream Claude answers
  * it with: thinking, text, a tool call. Shared by the Anthropic, Bedrock and Vertex fakes.
  */
+import { ANTHROPIC_MESSAGES, setRequestOrigin, type ChatRequest, type StreamPart, type SwitchyardError } from '@switchyard/core';
+
 export const CLAUDE_CODE_BETAS = ['claude-code-20250219', 'interleaved-thinking-2025-05-14', 'fine-grained-tool-streaming-2025-05-14', 'context-management-2025-06-27'];
 
 export function claudeCodeBody(model = 'claude-sonnet-4-5'): Record<string, unknown> {
@@ -68,4 +70,28 @@ export function claudeCodeMessage(model: string): Record<string, unknown> {
     stop_sequence: null,
     usage: { input_tokens: 1200, cache_creation_input_tokens: 0, cache_read_input_tokens: 1100, output_tokens: 61 },
   };
+}
+
+/** Claude Code's request as the Messages ingress hands it on: the unified request with the client's body and headers. */
+export function claudeCodeRequest(model = 'claude'): ChatRequest {
+  const unified: ChatRequest = { model, messages: [{ role: 'user', content: 'Why does the test fail?' }] };
+  setRequestOrigin(unified, { format: ANTHROPIC_MESSAGES, body: { ...claudeCodeBody(), model }, headers: { 'anthropic-version': '2023-06-01', 'anthropic-beta': CLAUDE_CODE_BETAS.join(',') } });
+  return unified;
+}
+
+export async function collect(stream: AsyncIterable<StreamPart>): Promise<StreamPart[]> {
+  const parts: StreamPart[] = [];
+  for await (const part of stream) parts.push(part);
+  return parts;
+}
+
+/** The error `run` fails with: the first attempt's when every candidate failed. */
+export async function failureOf(run: () => Promise<unknown>): Promise<SwitchyardError> {
+  try {
+    await run();
+  } catch (error) {
+    const e = error as SwitchyardError;
+    return e.kind === 'all-candidates-failed' ? (e.attempts?.[0] ?? e) : e;
+  }
+  throw new Error('expected a failure');
 }
