@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { Gaxios, type GaxiosOptions, type GaxiosPromise } from 'gaxios';
 import { GoogleAuth, type AuthClient } from 'google-auth-library';
 import { isSwitchyardError, SwitchyardError, type EndpointConfig } from '@switchyard/core';
+import { vertexProject } from './location.js';
 
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 /** Where google-auth-library sends a service account's JWT grant. */
@@ -54,7 +55,9 @@ export class VertexCredentials {
     const file = credentialFile(this.endpoint);
     const json = file ? readCredentialFile(file) : undefined;
     const tokenUri = json?.type === 'service_account' && json.token_uri && json.token_uri !== GOOGLE_TOKEN_URL ? json.token_uri : undefined;
-    return new GoogleAuth({ ...(file ? { keyFilename: file } : {}), scopes: [CLOUD_PLATFORM_SCOPE], ...(tokenUri ? { clientOptions: { transporter: new TokenUriTransporter(tokenUri) } } : {}) });
+    // The project is the endpoint's: the library need not look for one (it would run the gcloud CLI).
+    const projectId = vertexProject(this.endpoint);
+    return new GoogleAuth({ ...(file ? { keyFilename: file } : {}), ...(projectId ? { projectId } : {}), scopes: [CLOUD_PLATFORM_SCOPE], ...(tokenUri ? { clientOptions: { transporter: new TokenUriTransporter(tokenUri) } } : {}) });
   }
 
   async token(): Promise<string> {

@@ -166,6 +166,7 @@ describe('Google credential sources', () => {
     vertexPipeline();
     await pipeline!.chat({ model: 'gemini', messages: [{ role: 'user', content: 'hi' }] });
     expect(google.issued.map((t) => t.via)).toEqual(['metadata']);
+    expect(google.metadataPaths).toContain('/computeMetadata/v1/instance/service-accounts/default/token');
     expect(describeGoogleCredentialSource({ name: 'v', provider: 'vertex' })).toBe(`metadata server at ${process.env.GCE_METADATA_HOST}`);
   });
 

@@ -38,6 +38,8 @@ export interface FakeGoogle {
   issued: IssuedToken[];
   seen: SeenVertexRequest[];
   tokenRequests: { via: IssuedToken['via']; ok: boolean; reason?: string }[];
+  /** Metadata server paths asked, in order. */
+  metadataPaths: string[];
   /** Lifetime of the tokens handed out, in seconds. */
   expiresIn: number;
   /** The subject token the STS accepts. */
@@ -71,6 +73,7 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
     issued: [],
     seen: [],
     tokenRequests: [],
+    metadataPaths: [],
     expiresIn: 3600,
     stsSubjectToken: `subject-${randomBytes(6).toString('hex')}`,
     expireAll: () => {
@@ -115,6 +118,7 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
     const raw = Buffer.concat(chunks).toString('utf8');
     const url = new URL(req.url ?? '/', fake.url);
     if (url.pathname.startsWith('/computeMetadata/')) {
+      fake.metadataPaths.push(url.pathname);
       if (req.headers['metadata-flavor'] !== 'Google') return sendJson(res, 403, 'Missing Metadata-Flavor:Google header', { 'metadata-flavor': 'Google' });
       if (url.pathname === '/computeMetadata/v1/instance/service-accounts/default/token') {
         const t = issue('metadata');
@@ -124,8 +128,16 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
         res.writeHead(200, { 'metadata-flavor': 'Google', 'content-type': 'application/text' });
         return void res.end('fake-project');
       }
-      res.writeHead(200, { 'metadata-flavor': 'Google', 'content-type': 'application/text' });
-      return void res.end('');
+      if (url.pathname === '/computeMetadata/v1/universe/universe-domain') {
+        res.writeHead(200, { 'metadata-flavor': 'Google', 'content-type': 'application/text' });
+        return void res.end('googleapis.com');
+      }
+      if (url.pathname === '/computeMetadata/v1/instance') {
+        res.writeHead(200, { 'metadata-flavor': 'Google', 'content-type': 'application/text' });
+        return void res.end('');
+      }
+      res.writeHead(404, { 'metadata-flavor': 'Google', 'content-type': 'application/text' });
+      return void res.end('not found');
     }
     if (url.pathname === '/token' && req.method === 'POST') {
       const refusal = jwtGrant(new URLSearchParams(raw));
