@@ -11,7 +11,10 @@
 # build the same thing.
 #
 # Usage: deploy/bundle.sh [out-dir]      (default: dist/bundle; the folder is replaced)
-#        SWITCHYARD_BUNDLE_BUILD=0 ...   reuse the packages' existing dist/ (local iteration only)
+#        SWITCHYARD_BUNDLE_BUILD=all ... rebuild every package the server needs
+#        SWITCHYARD_BUNDLE_BUILD=0 ...   reuse the packages' existing dist/ as they are
+# By default only packages whose dist/ is missing or older than their sources are built, so a
+# bundle right after `pnpm build` (or a previous bundle) reuses that build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,9 +26,27 @@ if [ ! -f node_modules/.modules.yaml ]; then
   pnpm install --frozen-lockfile
 fi
 
-# tsup builds every workspace package the server depends on (ESM + .d.ts, as published).
-if [ "${SWITCHYARD_BUNDLE_BUILD:-1}" != "0" ]; then
+# tsup builds the workspace packages the server depends on (ESM + .d.ts, as published). tsup
+# bundles each package on its own (other packages stay imports), so a package whose dist/ is
+# newer than everything it is built from can be reused as it is.
+build="${SWITCHYARD_BUNDLE_BUILD:-stale}"
+if [ "$build" = "all" ]; then
   pnpm --filter '@switchyard/server^...' build
+elif [ "$build" != "0" ]; then
+  stale=()
+  while IFS= read -r dir; do
+    built="$dir/dist/index.js"
+    inputs=("$dir/src" "$dir/package.json" "$dir/tsup.config.ts" tsconfig.base.json)
+    if [ ! -f "$built" ] || [ -n "$(find "${inputs[@]}" -newer "$built" -print -quit 2>/dev/null)" ]; then
+      stale+=(--filter "./${dir#"$PWD"/}")
+    fi
+  done < <(pnpm --filter '@switchyard/server^...' exec pwd)
+  if [ ${#stale[@]} -gt 0 ]; then
+    echo "bundle: building $((${#stale[@]} / 2)) package(s) whose dist/ is missing or older than their sources"
+    pnpm "${stale[@]}" build
+  else
+    echo "bundle: every package's dist/ is newer than its sources; reusing the build"
+  fi
 fi
 
 rm -rf "$OUT"
