@@ -26,28 +26,13 @@ if [ ! -f node_modules/.modules.yaml ]; then
   pnpm install --frozen-lockfile
 fi
 
-# tsup builds the workspace packages the server depends on (ESM + .d.ts, as published). tsup
-# bundles each package on its own (other packages stay imports), so a package whose dist/ is
-# newer than everything it is built from can be reused as it is.
-build="${SWITCHYARD_BUNDLE_BUILD:-stale}"
-if [ "$build" = "all" ]; then
-  pnpm --filter '@switchyard/server^...' build
-elif [ "$build" != "0" ]; then
-  stale=()
-  while IFS= read -r dir; do
-    built="$dir/dist/index.js"
-    inputs=("$dir/src" "$dir/package.json" "$dir/tsup.config.ts" tsconfig.base.json)
-    if [ ! -f "$built" ] || [ -n "$(find "${inputs[@]}" -newer "$built" -print -quit 2>/dev/null)" ]; then
-      stale+=(--filter "./${dir#"$PWD"/}")
-    fi
-  done < <(pnpm --filter '@switchyard/server^...' exec pwd)
-  if [ ${#stale[@]} -gt 0 ]; then
-    echo "bundle: building $((${#stale[@]} / 2)) package(s) whose dist/ is missing or older than their sources"
-    pnpm "${stale[@]}" build
-  else
-    echo "bundle: every package's dist/ is newer than its sources; reusing the build"
-  fi
-fi
+# tsup builds the workspace packages the server depends on (ESM + .d.ts, as published); a
+# package whose dist/ is newer than its sources is reused (scripts/build-stale.sh).
+case "${SWITCHYARD_BUNDLE_BUILD:-stale}" in
+  0) ;;
+  all) SWITCHYARD_BUILD=all bash scripts/build-stale.sh '@switchyard/server^...' ;;
+  *) bash scripts/build-stale.sh '@switchyard/server^...' ;;
+esac
 
 rm -rf "$OUT"
 # inject-workspace-packages (for this command only): workspace packages are copied in, and the
