@@ -29,7 +29,7 @@ fail() {
 
 # A new user's machine: an empty HOME, no pnpm global bin folder on PATH, bash as the shell.
 mkdir -p "$WORK/home" "$WORK/somewhere"
-export HOME="$WORK/home" SHELL=/bin/bash npm_config_store_dir="$STORE" npm_config_cache="$NPM_CACHE"
+export HOME="$WORK/home" SHELL=/bin/bash npm_config_store_dir="$STORE" npm_config_cache="$NPM_CACHE" npm_config_update_notifier=false
 unset PNPM_HOME
 PATH="$(printf '%s' "$PATH" | tr ':' '\n' | grep -v -e '/pnpm$' -e '/.local/share/pnpm' | paste -sd: -)"
 export PATH
@@ -71,7 +71,7 @@ timeout 300 switchyard simulate > simulate.log 2>&1 || { tail -20 simulate.log; 
 grep -i 'success' simulate.log | head -2 | sed 's/^/  /'
 
 part "README: pnpm pack:local, then npm install of the tarballs into an app"
-pack_line="$(grep -o 'pnpm pack:local @switchyard/[^`]*' "$REPO/README.md" | head -1 | tr -s ' \n' ' ')"
+pack_line="$(grep -o 'pnpm pack:local @switchyard/[^`]*' "$REPO/README.md" | head -1)"
 [ -n "$pack_line" ] || fail "README.md has no pnpm pack:local line"
 mkdir -p "$WORK/somewhere/app" && cd "$WORK/somewhere/app"
 echo '{ "name": "my-app", "private": true, "type": "module" }' > package.json
