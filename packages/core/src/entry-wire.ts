@@ -18,3 +18,5 @@ export { isContentPart, type SwitchyardRequestOptions } from './types.js';
 export { keepWireBody, type WireBody, wireBodyOf } from './wire-body.js';
 export { keepWireText, wireTextOf } from './wire-events.js';
 export { ANTHROPIC_MESSAGES, OPENAI_CHAT_COMPLETION, OPENAI_RESPONSES } from './wire-formats.js';
+export { providerBaseUrl, toWireRequest } from './wire-request.js';
+export type { FrameDecoder, WireRequest } from './provider.js';

@@ -22,7 +22,7 @@ export { httpError, type HttpErrorDetails } from './http-errors.js';
 export type { AttemptOutcome, RequestOutcome } from './outcomes.js';
 export { createPipeline, type PipelineOptions } from './pipeline.js';
 export { definePlugin, type PluginFactory } from './plugin.js';
-export { type AccountBalance, type BalanceQuery, type BuildOptions, defineProvider, type ProviderHttpResponse, type ProviderRequest, type ProviderV1, type StreamDecoder, type Unsupported } from './provider.js';
+export { type AccountBalance, type BalanceQuery, type BuildOptions, defineProvider, type EndpointReport, type ProviderHttpResponse, type ProviderRequest, type ProviderV1, type StreamDecoder, type Unsupported } from './provider.js';
 export { defineRequestSlot, defineService, getService, provideService, type RequestSlot, requireService, type ServiceKey } from './services.js';
 export { MemoryStateStore, type StateStore, type StoreAvailability } from './state-store.js';
 export { storeLocal } from './store-local.js';

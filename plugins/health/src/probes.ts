@@ -5,8 +5,8 @@
  * whose answers are checked). Settings come per deployment from the probe plan.
  */
 import { isSwitchyardError, outcomeOf, SwitchyardError, toSwitchyardError, type Candidate, type ChatRequest, type ChatResponse, type Pipeline, type ProviderHttpResponse, type ProviderRequest, type ProviderV1, type TimerHandle } from '@switchyard/core';
-import { applyErrorRules, joinUrl } from '@switchyard/core/internal';
-import { readBodyText } from '@switchyard/core/wire';
+import { applyErrorRules } from '@switchyard/core/internal';
+import { readBodyText, toWireRequest } from '@switchyard/core/wire';
 import { checkAnswer } from './answer-checks.js';
 import type { DepthSettings, ProbeDepth, QualityCase } from './options.js';
 import { PROBE_DEPTHS } from './options.js';
@@ -208,9 +208,7 @@ export class Prober {
   }
 
   private async send(provider: ProviderV1, target: Candidate, built: ProviderRequest, signal: AbortSignal): Promise<ProviderHttpResponse> {
-    const base = target.endpoint.baseUrl ?? provider.defaultBaseUrl;
-    if (!base) throw new SwitchyardError('config', `endpoint ${target.endpoint.name} has no baseUrl`, { code: 'SWITCHYARD_ERR_CONFIG' });
-    const res = await this.pipeline.transport.request({ url: joinUrl(base, built.path), method: built.method, headers: { ...target.endpoint.headers, ...built.headers }, body: built.body, signal });
+    const res = await this.pipeline.transport.request({ ...(await toWireRequest(provider, target, built, signal)), signal });
     const text = await readBodyText(res.body);
     let json: unknown;
     try {
