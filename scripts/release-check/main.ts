@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createFullApp, formatKb, install, measureInstall, runExamples, serveOnce, TS_PROJECTS, typecheck, type InstallMeasurement } from './apps.js';
 import { log, phase, run } from './log.js';
-import { copyWorkspace, publicPackages, TEMPLATE_DIR, versionAndPublish } from './publish.js';
+import { copyWorkspace, publicPackages, TEMPLATE_DIRS, versionAndPublish } from './publish.js';
 import { startRegistry, type LocalRegistry } from './registry.js';
 import { fetchTarballs, lintTarballs } from './tarballs.js';
 import { startMockVendors, type MockVendors } from './vendors.js';
@@ -41,8 +41,8 @@ async function main(): Promise<void> {
       await copyWorkspace(ROOT, copy, packages);
       return versionAndPublish(copy, packages, reg, { ...process.env, CI: 'true' });
     });
-    const template = published.find((p) => p.dir === TEMPLATE_DIR);
-    const firstParty = published.filter((p) => p !== template);
+    const templates = published.filter((p) => TEMPLATE_DIRS.includes(p.dir));
+    const firstParty = published.filter((p) => !templates.includes(p));
     vendors = await startMockVendors();
     const v = vendors;
     log(`loopback vendors: refusing ${v.refusingUrl}, OpenAI ${v.openaiUrl}, Anthropic ${v.anthropicUrl}`);
@@ -58,9 +58,11 @@ async function main(): Promise<void> {
       await phase(`run the README example (primary refuses, fallback answers), the streaming example, events (${manager} app)`, () => runExamples(app, v));
       await phase(`switchyard serve from the installed CLI (${manager} app)`, () => serveOnce(app, v));
     }
-    if (template) {
-      await mkdir(path.join(work, 'template-author'), { recursive: true });
-      await phase(`the plugin template as its author uses it: installed from the registry, type-checked, built, conformance test run`, () => runTemplateAsAuthor(path.join(copy, TEMPLATE_DIR), path.join(work, 'template-author'), reg, published));
+    // The provider template and the policy-plugin template (the tutorial's guardrail: its own error code and event, no core change).
+    for (const template of templates) {
+      const authorDir = path.join(work, `template-author-${path.basename(template.dir)}`);
+      await mkdir(authorDir, { recursive: true });
+      await phase(`${template.dir} as its author uses it: installed from the registry, type-checked, built, its tests run`, () => runTemplateAsAuthor(path.join(copy, template.dir), authorDir, reg, published));
     }
     await phase('attw --profile esm-only and publint --strict on the published tarballs', async () => {
       await lintTarballs(await fetchTarballs(path.join(work, 'app-npm'), path.join(work, 'tarballs'), published));

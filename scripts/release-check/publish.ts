@@ -14,7 +14,7 @@ export interface PublicPackage { name: string; version: string; dir: string }
 
 const PACKAGE_FOLDERS = ['packages', 'plugins'];
 /** Published by the check like a first-party package, private in the repo (a real release skips it). */
-export const TEMPLATE_DIR = 'examples/plugin-template';
+export const TEMPLATE_DIRS = ['examples/plugin-template', 'examples/policy-plugin-template'];
 
 async function readJson<T = Record<string, unknown>>(file: string): Promise<T> {
   return JSON.parse(await readFile(file, 'utf8')) as T;
@@ -31,9 +31,10 @@ export async function publicPackages(root: string): Promise<PublicPackage[]> {
       if (!pkg.private) found.push({ name: pkg.name, version: pkg.version, dir: path.join(folder, entry) });
     }
   }
-  if (existsSync(path.join(root, TEMPLATE_DIR, 'package.json'))) {
-    const pkg = await readJson<{ name: string; version: string }>(path.join(root, TEMPLATE_DIR, 'package.json'));
-    found.push({ name: pkg.name, version: pkg.version, dir: TEMPLATE_DIR });
+  for (const dir of TEMPLATE_DIRS) {
+    if (!existsSync(path.join(root, dir, 'package.json'))) continue;
+    const pkg = await readJson<{ name: string; version: string }>(path.join(root, dir, 'package.json'));
+    found.push({ name: pkg.name, version: pkg.version, dir });
   }
   return found;
 }
@@ -64,8 +65,9 @@ export async function copyWorkspace(root: string, target: string, packages: read
 export const RELEASE_PUBLISH = ['release:publish'] as const;
 
 export async function versionAndPublish(copy: string, packages: readonly PublicPackage[], registry: LocalRegistry, env: NodeJS.ProcessEnv): Promise<PublicPackage[]> {
-  const templateManifest = path.join(copy, TEMPLATE_DIR, 'package.json');
-  if (existsSync(templateManifest)) {
+  for (const dir of TEMPLATE_DIRS) {
+    const templateManifest = path.join(copy, dir, 'package.json');
+    if (!existsSync(templateManifest)) continue;
     const pkg = await readJson(templateManifest);
     delete pkg.private;
     await writeFile(templateManifest, `${JSON.stringify(pkg, null, 2)}\n`);
