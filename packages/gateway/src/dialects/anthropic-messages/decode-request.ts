@@ -12,7 +12,7 @@
  * document's `context`. Thinking blocks without a signature (reasoning another vendor streamed
  * back as thinking) are left out of what Anthropic gets: it would reject them.
  */
-import type { IncomingHttpHeaders } from 'node:http';
+import type { DialectHeaders } from '@switchyard/core/dialect';
 import { ANTHROPIC_MESSAGES, setRequestOrigin, type ChatRequest, type RequestOrigin, type ToolChoice } from '@switchyard/core';
 import type { PathRecorder } from './client-paths.js';
 import { TurnDecoder } from './decode-turns.js';
@@ -76,7 +76,7 @@ function stopSequences(value: unknown): string[] | undefined {
   return value.length > 0 ? (value as string[]) : undefined;
 }
 
-function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string> | undefined {
+function forwardedHeaders(headers: DialectHeaders): Record<string, string> | undefined {
   let out: Record<string, string> | undefined;
   for (const name of FORWARDED_HEADERS) {
     const value = headers[name];
@@ -109,7 +109,7 @@ function anthropicBody(body: Json, decoder: TurnDecoder): Json {
 }
 
 /** Decodes a Messages (or count_tokens) body; the unified request carries the client's body as its origin. */
-export function decodeMessagesRequest(body: unknown, headers: IncomingHttpHeaders, options: DecodeOptions = {}): DecodedMessages {
+export function decodeMessagesRequest(body: unknown, headers: DialectHeaders, options: DecodeOptions = {}): DecodedMessages {
   if (!isObject(body)) throw invalid('(body)', 'the request body must be a JSON object');
   const decoder = new TurnDecoder(options.paths);
   const model = body.model;

@@ -1,5 +1,6 @@
 /**
- * POST /v1/messages/count_tokens: `{"input_tokens": N}`. Exact where a target's vendor counts
+ * Token counts for every dialect's count route (Messages' `count_tokens`, Gemini's
+ * `:countTokens`): the dialect decodes and encodes, this counts. Exact where a target's vendor counts
  * (a provider's `buildCountTokensRequest`: Anthropic's own count_tokens, Gemini's countTokens):
  * the model's candidates that can take the request are asked in order, a failure moves to the
  * next, and when none answers the count is an estimate. The `x-switchyard-token-count` header
@@ -7,12 +8,8 @@
  * are free at the vendors: they are not billed, budgeted or retried.
  */
 import { addFields, AbortLink, expressibleCandidates, getService, joinUrl, readBodyText, SERVICE, SwitchyardError, type Candidate, type ChatRequest, type ProviderV1 } from '@switchyard/core';
-import type { Exchange } from '../../exchange.js';
-import { sendJson } from '../../http-reply.js';
-import { replyWithError } from '../../openai-errors.js';
-import { estimateInputTokens } from '../../token-estimate.js';
-import { inClientTerms, PathRecorder } from './client-paths.js';
-import { decodeMessagesRequest } from './decode-request.js';
+import type { Exchange } from './exchange.js';
+import { estimateInputTokens } from './token-estimate.js';
 
 export const TOKEN_COUNT_HEADER = 'x-switchyard-token-count';
 
@@ -47,42 +44,34 @@ async function vendorCount(x: Exchange, provider: ProviderV1, candidate: Candida
   }
 }
 
-export async function countTokens(x: Exchange, body: unknown): Promise<void> {
-  let request: ChatRequest;
-  try {
-    ({ request } = decodeMessagesRequest(body, x.req.headers, { countOnly: true }));
-  } catch (error) {
-    // Decoding names the client's own fields already.
-    return replyWithError(x, error);
-  }
+export interface CountResult {
+  tokens: number;
+  /** The deployment that counted; undefined for an estimate. */
+  endpoint?: string;
+}
+
+/** Counts a decoded request's input tokens; throws (in the gateway's terms) for a model the caller may not use or no target can take. */
+export async function countInputTokens(x: Exchange, request: ChatRequest, inClientTerms: (error: unknown) => unknown = (e) => e): Promise<CountResult> {
   const { model } = request;
   const names = x.pipeline.modelNames();
-  if (!names.includes(model)) {
-    return replyWithError(x, new SwitchyardError('unknown-model', `unknown model "${model}"; this pipeline serves: ${names.join(', ') || '(none)'}`, { status: 404, path: 'model' }));
-  }
+  if (!names.includes(model)) throw new SwitchyardError('unknown-model', `unknown model "${model}"; this pipeline serves: ${names.join(', ') || '(none)'}`, { status: 404, path: 'model' });
   // A virtual key counts only on the models it may call (plugin-tenants), as its requests would.
   const caller = x.call.caller;
   if (caller && getService(x.pipeline, SERVICE.tenants)?.allowsModel(caller, model) === false) {
-    return replyWithError(x, new SwitchyardError('invalid-request', `gateway key ${caller.keyId}${caller.keyName ? ` (${caller.keyName})` : ''} may not use model "${model}"`, { code: 'SWITCHYARD_ERR_MODEL_NOT_ALLOWED', status: 403, path: 'model', retryable: false }));
+    throw new SwitchyardError('invalid-request', `gateway key ${caller.keyId}${caller.keyName ? ` (${caller.keyName})` : ''} may not use model "${model}"`, { code: 'SWITCHYARD_ERR_MODEL_NOT_ALLOWED', status: 403, path: 'model', retryable: false });
   }
   let candidates: readonly Candidate[];
   try {
     candidates = expressibleCandidates(request, x.pipeline.candidatesFor(model), x.pipeline.providers, true);
   } catch (error) {
-    return replyWithError(x, inClientTerms(error, request, () => recordPaths(x, body)));
+    throw inClientTerms(error);
   }
   for (const candidate of candidates) {
     const provider = x.pipeline.providers.get(candidate.provider);
     if (!provider?.buildCountTokensRequest || !provider.parseCountTokensResponse) continue;
     const count = await vendorCount(x, provider, candidate, request);
-    if (x.res.destroyed) return;
-    if (count !== undefined) return sendJson(x.res, 200, { input_tokens: count }, { [TOKEN_COUNT_HEADER]: 'exact', 'x-switchyard-endpoint': candidate.endpoint.name });
+    if (x.res.destroyed) break;
+    if (count !== undefined) return { tokens: count, endpoint: candidate.endpoint.name };
   }
-  sendJson(x.res, 200, { input_tokens: estimateInputTokens(request) }, { [TOKEN_COUNT_HEADER]: 'estimate' });
-}
-
-function recordPaths(x: Exchange, body: unknown): PathRecorder {
-  const paths = new PathRecorder();
-  decodeMessagesRequest(body, x.req.headers, { countOnly: true, paths });
-  return paths;
+  return { tokens: estimateInputTokens(request) };
 }
