@@ -61,7 +61,7 @@ it('generate, streamed: NDJSON pieces, then the closing line', async () => {
   const pieces: string[] = [];
   let last: { done: boolean; done_reason?: string } | undefined;
   for await (const part of await ollama.generate({ model: 'llama3', prompt: 'Hi', system: 'Be brief.', stream: true })) {
-    pieces.push(part.response);
+    pieces.push(part.response ?? '');
     last = part;
   }
   expect(pieces.join('')).toBe('Hello from upstream.');
