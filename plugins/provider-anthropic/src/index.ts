@@ -56,3 +56,4 @@ export { ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS, buildMessagesBody } from './requ
 export { finishReasonOf, toUnifiedUsage } from './mapping.js';
 export { thinkingBlocksOf } from './thinking.js';
 export type { MessagesRequestBody, MessagesResponseBody, SignedThinking } from './wire-types.js';
+export { anthropicMessagesDialect } from './dialect/index.js';

@@ -1,6 +1,6 @@
 /** The dialects a gateway serves unless told otherwise. */
 import type { DialectV1 } from '@switchyard/core/dialect';
-import { anthropicMessagesDialect } from './anthropic-messages/index.js';
+import { anthropicMessagesDialect } from '@switchyard/provider-anthropic/dialect';
 import { openaiChatDialect } from './openai-chat.js';
 import { openaiResponsesDialect } from './openai-responses/index.js';
 

@@ -12,8 +12,8 @@
  * `message_stop` never reaches a part: `end()` writes it.
  */
 import { wireTextOf, type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
-import type { StreamEncoder } from '../../dialect.js';
-import { messageId, messagesUsage, stopReasonOf, toolUseId } from './mapping.js';
+import type { StreamEncoder } from '@switchyard/core/dialect';
+import { messageId, messagesUsage, stopReasonOf, toolUseId } from '../mapping.js';
 
 const event = (name: string, data: string) => `event: ${name}\ndata: ${data}\n\n`;
 

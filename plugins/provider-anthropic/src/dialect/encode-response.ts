@@ -3,7 +3,7 @@
  * as a Message already: those are sent as the vendor wrote them).
  */
 import type { ChatResponse } from '@switchyard/core';
-import { messageId, messagesUsage, stopReasonOf, toolInput, toolUseId } from './mapping.js';
+import { messageId, messagesUsage, stopReasonOf, toolInput, toolUseId } from '../mapping.js';
 
 type Block = Record<string, unknown>;
 

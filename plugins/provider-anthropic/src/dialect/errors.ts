@@ -22,8 +22,7 @@
  * on final errors (the Anthropic SDKs honour both).
  */
 import { isSwitchyardError } from '@switchyard/core';
-import type { WireError } from '../../dialect.js';
-import type { ErrorReply } from '../../openai-errors.js';
+import type { GatewayErrorReply as ErrorReply, WireError } from '@switchyard/core/dialect';
 
 /** Failures an operator must fix: retrying or waiting does not help, so not "overloaded". */
 const GATEWAY_FAULTS = new Set(['upstream_auth_failed', 'upstream_misconfigured', 'gateway_misconfigured', 'internal_error']);
