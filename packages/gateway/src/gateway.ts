@@ -55,8 +55,10 @@ export interface GatewayOptions {
   /** Clock for heartbeats and the shutdown grace period. */
   clock?: Clock;
   /**
-   * The client APIs served (default: OpenAI Chat Completions, Anthropic Messages, OpenAI
-   * Responses). A third-party dialect is one more entry (see dialect.ts).
+   * The client APIs served (default `DEFAULT_DIALECTS`: OpenAI Chat Completions, Anthropic
+   * Messages, OpenAI Responses). A dialect is a `DialectV1` (`@switchyard/core/dialect`): the
+   * Gemini API is `geminiDialect` from `@switchyard/provider-gemini/dialect`; a third-party one is
+   * one more entry (docs/dialects.md).
    */
   dialects?: readonly Dialect[];
 }
