@@ -32,7 +32,8 @@ import {
 import { adminApi, teamBudgetOf } from './admin-api.js';
 import { BudgetAlerts } from './budget-alerts.js';
 import { toMicros } from './budget-windows.js';
-import { estimateUsd, outputLimitOf } from './cost-estimate.js';
+import { reservationUsd } from './cost-estimate.js';
+import { TENANTS_ERRORS } from './error-codes.js';
 import { declaredEntries, KeyCheck, policyOf, type DeclaredEntry } from './key-check.js';
 import { KeyDirectory, type KeyEntry } from './key-directory.js';
 import type { KeyPolicy } from './key-record.js';
@@ -108,16 +109,23 @@ export const tenants = definePlugin<TenantsOptions, TenantsOptionsInput>({
       const reserve = (team: Budget | undefined): Candidate[] | Promise<Candidate[]> => {
         const caller: Caller = { keyId: policy.id, keyName: policy.name, team: policy.team, limits: policy.limits, budget: policy.budget, teamBudget: team };
         const budgeted = policy.budget !== undefined || team !== undefined;
-        const estimate = budgeted ? Math.ceil(estimateUsd(candidates, classification.estimatedInputTokens, outputLimitOf(ctx.request, options.reserveOutputTokens), priceOf) * 1_000_000) : 0;
+        // A deployment without a price cannot be reserved for: a budgeted key never reaches it unless allowed.
+        const chosen = budgeted && !options.allowUnpriced ? pricedOnly(candidates, policy, ctx.model) : candidates;
+        const estimate = budgeted ? Math.ceil(reservationUsd(chosen, ctx.request, options, priceOf) * 1_000_000) : 0;
         const reserved = counters.reserve(caller, estimate, clock.now());
         if (reserved instanceof Promise) {
           return reserved.then((r) => {
             state.reservation = r;
-            return candidates;
+            return chosen;
           });
         }
         state.reservation = reserved;
-        return candidates;
+        return chosen;
+      };
+      const pricedOnly = (list: Candidate[], policy: KeyPolicy, model: string): Candidate[] => {
+        const priced = list.filter((c) => priceOf(c) !== undefined);
+        if (priced.length === 0 && list.length > 0) throw unpricedRefusal(policy, model, list);
+        return priced.length === list.length ? list : priced;
       };
       const team = policy.team === undefined ? undefined : teamBudget(policy.team);
       return team instanceof Promise ? team.then(reserve) : reserve(team);
@@ -152,6 +160,15 @@ export const tenants = definePlugin<TenantsOptions, TenantsOptionsInput>({
     provideService(pipeline, SERVICE.tenants, service);
   },
 });
+
+function unpricedRefusal(policy: KeyPolicy, model: string, candidates: readonly Candidate[]): SwitchyardError {
+  return new SwitchyardError('invalid-request', `gateway key ${policy.id} (${policy.name}) has a budget and no deployment of model "${model}" has a price (${candidates.map((c) => c.deploymentId).join(', ')}); set their prices, or allowUnpriced: true on @switchyard/plugin-tenants`, {
+    code: TENANTS_ERRORS.unpriced,
+    status: 400,
+    path: 'model',
+    retryable: false,
+  });
+}
 
 function modelNotAllowed(policy: KeyPolicy, model: string): SwitchyardError {
   return new SwitchyardError('invalid-request', `gateway key ${policy.id} (${policy.name}) may not use model "${model}"; it may use: ${policy.models?.join(', ') || '(none)'}`, {

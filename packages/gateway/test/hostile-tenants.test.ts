@@ -1,0 +1,104 @@
+/**
+ * Issue 34: money and memory hold against hostile tenants and hostile vendors. Each row of the
+ * issue's table, tried as it was found: through the real gateway, tenants on the real Redis
+ * (.ci/redis.sh, port 6390, a prefix of the test's own), the official OpenAI SDK as the
+ * client, loopback vendors that misbehave as described. Every test here failed before its fix.
+ */
+import { expect, it } from 'vitest';
+import { describeWithRedis } from '../../../plugins/store-redis/test/support/redis.js';
+import { redisStoresPerTest } from './support/redis-stores.js';
+import { sseBody, textChunks, vendor, type Handler } from './support/harness.js';
+import { ADMIN_KEY, refusedWith, tenantGateway } from './support/hostile-tenants.js';
+
+const stores = redisStoresPerTest();
+
+/** A vendor like OpenAI's: the usage chunk only when `stream_options.include_usage` asks for it. */
+const honoursIncludeUsage: Handler = (_req, res, body) => {
+  const asked = JSON.parse(body);
+  if (!asked.stream) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'primary-model', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 4, completion_tokens: 1, total_tokens: 5 } }));
+    return;
+  }
+  const chunks = textChunks(['ok']);
+  if (asked.stream_options?.include_usage === true) chunks.push({ id: 'c1', model: 'm', choices: [], usage: { prompt_tokens: 4, completion_tokens: 1, total_tokens: 5 } });
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.end(sseBody(chunks));
+};
+
+describeWithRedis('issue 34: hostile tenants cannot spend past their budgets', () => {
+  it('row 1: a stream with include_usage:false is still billed at the vendor\'s count; the client gets no usage chunk it did not ask for', async () => {
+    stores.usePrefix('i34-row1');
+    const upstream = await vendor(honoursIncludeUsage);
+    const rig = await tenantGateway(stores, upstream);
+    const k = await rig.key({ name: 'streamer', budget: { day: { limitUsd: 0.05 } } });
+    const seen: unknown[] = [];
+    for (let i = 0; i < 3; i++) {
+      const stream = await k.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5, stream: true, stream_options: { include_usage: false } });
+      for await (const chunk of stream) seen.push(chunk);
+    }
+    // Asked upstream whatever the client said.
+    expect(upstream.requests.map((r) => JSON.parse(r.body).stream_options)).toEqual(Array(3).fill({ include_usage: true }));
+    // Stripped again on the way back: no chunk carries usage.
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.filter((c) => (c as { usage?: unknown }).usage)).toEqual([]);
+    // 3 × (4 + 1 tokens) at $1000 a million: the vendor's count, not 0.
+    expect(await rig.spentToday(k.id)).toBeCloseTo(0.015, 9);
+    // A client that asked for usage still gets the vendor's chunk.
+    const asked = await k.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5, stream: true, stream_options: { include_usage: true } });
+    const usage: unknown[] = [];
+    for await (const chunk of asked) if (chunk.usage) usage.push(chunk.usage);
+    expect(usage).toEqual([{ prompt_tokens: 4, completion_tokens: 1, total_tokens: 5 }]);
+  });
+
+  it('row 2: n choices are reserved n times: n=20 with max_tokens 1000 ($20 at most) does not fit a $5 budget, 5 at once', async () => {
+    stores.usePrefix('i34-row2');
+    const upstream = await vendor(honoursIncludeUsage);
+    const rig = await tenantGateway(stores, upstream);
+    const k = await rig.key({ name: 'many-choices', budget: { day: { limitUsd: 5 } } });
+    // $1000 a million: one choice of 1000 tokens may cost $1, twenty $20.
+    const refused = await Promise.all(Array.from({ length: 5 }, () => refusedWith(k.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1000, n: 20 }))));
+    for (const r of refused) expect(r).toMatchObject({ status: 429, code: 'budget_exhausted' });
+    // (A refusal that raced another may name that one's reservation, rolled back since.)
+    expect(refused.some((r) => r.message.includes('this request may cost up to $20.01'))).toBe(true);
+    expect(upstream.requests).toHaveLength(0);
+    expect(await rig.spentToday(k.id)).toBe(0);
+    // One choice fits.
+    expect((await k.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1000 })).choices).toHaveLength(1);
+  });
+
+  it('row 3: every input the vendor counts is reserved: tool-call arguments, tool schemas, images', async () => {
+    stores.usePrefix('i34-row3');
+    const upstream = await vendor(honoursIncludeUsage);
+    const rig = await tenantGateway(stores, upstream);
+    // $0.5 a day at $1000 a million: 500 tokens in all.
+    const k = await rig.key({ name: 'stuffer', budget: { day: { limitUsd: 0.5 } } });
+    const big = 'lorem ipsum dolor sit amet '.repeat(200); // 5,400 bytes: at most 2,700 tokens
+    const attacks: Record<string, unknown>[] = [
+      // The prompt as an assistant turn's tool-call arguments, answered by a tool result.
+      { messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: JSON.stringify({ text: big }) } }] }, { role: 'tool', tool_call_id: 'c1', content: 'ok' }, { role: 'user', content: 'go' }] },
+      // The prompt as a tool's schema.
+      { messages: [{ role: 'user', content: 'go' }], tools: [{ type: 'function', function: { name: 'f', description: big, parameters: { type: 'object', properties: {} } } }] },
+      // Images by their size rule (2,500 tokens each by default), not by their text.
+      { messages: [{ role: 'user', content: [{ type: 'text', text: 'what is it?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }] },
+    ];
+    for (const attack of attacks) {
+      const r = await refusedWith(k.client.chat.completions.create({ model: 'chat', max_tokens: 10, ...attack } as never));
+      expect(r).toMatchObject({ status: 429, code: 'budget_exhausted' });
+    }
+    expect(upstream.requests).toHaveLength(0);
+    // An ordinary prompt fits.
+    expect((await k.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 10 })).choices).toHaveLength(1);
+  });
+
+  it('row 15: a usage query with a date past what a Date holds is a coded 400, not a 500', async () => {
+    stores.usePrefix('i34-row15');
+    const upstream = await vendor(honoursIncludeUsage);
+    const rig = await tenantGateway(stores, upstream);
+    for (const since of ['99999999999999999', '-99999999999999999']) {
+      const res = await fetch(`${rig.h.origin}/switchyard/usage?since=${since}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+      expect(res.status).toBe(400);
+      expect((await res.json()).error).toMatchObject({ code: 'invalid_usage_query', message: expect.stringContaining('since must be a date') });
+    }
+  });
+});
