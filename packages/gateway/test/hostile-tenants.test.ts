@@ -5,6 +5,7 @@
  * client, loopback vendors that misbehave as described. Every test here failed before its fix.
  */
 import { expect, it } from 'vitest';
+import { cache } from '@switchyard/plugin-cache';
 import { describeWithRedis } from '../../../plugins/store-redis/test/support/redis.js';
 import { redisStoresPerTest } from './support/redis-stores.js';
 import { sseBody, textChunks, vendor, type Handler } from './support/harness.js';
@@ -89,6 +90,33 @@ describeWithRedis('issue 34: hostile tenants cannot spend past their budgets', (
     expect(upstream.requests).toHaveLength(0);
     // An ordinary prompt fits.
     expect((await k.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 10 })).choices).toHaveLength(1);
+  });
+
+  it('row 5: key B never gets key A\'s cached answer (0 vendor calls, $0); keys of one team share when the cache says share: team', async () => {
+    stores.usePrefix('i34-row5');
+    const upstream = await vendor(honoursIncludeUsage);
+    const rig = await tenantGateway(stores, upstream, { plugins: [cache({ store: 'redis' })] });
+    const question = { model: 'chat', messages: [{ role: 'user' as const, content: 'what is the secret plan?' }], max_tokens: 5 };
+    const a = await rig.key({ name: 'a', team: 'red' });
+    const b = await rig.key({ name: 'b', team: 'blue' });
+    await a.client.chat.completions.create(question);
+    await a.client.chat.completions.create(question);
+    // A's second answer is A's own cache hit.
+    expect(upstream.requests).toHaveLength(1);
+    await b.client.chat.completions.create(question);
+    // B asked the vendor and paid for it.
+    expect(upstream.requests).toHaveLength(2);
+    expect(await rig.spentToday(b.id)).toBeCloseTo(0.005, 9);
+
+    const shared = await tenantGateway(stores, upstream, { plugins: [cache({ store: 'redis', storePrefix: 'team-cache', share: 'team' })] });
+    const red1 = await shared.key({ name: 'red-1', team: 'red' });
+    const red2 = await shared.key({ name: 'red-2', team: 'red' });
+    const blue = await shared.key({ name: 'blue-1', team: 'blue' });
+    await red1.client.chat.completions.create(question);
+    await red2.client.chat.completions.create(question);
+    expect(upstream.requests).toHaveLength(3);
+    await blue.client.chat.completions.create(question);
+    expect(upstream.requests).toHaveLength(4);
   });
 
   it('row 15: a usage query with a date past what a Date holds is a coded 400, not a 500', async () => {
