@@ -4,12 +4,16 @@
  * (.ci/redis.sh, port 6390, a prefix of the test's own), the official OpenAI SDK as the
  * client, loopback vendors that misbehave as described. Every test here failed before its fix.
  */
+import http from 'node:http';
 import { expect, it } from 'vitest';
+import { VirtualClock } from '@switchyard/core';
 import { cache } from '@switchyard/plugin-cache';
+import { getTenants } from '@switchyard/plugin-tenants';
+import { createRedisStore } from '@switchyard/store-redis';
 import { describeWithRedis } from '../../../plugins/store-redis/test/support/redis.js';
 import { redisStoresPerTest } from './support/redis-stores.js';
 import { sseBody, textChunks, vendor, type Handler } from './support/harness.js';
-import { ADMIN_KEY, refusedWith, tenantGateway } from './support/hostile-tenants.js';
+import { ADMIN_KEY, PRICE, refusedWith, stallableRelay, tenantGateway } from './support/hostile-tenants.js';
 
 const stores = redisStoresPerTest();
 
@@ -117,6 +121,75 @@ describeWithRedis('issue 34: hostile tenants cannot spend past their budgets', (
     expect(upstream.requests).toHaveLength(3);
     await blue.client.chat.completions.create(question);
     expect(upstream.requests).toHaveLength(4);
+  });
+
+  it('row 13: count_tokens for a model outside the key\'s list is a 403 even when the body arrives after the key\'s cache period', async () => {
+    stores.usePrefix('i34-row13');
+    const upstream = await vendor(honoursIncludeUsage);
+    const clock = new VirtualClock(Date.UTC(2026, 11, 5, 12));
+    const rig = await tenantGateway(stores, upstream, {
+      tenants: { cacheTtlMs: 1_000 },
+      extra: { clock, models: { chat: [{ endpoint: 'primary', model: 'primary-model', price: PRICE }], secret: [{ endpoint: 'primary', model: 'secret-model', price: PRICE }] } },
+    });
+    const k = await rig.key({ name: 'narrow', models: ['chat'] });
+    const body = JSON.stringify({ model: 'secret', messages: [{ role: 'user', content: 'how many tokens?' }] });
+    const countSlowly = (pause: () => Promise<void> | void) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = http.request(`${rig.h.origin}/v1/messages/count_tokens`, { method: 'POST', headers: { 'x-api-key': k.secret, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode!, text }));
+        });
+        req.on('error', reject);
+        req.write(body.slice(0, 10));
+        req.flushHeaders();
+        void (async () => {
+          await pause();
+          req.end(body.slice(10));
+        })();
+      });
+    // Told when the gateway has checked the key (before it reads the body).
+    const service = getTenants(rig.h.gateway.pipeline!)!;
+    const authenticate = service.authenticate.bind(service);
+    let checked: (() => void) | undefined;
+    service.authenticate = (presented) => {
+      const answer = authenticate(presented);
+      checked?.();
+      return answer;
+    };
+    // Fast: the key is in the cache, fresh.
+    expect((await countSlowly(() => undefined)).status).toBe(403);
+    // Slow: the rest of the body comes after the cached copy's period.
+    const slow = await countSlowly(async () => {
+      await new Promise<void>((resolve) => (checked = resolve));
+      await clock.advance(5_000);
+    });
+    expect(slow.status).toBe(403);
+    expect(JSON.parse(slow.text).error).toMatchObject({ type: 'permission_error' });
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('row 14: revoking a key during a Redis stall is a 503, never a 404; retried once Redis answers, the key stops working', { timeout: 20_000 }, async () => {
+    const prefix = stores.usePrefix('i34-row14');
+    const relay = await stallableRelay({ host: '127.0.0.1', port: Number(new URL(process.env.SWITCHYARD_REDIS_URL ?? 'redis://127.0.0.1:6390').port) });
+    const store = createRedisStore({ url: relay.url, prefix, commandTimeoutMs: 200, recheckMs: 100 });
+    try {
+      await store.ready();
+      const upstream = await vendor(honoursIncludeUsage);
+      const rig = await tenantGateway(stores, upstream, { extra: { store } });
+      const k = await rig.key({ name: 'to-revoke' });
+      expect((await k.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 })).choices).toHaveLength(1);
+      relay.stall();
+      const during = await rig.admin('POST', `/switchyard/keys/${k.id}/revoke`, {});
+      expect(during.status).toBe(503);
+      expect(during.json.error).toMatchObject({ message: expect.stringContaining('unavailable') });
+      relay.resume();
+      await expect.poll(async () => (await rig.admin('POST', `/switchyard/keys/${k.id}/revoke`, {})).status, { timeout: 10_000, interval: 100 }).toBe(200);
+      expect((await refusedWith(k.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 }))).status).toBe(401);
+    } finally {
+      await store.close().catch(() => undefined);
+      await relay.close();
+    }
   });
 
   it('row 15: a usage query with a date past what a Date holds is a coded 400, not a 500', async () => {

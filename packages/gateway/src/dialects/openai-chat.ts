@@ -16,7 +16,7 @@ export const openaiChatDialect: Dialect = {
   routes: [
     { method: 'POST', path: '/v1/chat/completions', handle: chatCompletions },
     { method: 'POST', path: '/v1/embeddings', handle: embeddings },
-    { method: 'GET', path: '/v1/models', handle: async (x) => sendJson(x.res, 200, modelList(x.pipeline, x.startedAt, x.call.caller)) },
+    { method: 'GET', path: '/v1/models', handle: async (x) => sendJson(x.res, 200, await modelList(x.pipeline, x.startedAt, x.call.caller)) },
     {
       method: 'GET',
       path: '/v1/models/',
@@ -27,7 +27,7 @@ export const openaiChatDialect: Dialect = {
         } catch {
           return sendError(x.res, errorReply(400, 'the model id in the URL is not valid percent-encoding', 'invalid_request_error', 'invalid_url', 'model'));
         }
-        if (visibleModels(x.pipeline, x.call.caller).includes(id)) return sendJson(x.res, 200, modelEntry(id, x.startedAt));
+        if ((await visibleModels(x.pipeline, x.call.caller)).includes(id)) return sendJson(x.res, 200, modelEntry(id, x.startedAt));
         sendError(x.res, errorReply(404, `The model '${id}' does not exist`, 'invalid_request_error', 'model_not_found', 'model'));
       },
     },

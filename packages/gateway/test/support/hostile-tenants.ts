@@ -3,6 +3,7 @@
  * hostile-tenant tests of issue 34: an admin client, keys made through the admin API, and
  * official-SDK clients for them.
  */
+import net from 'node:net';
 import OpenAI from 'openai';
 import { expect } from 'vitest';
 import { createPipeline, type Plugin, type PipelineOptions } from '@switchyard/core';
@@ -64,4 +65,48 @@ export async function refusedWith(work: Promise<unknown>): Promise<{ status: num
   const error = (await work.then(() => undefined, (e: unknown) => e)) as InstanceType<typeof OpenAI.APIError> | undefined;
   expect(error).toBeInstanceOf(OpenAI.APIError);
   return { status: error!.status!, code: String(error!.code), message: error!.message };
+}
+
+/**
+ * A TCP relay to the real Redis that can stall: while stalled it forwards nothing either way
+ * and keeps every socket open (what a Redis frozen by a long command or a GC pause looks like).
+ */
+export async function stallableRelay(target: { host: string; port: number }): Promise<{ url: string; stall(): void; resume(): void; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const held: (() => void)[] = [];
+  let stalled = false;
+  const forward = (from: net.Socket, to: net.Socket) =>
+    from.on('data', (data) => {
+      if (!stalled) to.write(data);
+      else held.push(() => to.write(data));
+    });
+  const server = net.createServer((client) => {
+    const upstream = net.connect(target.port, target.host);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => undefined);
+      s.on('close', () => {
+        client.destroy();
+        upstream.destroy();
+        sockets.delete(s);
+      });
+    }
+    forward(client, upstream);
+    forward(upstream, client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stall: () => void (stalled = true),
+    resume() {
+      stalled = false;
+      for (const send of held.splice(0)) send();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }

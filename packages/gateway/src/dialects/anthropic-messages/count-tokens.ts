@@ -62,7 +62,13 @@ export async function countTokens(x: Exchange, body: unknown): Promise<void> {
   }
   // A virtual key counts only on the models it may call (plugin-tenants), as its requests would.
   const caller = x.call.caller;
-  if (caller && getService(x.pipeline, SERVICE.tenants)?.allowsModel(caller, model) === false) {
+  let allowed: boolean | undefined;
+  try {
+    allowed = caller ? await getService(x.pipeline, SERVICE.tenants)?.allowsModel(caller, model) : undefined;
+  } catch (error) {
+    return replyWithError(x, error);
+  }
+  if (allowed === false) {
     return replyWithError(x, new SwitchyardError('invalid-request', `gateway key ${caller.keyId}${caller.keyName ? ` (${caller.keyName})` : ''} may not use model "${model}"`, { code: 'SWITCHYARD_ERR_MODEL_NOT_ALLOWED', status: 403, path: 'model', retryable: false }));
   }
   let candidates: readonly Candidate[];
