@@ -68,7 +68,7 @@ export async function countTokens(x: Exchange, body: unknown): Promise<void> {
   } catch (error) {
     return replyWithError(x, error);
   }
-  if (allowed === false) {
+  if (caller && allowed === false) {
     return replyWithError(x, new SwitchyardError('invalid-request', `gateway key ${caller.keyId}${caller.keyName ? ` (${caller.keyName})` : ''} may not use model "${model}"`, { code: 'SWITCHYARD_ERR_MODEL_NOT_ALLOWED', status: 403, path: 'model', retryable: false }));
   }
   let candidates: readonly Candidate[];
