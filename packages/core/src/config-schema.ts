@@ -140,7 +140,13 @@ export const configSchema = z
       .refine((s) => !(s.use && s.snapshot), { message: 'snapshot applies to the in-memory store only; a shared store keeps its own state', path: ['snapshot'] })
       .optional(),
     upstream: z
-      .object({ ca: z.string().optional(), connectTimeoutMs: z.number().int().positive().optional(), connections: z.number().int().positive().optional() })
+      .object({
+        ca: z.string().optional(),
+        connectTimeoutMs: z.number().int().positive().optional(),
+        connections: z.number().int().positive().optional(),
+        /** How much of a vendor's answer is read before the attempt fails over (response-limits.ts). */
+        responseLimits: z.object({ maxBodyBytes: z.number().int().positive(), maxEventChars: z.number().int().positive() }).partial().strict().optional(),
+      })
       .strict()
       .optional(),
     /** Secret resolvers for `${scheme:reference}` values (secret-resolvers.ts), e.g. @switchyard/plugin-vault. */

@@ -273,8 +273,8 @@ export interface TransportResponse {
    * the rest in the background, briefly, so the keep-alive connection can be reused.
    */
   release?(): void;
-  /** Reads the whole body as text (faster than iterating `body` when the transport has it). */
-  text?(): Promise<string>;
+  /** Reads the whole body as text (faster than iterating `body` when the transport has it); past `limitBytes` it drops the connection and rejects with a coded `server` error. */
+  text?(limitBytes?: number): Promise<string>;
 }
 
 export interface Transport {

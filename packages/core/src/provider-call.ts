@@ -17,6 +17,7 @@ import { addFields } from './copy-fields.js';
 import { requestOriginOf } from './request-origin.js';
 import { keepWireText } from './wire-events.js';
 import { PartBatches, type PartBatch } from './part-batches.js';
+import { responseTooLarge, type ResponseLimits } from './response-limits.js';
 
 export function joinUrl(base: string, path: string): string {
   if (/^https?:\/\//.test(path)) return path;
@@ -50,6 +51,8 @@ const NOT_STREAMING: BuildOptions = Object.freeze({ stream: false });
 export interface CallEnv {
   transport: Transport;
   events: SwitchyardEventBus;
+  /** How much of a vendor's answer is read (response-limits.ts). */
+  responseLimits: Readonly<ResponseLimits>;
 }
 
 export async function sendProviderRequest(env: CallEnv, provider: ProviderV1, candidate: Candidate, built: ProviderRequest, attempt: Pick<Attempt, 'signal' | 'abort'>, traceparent?: string): Promise<TransportResponse> {
@@ -76,8 +79,16 @@ export async function sendProviderRequest(env: CallEnv, provider: ProviderV1, ca
   });
 }
 
-async function readHttpResponse(res: TransportResponse): Promise<ProviderHttpResponse> {
-  const text = res.text ? await res.text() : await readBodyText(res.body);
+async function readHttpResponse(res: TransportResponse, limitBytes: number): Promise<ProviderHttpResponse> {
+  const declared = Number(res.headers['content-length']);
+  let text: string;
+  try {
+    if (declared > limitBytes) throw responseTooLarge('answer body', limitBytes, 'bytes');
+    text = res.text ? await res.text(limitBytes) : await readBodyText(res.body, limitBytes);
+  } catch (error) {
+    res.discard();
+    throw error;
+  }
   return { status: res.status, headers: res.headers, text, json: parseJson(text) };
 }
 
@@ -103,7 +114,7 @@ export async function callProvider(env: CallEnv, provider: ProviderV1, attempt: 
     const res = await sendProviderRequest(env, provider, candidate, buildOrRefuse(provider.id, () => provider.buildEmbeddingsRequest!(attempt.request as EmbeddingRequest, candidate)), attempt, attempt.traceparent ?? ctx.traceparent);
     attempt.headersReceived();
     if (res.status >= 300) await failFromResponse(provider, candidate, res);
-    const http = await readHttpResponse(res);
+    const http = await readHttpResponse(res, env.responseLimits.maxBodyBytes);
     if (http.json === undefined) throw new SwitchyardError('server', `${provider.id} sent a body that is not JSON`, { status: res.status });
     return { type: 'embeddings', response: provider.parseEmbeddingsResponse(http, candidate), headers: res.headers };
   }
@@ -118,7 +129,7 @@ export async function callProvider(env: CallEnv, provider: ProviderV1, attempt: 
   attempt.headersReceived();
   if (res.status >= 300) await failFromResponse(provider, candidate, res);
   if (!attempt.stream) {
-    const http = await readHttpResponse(res);
+    const http = await readHttpResponse(res, env.responseLimits.maxBodyBytes);
     if (http.json === undefined) throw new SwitchyardError('server', `${provider.id} sent a body that is not JSON: ${http.text.slice(0, 80)}`, { status: res.status });
     return { type: 'response', response: provider.parseResponse(http, candidate), headers: res.headers };
   }
@@ -158,7 +169,7 @@ function sseText(event: SseEvent): string {
  */
 async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attempt, ctx: RequestContext, res: TransportResponse, request: ChatRequest): AsyncGenerator<PartBatch, void, undefined> {
   const { candidate } = attempt;
-  const parser = new SseParser();
+  const parser = new SseParser(env.responseLimits.maxEventChars);
   const decoder = provider.createStreamDecoder(candidate, request);
   // The client speaks the vendor's dialect: each event's text travels with its parts (wire-events.ts).
   const keepText = decoder.wireFormat !== undefined && requestOriginOf(request, decoder.wireFormat) !== undefined;

@@ -9,6 +9,7 @@ import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import { transportError } from './transport-error.js';
 import type { Transport } from './contract.js';
 import { UndiciExchange } from './undici-response.js';
+import { responseTooLarge } from './response-limits.js';
 
 export type { Transport, TransportRequest, TransportResponse } from './contract.js';
 
@@ -87,10 +88,15 @@ export function createUndiciTransport(options: UndiciTransportOptions = {}): Tra
   };
 }
 
-/** Reads a whole body as text. */
-export async function readBodyText(body: AsyncIterable<Uint8Array>): Promise<string> {
+/** Reads a whole body as text; past `limitBytes` it stops reading and rejects with a coded `server` error (the caller drops the connection). */
+export async function readBodyText(body: AsyncIterable<Uint8Array>, limitBytes = Number.POSITIVE_INFINITY): Promise<string> {
   const decoder = new TextDecoder();
   let text = '';
-  for await (const chunk of body) text += decoder.decode(chunk, { stream: true });
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.length;
+    if (bytes > limitBytes) throw responseTooLarge('answer body', limitBytes, 'bytes');
+    text += decoder.decode(chunk, { stream: true });
+  }
   return text + decoder.decode();
 }

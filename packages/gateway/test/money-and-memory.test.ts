@@ -5,14 +5,16 @@
  * client, loopback vendors that misbehave as described. Every test here failed before its fix.
  */
 import http from 'node:http';
-import { expect, it } from 'vitest';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { afterEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '@switchyard/core';
 import { cache } from '@switchyard/plugin-cache';
 import { getTenants } from '@switchyard/plugin-tenants';
 import { createRedisStore } from '@switchyard/store-redis';
 import { describeWithRedis } from '../../../plugins/store-redis/test/support/redis.js';
 import { redisStoresPerTest } from './support/redis-stores.js';
-import { sseBody, textChunks, vendor, type Handler } from './support/harness.js';
+import { answers, pipelineFor, sseBody, startGateway, stopAll, textChunks, vendor, type Handler } from './support/harness.js';
 import { ADMIN_KEY, PRICE, refusedWith, stallableRelay, tenantGateway } from './support/hostile-tenants.js';
 
 const stores = redisStoresPerTest();
@@ -201,5 +203,61 @@ describeWithRedis('issue 34: hostile tenants cannot spend past their budgets', (
       expect(res.status).toBe(400);
       expect((await res.json()).error).toMatchObject({ code: 'invalid_usage_query', message: expect.stringContaining('since must be a date') });
     }
+  });
+});
+
+/** Bytes the vendor sends in one answer (CI: 16 MiB against a 1 MiB limit, not gigabytes). */
+const HUGE = 16 * 1024 * 1024;
+const LIMIT = 1024 * 1024;
+
+/** A vendor answering 200 with a `HUGE` body: one JSON answer, or one SSE event, written with backpressure. */
+const hugeAnswer: Handler = async (_req, res, body) => {
+  const stream = JSON.parse(body).stream === true;
+  res.writeHead(200, { 'content-type': stream ? 'text/event-stream' : 'application/json' });
+  const head = stream ? 'data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"' : '{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"';
+  res.write(head);
+  const block = 'x'.repeat(64 * 1024);
+  for (let sent = 0; sent < HUGE && !res.destroyed; sent += block.length) {
+    if (!res.write(block)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+  }
+  if (!res.destroyed) res.end(stream ? '"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n' : '"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}');
+};
+
+function forcedGc(): () => void {
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc') as () => void;
+}
+
+describe('issue 34 row 12: a vendor\'s answer is read only up to a limit', () => {
+  afterEach(stopAll);
+
+  it('a 16 MiB answer or SSE event against a 1 MiB limit fails over with a coded error; heapUsed after GC returns within 10 MiB', { timeout: 60_000 }, async () => {
+    const a = await vendor(hugeAnswer);
+    const b = await vendor(answers(['from b']));
+    const errors: unknown[] = [];
+    const pipeline = pipelineFor({ vendors: { a, b }, extra: { responseLimits: { maxBodyBytes: LIMIT, maxEventChars: LIMIT } } });
+    pipeline.events.on('attempt:end', (e) => e.error && errors.push(e.error.code));
+    const h = await startGateway(pipeline);
+    const gc = forcedGc();
+    const ask = { model: 'chat', messages: [{ role: 'user' as const, content: 'hi' }] };
+    // Warm up (first-use allocations are not the load's), then the baseline.
+    await h.client.chat.completions.create(ask).withResponse();
+    gc();
+    const baseline = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 3; i++) {
+      const { data, response } = await h.client.chat.completions.create(ask).withResponse();
+      expect(data.choices[0].message.content).toBe('from b');
+      expect(response.headers.get('x-switchyard-attempts')).toBe('2');
+      const stream = await h.client.chat.completions.create({ ...ask, stream: true });
+      let text = '';
+      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+      expect(text).toBe('from b');
+    }
+    // The warm-up's attempt too: 7 answers of vendor a, every one refused past the limit.
+    expect(errors).toEqual(Array(7).fill('SWITCHYARD_ERR_RESPONSE_TOO_LARGE'));
+    gc();
+    const grew = process.memoryUsage().heapUsed - baseline;
+    console.info(`row 12: heapUsed after GC ${((grew) / 1048576).toFixed(2)} MiB above its baseline; rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB`);
+    expect(grew).toBeLessThan(10 * 1024 * 1024);
   });
 });
