@@ -55,7 +55,7 @@ export interface CallEnv {
   responseLimits: Readonly<ResponseLimits>;
 }
 
-export async function sendProviderRequest(env: CallEnv, provider: ProviderV1, candidate: Candidate, built: ProviderRequest, attempt: Pick<Attempt, 'signal' | 'abort'>, traceparent?: string): Promise<TransportResponse> {
+export async function sendProviderRequest(env: Pick<CallEnv, 'transport'>, provider: ProviderV1, candidate: Candidate, built: ProviderRequest, attempt: Pick<Attempt, 'signal' | 'abort' | 'requestProgress'>, traceparent?: string): Promise<TransportResponse> {
   const base = candidate.endpoint.baseUrl ?? provider.defaultBaseUrl;
   if (!base) throw new SwitchyardError('config', `endpoint ${candidate.endpoint.name} has no baseUrl and provider ${provider.id} has no default`, { code: 'SWITCHYARD_ERR_CONFIG' });
   // The codec's own headers go as they are when nothing is added (a codec may share one object).
@@ -65,7 +65,11 @@ export async function sendProviderRequest(env: CallEnv, provider: ProviderV1, ca
     if (traceparent) headers.traceparent = traceparent;
   }
   const { abort } = attempt;
-  if (!abort) return env.transport.request({ url: joinUrl(base, built.path), method: built.method, headers, body: built.body, signal: attempt.signal });
+  // Whether the vendor got the request decides whether a failed attempt is billed.
+  const progress = env.transport.reportsRequestSent && attempt.requestProgress ? attempt : undefined;
+  progress?.requestProgress!('pending');
+  const onRequestSent = progress ? () => progress.requestProgress!('written') : undefined;
+  if (!abort) return env.transport.request({ url: joinUrl(base, built.path), method: built.method, headers, body: built.body, signal: attempt.signal, onRequestSent });
   // The signal is made only if the transport reads it (the built-in one listens on `abort`).
   return env.transport.request({
     url: joinUrl(base, built.path),
@@ -73,6 +77,7 @@ export async function sendProviderRequest(env: CallEnv, provider: ProviderV1, ca
     headers,
     body: built.body,
     abort,
+    onRequestSent,
     get signal() {
       return abort.signal;
     },

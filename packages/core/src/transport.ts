@@ -10,6 +10,7 @@ import { transportError } from './transport-error.js';
 import type { Transport } from './contract.js';
 import { UndiciExchange } from './undici-response.js';
 import { responseTooLarge } from './response-limits.js';
+import { trackedBody } from './request-sent.js';
 
 export type { Transport, TransportRequest, TransportResponse } from './contract.js';
 
@@ -70,12 +71,15 @@ export function createUndiciTransport(options: UndiciTransportOptions = {}): Tra
   const getDispatcher = () => (dispatcher ??= createDispatcher(options, connector));
   return {
     ...(connector ? { preconnect: (url: string) => connector.warm(url) } : {}),
+    // Only undici's own clients publish on its diagnostics channels; a dispatcher passed in may not.
+    reportsRequestSent: ownDispatcher,
     request(req) {
       let exchange: UndiciExchange;
       try {
         const { origin, path } = splitUrl(req.url);
         exchange = new UndiciExchange(req);
-        getDispatcher().dispatch({ origin, path, method: req.method, headers: req.headers, body: req.body, headersTimeout: BACKSTOP_MS, bodyTimeout: BACKSTOP_MS }, exchange);
+        const body = ownDispatcher && req.onRequestSent && req.body ? trackedBody(req.body, req.onRequestSent) : req.body;
+        getDispatcher().dispatch({ origin, path, method: req.method, headers: req.headers, body, headersTimeout: BACKSTOP_MS, bodyTimeout: BACKSTOP_MS }, exchange);
       } catch (error) {
         return Promise.reject(transportError(error, req.abort ?? req.signal));
       }

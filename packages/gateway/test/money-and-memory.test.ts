@@ -5,16 +5,19 @@
  * client, loopback vendors that misbehave as described. Every test here failed before its fix.
  */
 import http from 'node:http';
+import net from 'node:net';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '@switchyard/core';
 import { cache } from '@switchyard/plugin-cache';
 import { getTenants } from '@switchyard/plugin-tenants';
+import { hedge } from '@switchyard/plugin-hedge';
 import { createRedisStore } from '@switchyard/store-redis';
 import { describeWithRedis } from '../../../plugins/store-redis/test/support/redis.js';
 import { redisStoresPerTest } from './support/redis-stores.js';
 import { answers, pipelineFor, sseBody, startGateway, stopAll, textChunks, vendor, type Handler } from './support/harness.js';
+import { VENDOR_KEY } from './support/harness.js';
 import { ADMIN_KEY, PRICE, refusedWith, stallableRelay, tenantGateway } from './support/hostile-tenants.js';
 
 const stores = redisStoresPerTest();
@@ -32,6 +35,9 @@ const honoursIncludeUsage: Handler = (_req, res, body) => {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   res.end(sseBody(chunks));
 };
+
+/** A vendor that takes the request and never answers. */
+const holds: Handler = () => new Promise<void>(() => undefined);
 
 describeWithRedis('issue 34: hostile tenants cannot spend past their budgets', () => {
   it('row 1: a stream with include_usage:false is still billed at the vendor\'s count; the client gets no usage chunk it did not ask for', async () => {
@@ -123,6 +129,64 @@ describeWithRedis('issue 34: hostile tenants cannot spend past their budgets', (
     expect(upstream.requests).toHaveLength(3);
     await blue.client.chat.completions.create(question);
     expect(upstream.requests).toHaveLength(4);
+  });
+
+  it('row 4: a request the client abandons after the vendor got it is billed as an estimate, to the key and in the ledger', async () => {
+    stores.usePrefix('i34-row4');
+    const upstream = await vendor(holds);
+    const rig = await tenantGateway(stores, upstream);
+    const k = await rig.key({ name: 'leaver', budget: { day: { limitUsd: 1 } } });
+    for (let i = 1; i <= 3; i++) {
+      const leave = new AbortController();
+      const call = k.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'write a long essay' }], max_tokens: 500 }, { signal: leave.signal }).catch(() => 'left');
+      await expect.poll(() => upstream.requests.length).toBe(i);
+      leave.abort();
+      expect(await call).toBe('left');
+    }
+    await expect.poll(() => rig.spentToday(k.id)).toBeGreaterThan(0);
+    const ledger = await (await fetch(`${rig.h.origin}/switchyard/usage?groupBy=gatewayKey`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json();
+    expect(ledger.groups[k.id].estimated.attempts).toBe(3);
+    expect(ledger.groups[k.id].costUsd).toBeCloseTo(await rig.spentToday(k.id), 9);
+  });
+
+  it('row 8: a hedged request bills its losing attempt as an estimate', async () => {
+    stores.usePrefix('i34-row8');
+    const slow = await vendor(holds);
+    const fast = await vendor(honoursIncludeUsage);
+    const rig = await tenantGateway(stores, slow, {
+      plugins: [hedge({ tiers: { interactive: { hedge: { delayMs: 50 } } } })],
+      extra: {
+        endpoints: [{ name: 'slow', provider: 'openai', baseUrl: slow.url, apiKey: VENDOR_KEY }, { name: 'fast', provider: 'openai', baseUrl: fast.url, apiKey: VENDOR_KEY }],
+        models: { chat: [{ endpoint: 'slow', model: 'slow-model', price: PRICE }, { endpoint: 'fast', model: 'fast-model', price: PRICE }] },
+      },
+    });
+    const k = await rig.key({ name: 'batch-key', tier: 'batch', budget: { day: { limitUsd: 1 } } });
+    const answer = await k.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 50, switchyard: { tier: 'interactive' } } as never);
+    expect((answer as { choices: { message: { content: string } }[] }).choices[0].message.content).toBe('ok');
+    expect(slow.requests).toHaveLength(1);
+    // The winner's $0.005 at the vendor's count, and the loser's estimate on top.
+    await expect.poll(() => rig.spentToday(k.id)).toBeGreaterThan(0.005);
+    const ledger = await (await fetch(`${rig.h.origin}/switchyard/usage?groupBy=deployment`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json();
+    expect(ledger.groups['slow/slow-model'].estimated.attempts).toBe(1);
+    expect(ledger.groups['fast/fast-model'].billed.costUsd).toBeCloseTo(0.005, 9);
+  });
+
+  it('row 9: an attempt whose body never fully reached the vendor (it stopped reading), then timed out, is never billed', async () => {
+    stores.usePrefix('i34-row9');
+    // A vendor that accepts connections and reads nothing: a 16 MiB body never leaves the socket buffers.
+    const deaf = net.createServer((socket) => socket.pause());
+    await new Promise<void>((resolve) => deaf.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(deaf.address() as net.AddressInfo).port}/v1`;
+      const rig = await tenantGateway(stores, { url } as never, { server: { maxBodyBytes: 32 * 1024 * 1024 } });
+      const waiter = await rig.key({ name: 'waiter' });
+      const r = await refusedWith(waiter.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'x'.repeat(16 * 1024 * 1024) }], max_tokens: 5, switchyard: { timeouts: { attemptMs: 300 } } } as never));
+      expect(r.status).toBeGreaterThanOrEqual(500);
+      const ledger = await (await fetch(`${rig.h.origin}/switchyard/usage?groupBy=gatewayKey`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json();
+      expect(ledger.groups[waiter.id]).toMatchObject({ failures: 1, costUsd: 0, estimated: { attempts: 0 } });
+    } finally {
+      await new Promise((resolve) => deaf.close(resolve));
+    }
   });
 
   it('row 13: count_tokens for a model outside the key\'s list is a 403 even when the body arrives after the key\'s cache period', async () => {

@@ -148,6 +148,11 @@ export class SpendCounters {
     return spends;
   }
 
+  /** The cost of an attempt recorded after its request settled (a hedge loser, aborted as the winner answered, ends later). */
+  addLate(reservation: Reservation, actualMicros: number, tokens: number): Promise<ScopeSpend[]> {
+    return this.settle({ scopes: reservation.scopes, reserved: reservation.scopes.map(() => 0), values: reservation.values, tpmKey: reservation.tpmKey }, actualMicros, tokens);
+  }
+
   /** Spend so far in each window of a key or team (micro-dollars), and the key's counts this minute. */
   async read(scope: SpendScope['scope'], id: string, now: number): Promise<{ day: number; month: number; rpm: number; tpm: number; inFlight: number }> {
     const [day, month, rpm, tpm, inFlight] = await Promise.all([

@@ -50,6 +50,8 @@ export interface TenantRequestState {
   costMicros: number;
   /** Prompt + completion tokens so far. */
   tokens: number;
+  /** The request was settled: an attempt that ends after it is added on its own. */
+  settled?: boolean;
 }
 
 declare module '@switchyard/core' {
@@ -136,16 +138,21 @@ export const tenants = definePlugin<TenantsOptions, TenantsOptionsInput>({
       if (!state) return;
       const prices = pricingOf();
       const usd = prices ? prices.attemptCostUsd(outcome, ctx.classification.estimatedInputTokens, ctx.request as ChatRequest) : usageCostUsd(tokenCounts(outcome.usage), priceOf(outcome.candidate));
-      state.costMicros += toMicros(usd);
-      if (outcome.usage) {
-        const tokens = tokenCounts(outcome.usage);
-        state.tokens += tokens.inputTokens + tokens.outputTokens;
+      const micros = toMicros(usd);
+      const tokens = outcome.usage ? tokenCounts(outcome.usage) : undefined;
+      const used = tokens ? tokens.inputTokens + tokens.outputTokens : 0;
+      if (state.settled && state.reservation) {
+        if (micros > 0 || used > 0) void counters.addLate(state.reservation, micros, used).then((spends) => alerts.observe(spends), reportError('late-attempt'));
+        return;
       }
+      state.costMicros += micros;
+      state.tokens += used;
     });
 
     pipeline.hooks.recordRequest.tapPromise(PLUGIN_NAME, async (_outcome, ctx) => {
       const state = ctx.state.tenants;
       if (!state?.reservation) return;
+      state.settled = true;
       alerts.observe(await counters.settle(state.reservation, state.costMicros, state.tokens));
     });
 

@@ -11,6 +11,7 @@ import { quota } from '@switchyard/plugin-quota';
 import { tenants, type TenantsOptionsInput } from '@switchyard/plugin-tenants';
 import { openaiProvider } from '@switchyard/provider-openai';
 import type { RedisStores } from './redis-stores.js';
+import type { GatewayOptions } from '../../src/index.js';
 import { startGateway, VENDOR_KEY, type Harness, type Loopback } from './harness.js';
 
 export const ADMIN_KEY = 'admin-key-for-issue-34-tests-0123';
@@ -29,7 +30,7 @@ export interface TenantRig {
 export async function tenantGateway(
   stores: RedisStores,
   upstream: Loopback,
-  options: { tenants?: TenantsOptionsInput; plugins?: Plugin[]; extra?: Partial<PipelineOptions> } = {},
+  options: { tenants?: TenantsOptionsInput; plugins?: Plugin[]; extra?: Partial<PipelineOptions>; server?: Partial<GatewayOptions['server']> } = {},
 ): Promise<TenantRig> {
   const store = await stores.open();
   const pipeline = createPipeline({
@@ -40,7 +41,7 @@ export async function tenantGateway(
     plugins: [quota({ ledger: {} }), tenants(options.tenants ?? {}), ...(options.plugins ?? [])],
     ...options.extra,
   });
-  const h = await startGateway(pipeline, { server: { adminKeys: [ADMIN_KEY] } });
+  const h = await startGateway(pipeline, { server: { adminKeys: [ADMIN_KEY], ...options.server } as GatewayOptions['server'] });
   const admin = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(h.origin + path, { method, headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
     return { status: res.status, json: await res.json() };
