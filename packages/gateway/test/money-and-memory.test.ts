@@ -11,6 +11,7 @@ import vm from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '@switchyard/core';
 import { cache } from '@switchyard/plugin-cache';
+import { quota } from '@switchyard/plugin-quota';
 import { getTenants } from '@switchyard/plugin-tenants';
 import { hedge } from '@switchyard/plugin-hedge';
 import { createRedisStore } from '@switchyard/store-redis';
@@ -147,6 +148,23 @@ describeWithRedis('issue 34: hostile tenants cannot spend past their budgets', (
     const ledger = await (await fetch(`${rig.h.origin}/switchyard/usage?groupBy=gatewayKey`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json();
     expect(ledger.groups[k.id].estimated.attempts).toBe(3);
     expect(ledger.groups[k.id].costUsd).toBeCloseTo(await rig.spentToday(k.id), 9);
+  });
+
+  it('row 6: tags another team\'s key sends are reported but never spend a tag budget; the team\'s own key keeps working', async () => {
+    stores.usePrefix('i34-row6');
+    const upstream = await vendor(honoursIncludeUsage);
+    // Two answers ($0.005 each) use up the search project's $0.01 a day.
+    const rig = await tenantGateway(stores, upstream, { quota: quota({ ledger: {}, budgets: [{ tag: 'project=search', spendPerDay: 0.01 }] }) });
+    const search = await rig.key({ name: 'search-app', team: 'search', tags: { project: 'search' } });
+    const other = await rig.key({ name: 'other-app', team: 'ads' });
+    const ask = { model: 'chat', messages: [{ role: 'user' as const, content: 'hi' }], max_tokens: 5 };
+    for (let i = 0; i < 3; i++) expect((await other.client.chat.completions.create({ ...ask, switchyard: { tags: { project: 'search' } } } as never)) as object).toHaveProperty('choices');
+    await search.client.chat.completions.create(ask);
+    await search.client.chat.completions.create(ask);
+    expect(await refusedWith(search.client.chat.completions.create(ask))).toMatchObject({ status: 429, code: 'budget_exhausted' });
+    // Reported under the tag all the same.
+    const byTag = await (await fetch(`${rig.h.origin}/switchyard/usage?groupBy=tag`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json();
+    expect(byTag.groups['project=search'].requests).toBe(5);
   });
 
   it('row 8: a hedged request bills its losing attempt as an estimate', async () => {

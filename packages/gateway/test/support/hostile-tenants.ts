@@ -30,7 +30,7 @@ export interface TenantRig {
 export async function tenantGateway(
   stores: RedisStores,
   upstream: Loopback,
-  options: { tenants?: TenantsOptionsInput; plugins?: Plugin[]; extra?: Partial<PipelineOptions>; server?: Partial<GatewayOptions['server']> } = {},
+  options: { tenants?: TenantsOptionsInput; quota?: Plugin; plugins?: Plugin[]; extra?: Partial<PipelineOptions>; server?: Partial<GatewayOptions['server']> } = {},
 ): Promise<TenantRig> {
   const store = await stores.open();
   const pipeline = createPipeline({
@@ -38,7 +38,7 @@ export async function tenantGateway(
     models: { chat: [{ endpoint: 'primary', model: 'primary-model', price: PRICE }] },
     providers: [openaiProvider],
     store,
-    plugins: [quota({ ledger: {} }), tenants(options.tenants ?? {}), ...(options.plugins ?? [])],
+    plugins: [options.quota ?? quota({ ledger: {} }), tenants(options.tenants ?? {}), ...(options.plugins ?? [])],
     ...options.extra,
   });
   const h = await startGateway(pipeline, { server: { adminKeys: [ADMIN_KEY], ...options.server } as GatewayOptions['server'] });
