@@ -57,9 +57,18 @@ export function choicesOf(request: RequestContext['request']): number {
   return typeof n === 'number' && Number.isInteger(n) && n > 1 ? n : 1;
 }
 
-function outputLimitOf(request: RequestContext['request'], candidate: Candidate, fallback: number): number {
+function outputLimitOf(request: RequestContext['request'], candidate: Candidate | undefined, fallback: number): number {
   const r = request as ChatRequest;
-  return r.max_completion_tokens ?? r.max_tokens ?? candidate.deployment.limits?.maxOutputTokens ?? fallback;
+  return r.max_completion_tokens ?? r.max_tokens ?? candidate?.deployment.limits?.maxOutputTokens ?? fallback;
+}
+
+/** The most tokens (input and output) `request` may use on any of `candidates`: what a tokens-a-minute limit holds for it. */
+export function reservationTokens(candidates: readonly Candidate[], request: RequestContext['request'], rules: EstimateRules): number {
+  const inputTokens = inputTokenBound(request, rules.imageTokens);
+  const choices = choicesOf(request);
+  let output = candidates.length === 0 ? outputLimitOf(request, undefined, rules.reserveOutputTokens) : 0;
+  for (const c of candidates) output = Math.max(output, outputLimitOf(request, c, rules.reserveOutputTokens));
+  return inputTokens + output * choices;
 }
 
 /** The most `request` may cost on any of `candidates` (USD); unpriced candidates are left out (the route tap refuses them for budgeted keys). */

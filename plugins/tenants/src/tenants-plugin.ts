@@ -32,7 +32,7 @@ import {
 import { adminApi, teamBudgetOf } from './admin-api.js';
 import { BudgetAlerts } from './budget-alerts.js';
 import { toMicros } from './budget-windows.js';
-import { reservationUsd } from './cost-estimate.js';
+import { reservationTokens, reservationUsd } from './cost-estimate.js';
 import { TENANTS_ERRORS } from './error-codes.js';
 import { declaredEntries, KeyCheck, policyOf, type DeclaredEntry } from './key-check.js';
 import { KeyDirectory, type KeyEntry } from './key-directory.js';
@@ -114,7 +114,8 @@ export const tenants = definePlugin<TenantsOptions, TenantsOptionsInput>({
         // A deployment without a price cannot be reserved for: a budgeted key never reaches it unless allowed.
         const chosen = budgeted && !options.allowUnpriced ? pricedOnly(candidates, policy, ctx.model) : candidates;
         const estimate = budgeted ? Math.ceil(reservationUsd(chosen, ctx.request, options, priceOf) * 1_000_000) : 0;
-        const reserved = counters.reserve(caller, estimate, clock.now());
+        const tokens = policy.limits?.tpm !== undefined ? reservationTokens(chosen, ctx.request, options) : 0;
+        const reserved = counters.reserve(caller, estimate, clock.now(), tokens);
         if (reserved instanceof Promise) {
           return reserved.then((r) => {
             state.reservation = r;

@@ -33,13 +33,20 @@ describe('key policy', () => {
     await current.clock.advance(60_000);
     expect((await current.pipeline.chat(ask(), { caller: busy.caller })).choices).toHaveLength(1);
 
-    // A request of 5 tokens uses the 5 a minute: the next one waits for the next minute.
-    const wordy = await current.key({ name: 'wordy', limits: { tpm: 5 } });
-    await current.pipeline.chat(ask(), { caller: wordy.caller });
-    expect((await refusal(current.pipeline.chat(ask(), { caller: wordy.caller }))).message).toBe(`rate limit of key ${wordy.id} (wordy): at most 5 tokens a minute`);
+    // A request holds its upper bound (13 input tokens at most, 10 of output) until it settles at
+    // the 5 it used: of 30 a minute, two fit (5 + 23, then 10 + 23 does not); the next minute is new.
+    const wordy = await current.key({ name: 'wordy', limits: { tpm: 30 } });
+    await current.pipeline.chat(ask('chat', { max_tokens: 10 }), { caller: wordy.caller });
+    await current.pipeline.chat(ask('chat', { max_tokens: 10 }), { caller: wordy.caller });
+    expect((await refusal(current.pipeline.chat(ask('chat', { max_tokens: 10 }), { caller: wordy.caller }))).message).toBe(`rate limit of key ${wordy.id} (wordy): at most 30 tokens a minute`);
     await current.clock.advance(60_000);
-    expect((await current.pipeline.chat(ask(), { caller: wordy.caller })).choices).toHaveLength(1);
-    expect(current.vendor.requests).toHaveLength(5);
+    expect((await current.pipeline.chat(ask('chat', { max_tokens: 10 }), { caller: wordy.caller })).choices).toHaveLength(1);
+    expect(current.vendor.requests).toHaveLength(6);
+    // Concurrent requests cannot all pass a limit nobody has used yet (before: every one went, 10 × 5 tokens on a limit of 30).
+    const burst = await current.key({ name: 'burst', limits: { tpm: 30 } });
+    const results = await Promise.all(Array.from({ length: 10 }, () => current!.pipeline.chat(ask('chat', { max_tokens: 10 }), { caller: burst.caller }).then(() => 'ok', (e: { code: string }) => e.code)));
+    expect(results.filter((r) => r === 'ok')).toHaveLength(1);
+    expect((await current.admin('GET', `/switchyard/keys/${burst.id}/usage`)).body.limits.tpm).toMatchObject({ used: 5 });
   });
 
   it('reserves the estimate before the call and settles the real cost after it: the books agree with the ledger exactly', async () => {
