@@ -118,6 +118,15 @@ export const serverSchema = z
     limits: requestLimitsSchema.optional(),
     /** How long a response stored with `store: true` on POST /v1/responses stays retrievable (default 24 h). */
     responseTtlMs: z.number().int().positive().default(86_400_000),
+    /** Bounds of stored Responses: bytes per gateway key and in all within the TTL, and of one conversation expanded from `previous_response_id`. */
+    responseStore: z
+      .object({
+        maxBytesPerKey: z.number().int().positive().default(64 * 1024 * 1024),
+        maxBytes: z.number().int().positive().default(1024 * 1024 * 1024),
+        maxConversationBytes: z.number().int().positive().default(4 * 1024 * 1024),
+      })
+      .strict()
+      .default({ maxBytesPerKey: 64 * 1024 * 1024, maxBytes: 1024 * 1024 * 1024, maxConversationBytes: 4 * 1024 * 1024 }),
   })
   .strict();
 

@@ -116,6 +116,9 @@ const SPECIFIC_CODES = {
   // The OpenAI Responses ingress: a stored response that is unknown or expired.
   SWITCHYARD_ERR_RESPONSE_NOT_FOUND: { kind: 'invalid-request', status: 404 },
   SWITCHYARD_ERR_PREVIOUS_RESPONSE_NOT_FOUND: 'invalid-request',
+  // Owned by @switchyard/gateway's Responses dialect (dialects/openai-responses/errors.ts); here until defineErrorCodes lands.
+  SWITCHYARD_ERR_RESPONSE_STORE_FULL: { kind: 'rate-limit', status: 429 },
+  SWITCHYARD_ERR_CONVERSATION_TOO_LARGE: 'invalid-request',
   // A parameter above the limits of every deployment of the model (plugin-model-limits).
   SWITCHYARD_ERR_PARAMETER_LIMIT: 'invalid-request',
   // An external secret (`${vault:…}`) could not be read, or its resolver is missing.

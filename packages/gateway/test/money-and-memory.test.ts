@@ -207,6 +207,23 @@ describeWithRedis('issue 34: hostile tenants cannot spend past their budgets', (
     }
   });
 
+  it('row 10: a conversation expanded from previous_response_id is bounded in bytes: past it a coded 400, nothing sent upstream', async () => {
+    stores.usePrefix('i34-row10');
+    const upstream = await vendor(honoursIncludeUsage);
+    const rig = await tenantGateway(stores, upstream, { server: { responseStore: { maxBytesPerKey: 16 * 1024 * 1024, maxBytes: 64 * 1024 * 1024, maxConversationBytes: 1024 * 1024 } } as never });
+    const k = await rig.key({ name: 'talker' });
+    const turn = 'lorem ipsum '.repeat(25_000); // 300 KB a turn
+    let previous: string | undefined;
+    for (let i = 0; i < 4; i++) previous = (await k.client.responses.create({ model: 'chat', input: turn, store: true, ...(previous ? { previous_response_id: previous } : {}) })).id;
+    const sentBefore = upstream.requests.length;
+    const tiny = await Promise.all(Array.from({ length: 5 }, () => refusedWith(k.client.responses.create({ model: 'chat', input: 'and?', previous_response_id: previous! }))));
+    for (const r of tiny) {
+      expect(r.status).toBe(400);
+      expect(r.message).toMatch(/the limit is 1048576 \(server\.responseStore\.maxConversationBytes\)/);
+    }
+    expect(upstream.requests.length).toBe(sentBefore);
+  });
+
   it('row 13: count_tokens for a model outside the key\'s list is a 403 even when the body arrives after the key\'s cache period', async () => {
     stores.usePrefix('i34-row13');
     const upstream = await vendor(honoursIncludeUsage);
@@ -309,6 +326,33 @@ function forcedGc(): () => void {
   v8.setFlagsFromString('--expose-gc');
   return vm.runInNewContext('gc') as () => void;
 }
+
+describe('issue 34 row 11: stored Responses are capped in bytes per key and in all', () => {
+  afterEach(stopAll);
+
+  it('store: true past the key\'s cap is a coded 429 before any vendor call; heapUsed after GC stays within 10 MiB of its baseline', { timeout: 60_000 }, async () => {
+    const upstream = await vendor(answers(['ok']));
+    const pipeline = pipelineFor({ vendors: { v: upstream } });
+    const h = await startGateway(pipeline, { server: { responseStore: { maxBytesPerKey: 2.5 * LIMIT, maxBytes: 8 * LIMIT, maxConversationBytes: LIMIT } } as never });
+    const gc = forcedGc();
+    await h.client.responses.create({ model: 'chat', input: 'warm up', store: true });
+    gc();
+    const baseline = process.memoryUsage().heapUsed;
+    const input = 'x'.repeat(LIMIT);
+    const results: (string | number)[] = [];
+    for (let i = 0; i < 20; i++) results.push(await h.client.responses.create({ model: 'chat', input, store: true }).then(() => 'stored', (e: { status: number; message: string }) => (e.message.includes('server.responseStore.maxBytesPerKey') ? e.status : e.message)));
+    expect(results.slice(0, 2)).toEqual(['stored', 'stored']);
+    expect(results.slice(2)).toEqual(Array(18).fill(429));
+    // The refused ones never reached the vendor (the warm-up and two stored).
+    expect(upstream.requests).toHaveLength(3);
+    gc();
+    const grew = process.memoryUsage().heapUsed - baseline;
+    console.info(`row 11: heapUsed after GC ${(grew / 1048576).toFixed(2)} MiB above its baseline (2 MiB stored); rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB`);
+    expect(grew).toBeLessThan(10 * 1024 * 1024);
+    // store: false still answers.
+    expect((await h.client.responses.create({ model: 'chat', input, store: false })).output_text).toBe('ok');
+  });
+});
 
 describe('issue 34 row 12: a vendor\'s answer is read only up to a limit', () => {
   afterEach(stopAll);

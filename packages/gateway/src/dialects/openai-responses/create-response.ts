@@ -11,7 +11,7 @@ import type { Exchange } from '../../exchange.js';
 import { infoHeaders, sendJsonText } from '../../http-reply.js';
 import { serveStream, wantsStream } from '../../stream-answer.js';
 import { decodeRequest, inputItems, invalid, isObject, type SourcedItem } from './decode-request.js';
-import { PREVIOUS_RESPONSE_NOT_FOUND, replyInResponses } from './errors.js';
+import { CONVERSATION_TOO_LARGE, PREVIOUS_RESPONSE_NOT_FOUND, replyInResponses } from './errors.js';
 import { requestEcho, responseBody } from './response-body.js';
 import { ResponseStore, withItemIds } from './response-store.js';
 import { statelessItems } from './vendor-state.js';
@@ -19,7 +19,7 @@ import { ResponsesStreamEncoder } from './stream-encoder.js';
 import type { Json, ResponseItem, ResponseObject } from './wire-types.js';
 
 export function responseStoreOf(x: Exchange): ResponseStore {
-  return new ResponseStore(x.pipeline.store, x.pipeline.clock, x.server.responseTtlMs, ownerOf(x.call.caller));
+  return new ResponseStore(x.pipeline.store, x.pipeline.clock, x.server.responseTtlMs, ownerOf(x.call.caller), x.server.responseStore);
 }
 
 /**
@@ -62,6 +62,10 @@ export async function createResponse(x: Exchange, body: unknown): Promise<void> 
         });
       }
       history = record.input.concat(record.response.output);
+      // A tiny request must not send a huge stored conversation upstream again and again.
+      const size = record.bytes ?? JSON.stringify(history).length;
+      const most = x.server.responseStore.maxConversationBytes;
+      if (size > most) throw new SwitchyardError('invalid-request', `the conversation stored under previous_response_id '${previousId}' is ${size} bytes; the limit is ${most} (server.responseStore.maxConversationBytes): start a new conversation, or send a shortened history as input`, { code: CONVERSATION_TOO_LARGE, path: 'previous_response_id', status: 400 });
     }
     const input = inputItems(body);
     const conversation: SourcedItem[] = [];
@@ -76,6 +80,8 @@ export async function createResponse(x: Exchange, body: unknown): Promise<void> 
     const origin = upstreamInput === input ? body : Object.assign({}, body, { input: upstreamInput });
     setRequestOrigin(request, { format: OPENAI_RESPONSES, body: origin, untranslatable });
 
+    // Refused before the vendor is paid: an answer that could not be stored.
+    if (store) await responses.checkRoom(history.concat(input));
     const echo = requestEcho(body, store);
     const keep = store
       ? async (response: ResponseObject) => {
