@@ -104,6 +104,8 @@ export const serverSchema = z
     /** A request body must arrive within this time, or it gets 408 (it never holds a slot meanwhile). */
     bodyTimeoutMs: z.number().int().positive().default(10_000),
     heartbeatMs: z.number().int().positive().default(5000),
+    /** A streaming client that reads nothing for this long is disconnected (its attempt aborted upstream). */
+    writeTimeoutMs: z.number().int().positive().default(30_000),
     /** Error messages to clients name the upstream vendor, endpoint and deployment (default: they do not). */
     exposeUpstream: z.boolean().default(false),
     requestTimeoutMs: z.number().int().positive().optional(),

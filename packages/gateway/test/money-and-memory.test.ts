@@ -17,7 +17,7 @@ import { hedge } from '@switchyard/plugin-hedge';
 import { createRedisStore } from '@switchyard/store-redis';
 import { describeWithRedis } from '../../../plugins/store-redis/test/support/redis.js';
 import { redisStoresPerTest } from './support/redis-stores.js';
-import { answers, pipelineFor, sseBody, startGateway, stopAll, textChunks, vendor, type Handler } from './support/harness.js';
+import { answers, GATEWAY_KEY, pipelineFor, sseBody, startGateway, stopAll, textChunks, vendor, type Handler } from './support/harness.js';
 import { VENDOR_KEY } from './support/harness.js';
 import { ADMIN_KEY, PRICE, refusedWith, stallableRelay, tenantGateway } from './support/hostile-tenants.js';
 
@@ -387,3 +387,37 @@ describe('issue 34 row 12: a vendor\'s answer is read only up to a limit', () =>
     expect(grew).toBeLessThan(10 * 1024 * 1024);
   });
 });
+
+describe('issue 34 (also measured): a client that reads nothing', () => {
+  afterEach(stopAll);
+
+  it('is disconnected after writeTimeoutMs and its upstream stream is aborted; heapUsed after GC returns within 10 MiB', { timeout: 60_000 }, async () => {
+    let closed = 0;
+    const endless = await vendor(async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.on('close', () => closed++);
+      const chunk = `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'x'.repeat(16 * 1024) }, finish_reason: null }] })}\n\n`;
+      while (!res.destroyed) if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+    });
+    const h = await startGateway(pipelineFor({ vendors: { v: endless } }), { server: { writeTimeoutMs: 500 } });
+    const gc = forcedGc();
+    gc();
+    const baseline = process.memoryUsage().heapUsed;
+    const port = Number(new URL(h.origin).port);
+    const body = JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'talk forever' }], stream: true });
+    const sockets = Array.from({ length: 20 }, () => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${GATEWAY_KEY}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`));
+      socket.pause(); // reads nothing
+      socket.on('error', () => undefined);
+      return socket;
+    });
+    // Every stalled client is dropped and its upstream stream closed.
+    await expect.poll(() => closed, { timeout: 30_000, interval: 100 }).toBe(20);
+    for (const socket of sockets) socket.destroy();
+    gc();
+    const grew = process.memoryUsage().heapUsed - baseline;
+    console.info(`stalled clients: heapUsed after GC ${(grew / 1048576).toFixed(2)} MiB above its baseline; rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB`);
+    expect(grew).toBeLessThan(10 * 1024 * 1024);
+  });
+});
+
