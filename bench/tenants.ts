@@ -167,7 +167,7 @@ async function reserveAndSettle(): Promise<void> {
   const counters = new SpendCounters(pipeline.store, 'bench:tenants');
   const candidates = pipeline.candidatesFor('chat');
   const price = { input: 0.001, output: 0.001 };
-  const rules = { reserveOutputTokens: 1024, imageTokens: 2500 };
+  const rules = { reserveOutputTokens: 1024, imageTokens: 2500, serverToolCalls: 10 };
   const caller: Caller = { keyId: 'key_bench', keyName: 'bench', team: 't', limits: { rpm: 1e9, tpm: 1e12 }, budget: { day: { limitUsd: 1e9, soft: 0.8, hard: 1 } }, teamBudget: { month: { limitUsd: 1e9, soft: 0.8, hard: 1 } } };
   const request = { model: 'chat', messages: [{ role: 'system' as const, content: 'You are terse.' }, { role: 'user' as const, content: 'What is the capital of France? Answer in one word.' }], max_tokens: 16 };
   const once = async () => {

@@ -137,6 +137,7 @@ const SPECIFIC_CODES = {
   SWITCHYARD_ERR_KEY_INPUT: 'invalid-request',
   // Owned by @switchyard/plugin-tenants (its src/error-codes.ts); here until defineErrorCodes lands.
   SWITCHYARD_ERR_UNPRICED_DEPLOYMENT: 'invalid-request',
+  SWITCHYARD_ERR_UNPRICED_TOOL: 'invalid-request',
   SWITCHYARD_ERR_KEY_STORE_UNAVAILABLE: { kind: 'overloaded', status: 503 },
 } as const satisfies Record<`SWITCHYARD_ERR_${string}`, ErrorKind | { kind: ErrorKind; status: number }>;
 

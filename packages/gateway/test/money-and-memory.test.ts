@@ -14,6 +14,7 @@ import { cache } from '@switchyard/plugin-cache';
 import { quota } from '@switchyard/plugin-quota';
 import { getTenants } from '@switchyard/plugin-tenants';
 import { hedge } from '@switchyard/plugin-hedge';
+import { anthropicProvider } from '@switchyard/provider-anthropic';
 import { createRedisStore } from '@switchyard/store-redis';
 import { describeWithRedis } from '../../../plugins/store-redis/test/support/redis.js';
 import { redisStoresPerTest } from './support/redis-stores.js';
@@ -165,6 +166,33 @@ describeWithRedis('issue 34: hostile tenants cannot spend past their budgets', (
     // Reported under the tag all the same.
     const byTag = await (await fetch(`${rig.h.origin}/switchyard/usage?groupBy=tag`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json();
     expect(byTag.groups['project=search'].requests).toBe(5);
+  });
+
+  it('row 7: web searches through /v1/messages are priced per call (reserved by max_uses, billed from server_tool_use); an unpriced server tool is a coded 400 for a budgeted key', async () => {
+    stores.usePrefix('i34-row7');
+    // Anthropic, answering after 40 searches: 10 + 5 tokens and server_tool_use.web_search_requests.
+    const claude = await vendor((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x', content: [{ type: 'text', text: 'found it' }], stop_reason: 'end_turn', usage: { input_tokens: 10, output_tokens: 5, server_tool_use: { web_search_requests: 40 } } }));
+    });
+    // $1 a million tokens: the tokens cost $0.000015, the 40 searches $0.40 at the default $10 per 1,000.
+    const rig = await tenantGateway(stores, claude, {
+      extra: { endpoints: [{ name: 'claude', provider: 'anthropic', baseUrl: claude.url, apiKey: VENDOR_KEY }], models: { chat: [{ endpoint: 'claude', model: 'claude-x', price: { input: 1, output: 1 } }] }, providers: [anthropicProvider] },
+    });
+    const k = await rig.key({ name: 'searcher', budget: { day: { limitUsd: 1 } } });
+    const messages = (tools: unknown[]) => fetch(`${rig.h.origin}/v1/messages`, { method: 'POST', headers: { 'x-api-key': k.secret, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'chat', max_tokens: 100, messages: [{ role: 'user', content: 'search the web' }], tools }) });
+    const searched = await messages([{ type: 'web_search_20250305', name: 'web_search', max_uses: 50 }]);
+    expect(searched.status).toBe(200);
+    expect(await rig.spentToday(k.id)).toBeCloseTo(0.400015, 9);
+    // Each call reserves 50 searches at most ($0.50): the second fits beside $0.40 spent of $1, the third not.
+    expect((await messages([{ type: 'web_search_20250305', name: 'web_search', max_uses: 50 }])).status).toBe(200);
+    const third = await messages([{ type: 'web_search_20250305', name: 'web_search', max_uses: 50 }]);
+    expect(third.status).toBe(429);
+    // A server tool nobody priced is refused before the call, never reserved at $0.
+    const unknown = await messages([{ type: 'code_execution_20250522', name: 'code_execution' }]);
+    expect(unknown.status).toBe(400);
+    expect((await unknown.json()).error.message).toContain('per-call price for the server tool "code_execution"');
+    expect(claude.requests).toHaveLength(2);
   });
 
   it('row 8: a hedged request bills its losing attempt as an estimate', async () => {

@@ -16,7 +16,7 @@
  *
  * Vendor error answers (4xx / 5xx) are not billed.
  */
-import type { AttemptOutcome, ChatRequest, Price } from '@switchyard/core';
+import { toolCallsCostUsd, type AttemptOutcome, type ChatRequest, type Price } from '@switchyard/core';
 import { costOf, tokensOf, type TokenCounts } from './prices.js';
 
 export type EstimateBasis = 'output-seen' | 'elapsed';
@@ -48,7 +48,7 @@ export function billAttempt(outcome: AttemptOutcome, context: BillContext): Atte
   const { price } = context;
   if (outcome.usage) {
     const tokens = tokensOf(outcome.usage);
-    return { tokens, costUsd: costOf(tokens, price), estimated: false, charged: true };
+    return { tokens, costUsd: costOf(tokens, price) + toolCallsCostUsd(outcome.usage, price), estimated: false, charged: true };
   }
   const estimate = estimateBasis(outcome);
   if (!estimate) return { tokens: tokensOf(undefined), costUsd: 0, estimated: false, charged: false };

@@ -11,15 +11,45 @@
  *   OpenAI ~1.1k–2.5k, Anthropic ~1.6k, Gemini 258 a tile) instead of its base64 text;
  * - output: `max_completion_tokens` / `max_tokens`, else the candidate's `limits.maxOutputTokens`,
  *   else the plugin's `reserveOutputTokens`; times `n` choices;
+ * - plus the tools the vendor runs and bills per call (Anthropic's `web_search_20250305`,
+ *   OpenAI's hosted `web_search`, `file_search`…: any tool in the client's own body whose type
+ *   is not `function` / `custom`), `max_uses` of each (else `serverToolCalls`) at `Price.perCall`;
  * - at the price of the dearest candidate it may be sent to (a failover may end there).
  */
-import type { Candidate, ChatRequest, Price, RequestContext } from '@switchyard/core';
+import { requestOriginOf, type Candidate, type ChatRequest, type Price, type RequestContext } from '@switchyard/core';
+
+export interface ServerTool {
+  /** The tool's type without its date (`web_search_20250305` → `web_search`). */
+  kind: string;
+  calls: number;
+}
+
+/** Tools in the client's own request body that the vendor runs and bills per call. */
+export function serverToolsOf(request: RequestContext['request'], defaultCalls: number): ServerTool[] {
+  const tools = (requestOriginOf(request)?.body as { tools?: unknown } | undefined)?.tools;
+  if (!Array.isArray(tools)) return [];
+  const out: ServerTool[] = [];
+  for (const tool of tools) {
+    const type = (tool as { type?: unknown } | null)?.type;
+    if (typeof type !== 'string' || type === 'function' || type === 'custom') continue;
+    const most = (tool as { max_uses?: unknown }).max_uses;
+    out.push({ kind: type.replace(/_\d{8}$/, ''), calls: typeof most === 'number' && Number.isInteger(most) && most >= 0 ? most : defaultCalls });
+  }
+  return out;
+}
+
+/** The first tool kind `price` has no per-call fee for. */
+export function unpricedTool(tools: readonly ServerTool[], price: Price | undefined): string | undefined {
+  return tools.find((t) => price?.perCall?.[t.kind] === undefined)?.kind;
+}
 
 export interface EstimateRules {
   /** Output tokens assumed when neither the request nor the deployment bounds them. */
   reserveOutputTokens: number;
   /** Tokens one image may cost. */
   imageTokens: number;
+  /** Calls a server tool without `max_uses` is reserved for. */
+  serverToolCalls: number;
 }
 
 /** Content parts that are images in the dialects a request arrives in (Chat, Messages, Responses, Gemini). */
@@ -75,12 +105,15 @@ export function reservationTokens(candidates: readonly Candidate[], request: Req
 export function reservationUsd(candidates: readonly Candidate[], request: RequestContext['request'], rules: EstimateRules, priceOf: (c: Candidate) => Price | undefined): number {
   const inputTokens = inputTokenBound(request, rules.imageTokens);
   const choices = choicesOf(request);
+  const tools = serverToolsOf(request, rules.serverToolCalls);
   let most = 0;
   for (const c of candidates) {
     const price = priceOf(c);
     if (!price) continue;
     const outputTokens = outputLimitOf(request, c, rules.reserveOutputTokens) * choices;
-    most = Math.max(most, (inputTokens * price.input + outputTokens * price.output) / 1_000_000);
+    let fees = 0;
+    for (const t of tools) fees += t.calls * (price.perCall?.[t.kind] ?? 0);
+    most = Math.max(most, (inputTokens * price.input + outputTokens * price.output) / 1_000_000 + fees);
   }
   return most;
 }

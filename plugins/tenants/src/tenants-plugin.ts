@@ -20,6 +20,7 @@ import {
   tapMaybeAsync,
   tokenCounts,
   usageCostUsd,
+  toolCallsCostUsd,
   type Candidate,
   type ChatRequest,
   type Classification,
@@ -32,7 +33,7 @@ import {
 import { adminApi, teamBudgetOf } from './admin-api.js';
 import { BudgetAlerts } from './budget-alerts.js';
 import { toMicros } from './budget-windows.js';
-import { reservationTokens, reservationUsd } from './cost-estimate.js';
+import { reservationTokens, reservationUsd, serverToolsOf, unpricedTool } from './cost-estimate.js';
 import { TENANTS_ERRORS } from './error-codes.js';
 import { declaredEntries, KeyCheck, policyOf, type DeclaredEntry } from './key-check.js';
 import { KeyDirectory, type KeyEntry } from './key-directory.js';
@@ -126,9 +127,13 @@ export const tenants = definePlugin<TenantsOptions, TenantsOptionsInput>({
         return chosen;
       };
       const pricedOnly = (list: Candidate[], policy: KeyPolicy, model: string): Candidate[] => {
+        const tools = serverToolsOf(ctx.request, options.serverToolCalls);
         const priced = list.filter((c) => priceOf(c) !== undefined);
         if (priced.length === 0 && list.length > 0) throw unpricedRefusal(policy, model, list);
-        return priced.length === list.length ? list : priced;
+        // A tool billed per call at a price nobody knows would be reserved at $0.
+        const toolPriced = tools.length === 0 ? priced : priced.filter((c) => unpricedTool(tools, priceOf(c)) === undefined);
+        if (toolPriced.length === 0) throw unpricedToolRefusal(policy, model, unpricedTool(tools, priceOf(priced[0]!))!);
+        return toolPriced.length === list.length ? list : toolPriced;
       };
       const team = policy.team === undefined ? undefined : teamBudget(policy.team);
       return team instanceof Promise ? team.then(reserve) : reserve(team);
@@ -138,7 +143,7 @@ export const tenants = definePlugin<TenantsOptions, TenantsOptionsInput>({
       const state = ctx.state.tenants;
       if (!state) return;
       const prices = pricingOf();
-      const usd = prices ? prices.attemptCostUsd(outcome, ctx.classification.estimatedInputTokens, ctx.request as ChatRequest) : usageCostUsd(tokenCounts(outcome.usage), priceOf(outcome.candidate));
+      const usd = prices ? prices.attemptCostUsd(outcome, ctx.classification.estimatedInputTokens, ctx.request as ChatRequest) : usageCostUsd(tokenCounts(outcome.usage), priceOf(outcome.candidate)) + toolCallsCostUsd(outcome.usage, priceOf(outcome.candidate));
       const micros = toMicros(usd);
       const tokens = outcome.usage ? tokenCounts(outcome.usage) : undefined;
       const used = tokens ? tokens.inputTokens + tokens.outputTokens : 0;
@@ -176,6 +181,15 @@ function unpricedRefusal(policy: KeyPolicy, model: string, candidates: readonly 
     code: TENANTS_ERRORS.unpriced,
     status: 400,
     path: 'model',
+    retryable: false,
+  });
+}
+
+function unpricedToolRefusal(policy: KeyPolicy, model: string, kind: string): SwitchyardError {
+  return new SwitchyardError('invalid-request', `gateway key ${policy.id} (${policy.name}) has a budget and no deployment of model "${model}" has a per-call price for the server tool "${kind}"; set perCall.${kind} on their price, or leave the tool out`, {
+    code: TENANTS_ERRORS.unpricedTool,
+    status: 400,
+    path: 'tools',
     retryable: false,
   });
 }
