@@ -38,6 +38,12 @@ export const endpointSchema = z
     apiKeys: z.array(z.string()).optional(),
     keyIds: z.array(z.string()).optional(),
     apiVersion: z.string().optional(),
+    /** A cloud provider's region (Bedrock: `us-east-1`). */
+    region: z.string().regex(/^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d+$/, 'expected an AWS region like us-east-1').optional(),
+    /** A Google Cloud project id (Vertex AI). */
+    project: z.string().regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, 'expected a Google Cloud project id (6-30 lower-case letters, digits or "-")').optional(),
+    /** A Google Cloud location (Vertex AI: `europe-west1`, `us-east5`, `global`). */
+    location: z.string().regex(/^(global|[a-z]+-[a-z]+\d+)$/, 'expected a Google Cloud location like europe-west1 or global').optional(),
     headers: z.record(z.string(), z.string()).optional(),
     enabled: z.boolean().optional(),
     timeouts: timeoutsSchema.optional(),
@@ -161,6 +167,31 @@ export const configSchema = z
         responseLimits: z.object({ maxBodyBytes: z.number().int().positive(), maxEventChars: z.number().int().positive() }).partial().strict().optional(),
       })
       .strict()
+      .optional(),
+    /**
+     * Where durable records live (keys, teams, spend, usage totals, stored Responses, incidents;
+     * docs/deploy.md). Unset: a journal beside the config file for a single gateway, the shared
+     * store itself (checked for persistence at start) with `store.use`. `false`: soft state only.
+     */
+    records: z
+      .union([
+        z.literal(false),
+        z
+          .object({
+            /** The embedded journal of one gateway, relative to the config file. */
+            file: z.string().min(1).optional(),
+            /** A record store package for several gateways, e.g. @switchyard/store-postgres. */
+            use: z.string().min(1).optional(),
+            options: z.unknown().optional(),
+            /** Keep them in the shared store itself (Redis run with persistence, checked at start). */
+            inStore: z.literal(true).optional(),
+            /** Longest a spend counter waits before its checkpoint (ms). */
+            flushMs: z.number().int().min(10).max(1_000).optional(),
+          })
+          .strict()
+          .refine((r) => [r.file, r.use, r.inStore].filter((v) => v !== undefined).length <= 1, { message: 'give one of file, use or inStore', path: ['use'] })
+          .refine((r) => r.options === undefined || r.use !== undefined, { message: 'options go with use', path: ['options'] }),
+      ])
       .optional(),
     /** Secret resolvers for `${scheme:reference}` values (secret-resolvers.ts), e.g. @switchyard/plugin-vault. */
     secrets: z.array(pluginEntrySchema).optional(),

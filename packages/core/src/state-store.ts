@@ -40,11 +40,25 @@ export interface StateStore {
   subscribe?(channel: string, listener: (message: unknown) => void): () => void;
   close?(): Promise<void>;
   /**
+   * Optional, for a store with a server behind it: told once when it stops answering and once
+   * when it answers again, so an operator's log has one outage line and one recovery line.
+   * Returns the unsubscribe.
+   */
+  watchAvailability?(listener: (change: StoreAvailability) => void): () => void;
+  /**
    * Optional, for a shared store that answers from this instance's memory while its backend is
    * down (store-redis): false while it does. Whatever needs the shared truth (idempotency keys,
    * the usage totals) reads it after an operation: false then means the answer was local.
    */
   readonly available?: boolean;
+}
+
+/** A store's server stopped answering (`store:outage`, with why) or answers again (`store:recovered`). */
+export interface StoreAvailability {
+  event: 'store:outage' | 'store:recovered';
+  /** The server, without credentials: `redis://127.0.0.1:6379`, `PostgreSQL at …`. */
+  where: string;
+  error?: Error;
 }
 
 interface Entry { value: unknown; expiresAt: number }

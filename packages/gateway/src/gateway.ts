@@ -341,6 +341,12 @@ export function createGateway(options: GatewayOptions): Gateway {
         if (!options.pipelineOptions?.store) {
           home = await openGatewayStore(config, { importer: options.pipelineOptions?.importer, clock: options.pipelineOptions?.clock, onWarning: (m, f) => logger.warn({ event: 'store', ...f }, m) });
           if (home.snapshotFile) logger.info({ event: 'store_snapshot_loaded', file: home.snapshotFile, entries: home.restored }, 'store snapshot loaded');
+          if (home.records) logger.info({ event: 'records_opened', where: home.records.where, restored: home.records.restored }, 'durable records opened');
+          // One line when a store's server stops answering, one when it is back (not one per request).
+          home.store.watchAvailability?.((change) => {
+            if (change.event === 'store:outage') logger.warn({ event: change.event, where: change.where, error: change.error?.message }, 'store unavailable; serving from this instance meanwhile');
+            else logger.info({ event: change.event, where: change.where }, 'store answers again');
+          });
         }
         try {
           const pipeline = await pipelineFromConfig(config, { ...options.pipelineOptions, store: gateway.store });
@@ -390,7 +396,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     close() {
       closing ??= (async () => {
         draining = true;
-        const closed = address ? new Promise<void>((resolve) => httpServer.close(() => resolve())) : Promise.resolve();
+        // The listener stays open through the drain: probes on new connections keep answering
+        // (/health 200 "draining", /ready 503) and late requests get 503 shutting_down with
+        // Retry-After, which a client can act on faster than on a refused connection.
         httpServer.closeIdleConnections();
         await waitForIdle(server.shutdownGraceMs);
         if (inFlight > 0) {
@@ -398,6 +406,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           for (const abort of active) abort.abort(new SwitchyardError('cancelled', 'the gateway is shutting down; retry on another instance', { code: SHUTTING_DOWN_CODE, status: 503 }));
           await waitForIdle(1_000);
         }
+        const closed = address ? new Promise<void>((resolve) => httpServer.close(() => resolve())) : Promise.resolve();
         httpServer.closeAllConnections();
         await closed;
         await slot?.closeAll();
