@@ -76,6 +76,12 @@ export interface DialectCall {
   readonly bodyText?: string;
 }
 
+export interface StoredObjectCaps {
+  readonly maxBytesPerKey: number;
+  readonly maxBytes: number;
+  readonly maxConversationBytes: number;
+}
+
 /** What the gateway lends a dialect for one request. */
 export interface DialectContext {
   readonly store: StateStore;
@@ -86,6 +92,8 @@ export interface DialectContext {
   readonly limits?: Partial<RequestLimits>;
   /** How long stored objects (Responses' `store: true`) live. */
   readonly storeTtlMs: number;
+  /** Bounds of stored objects (`server.responseStore`): bytes per caller and in all, and of one conversation expanded from storage. */
+  readonly storeCaps: StoredObjectCaps;
   warn(fields: Record<string, unknown>, message: string): void;
 }
 

@@ -107,6 +107,8 @@ const SPECIFIC_CODES = {
   SWITCHYARD_ERR_ENV_FILE: 'config',
   SWITCHYARD_ERR_REQUEST_UNSENT: 'invalid-request',
   SWITCHYARD_ERR_REQUEST_LIMIT: 'invalid-request',
+  // A vendor answer (or one SSE event) past the pipeline's responseLimits (response-limits.ts).
+  SWITCHYARD_ERR_RESPONSE_TOO_LARGE: 'server',
   SWITCHYARD_ERR_INVALID_HINTS: 'invalid-request',
   // A budget tap that failed refuses the request rather than serve it uncharged.
   SWITCHYARD_ERR_PLUGIN_FAILED_CLOSED: 'plugin',
@@ -119,6 +121,9 @@ const SPECIFIC_CODES = {
   // The OpenAI Responses ingress: a stored response that is unknown or expired.
   SWITCHYARD_ERR_RESPONSE_NOT_FOUND: { kind: 'invalid-request', status: 404 },
   SWITCHYARD_ERR_PREVIOUS_RESPONSE_NOT_FOUND: 'invalid-request',
+  // Owned by @switchyard/gateway's Responses dialect (dialects/openai-responses/errors.ts); here until defineErrorCodes lands.
+  SWITCHYARD_ERR_RESPONSE_STORE_FULL: { kind: 'rate-limit', status: 429 },
+  SWITCHYARD_ERR_CONVERSATION_TOO_LARGE: 'invalid-request',
   // A parameter above the limits of every deployment of the model (plugin-model-limits).
   SWITCHYARD_ERR_PARAMETER_LIMIT: 'invalid-request',
   // An external secret (`${vault:…}`) could not be read, or its resolver is missing.
@@ -135,6 +140,10 @@ const SPECIFIC_CODES = {
   SWITCHYARD_ERR_KEY_NOT_FOUND: { kind: 'invalid-request', status: 404 },
   SWITCHYARD_ERR_KEY_CONFLICT: { kind: 'invalid-request', status: 409 },
   SWITCHYARD_ERR_KEY_INPUT: 'invalid-request',
+  // Owned by @switchyard/plugin-tenants (its src/error-codes.ts); here until defineErrorCodes lands.
+  SWITCHYARD_ERR_UNPRICED_DEPLOYMENT: 'invalid-request',
+  SWITCHYARD_ERR_UNPRICED_TOOL: 'invalid-request',
+  SWITCHYARD_ERR_KEY_STORE_UNAVAILABLE: { kind: 'overloaded', status: 503 },
 } as const satisfies Record<`SWITCHYARD_ERR_${string}`, ErrorKind | { kind: ErrorKind; status: number }>;
 
 /** Every code Switchyard raises. */

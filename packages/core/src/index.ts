@@ -52,6 +52,7 @@ export { expressibleCandidates, refusedPart, UNEXPRESSIBLE_CODE } from './expres
 export * from './request-summary.js';
 export * from './request-failure.js';
 export * from './request-limits.js';
+export * from './response-limits.js';
 export * from './error-body.js';
 export * from './switchyard-hints.js';
 export * from './fail-closed.js';

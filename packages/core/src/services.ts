@@ -172,8 +172,8 @@ export interface TenantsService {
    * the key is cached, else a promise (one store read).
    */
   authenticate(presented: string): Authentication | Promise<Authentication>;
-  /** Whether the caller may use a logical model (the model list a caller sees). */
-  allowsModel(caller: CallerIdentity, model: string): boolean;
+  /** Whether the caller may use a logical model (the model list a caller sees): at once when the key is cached, else a promise (one store read). */
+  allowsModel(caller: CallerIdentity, model: string): boolean | Promise<boolean>;
   /** The admin API: create, list, show, usage, update, rotate, revoke keys; team budgets. Throws coded errors. */
   admin(call: AdminCall): Promise<AdminAnswer>;
 }

@@ -54,7 +54,9 @@ export async function countInputTokens(x: Exchange, request: ChatRequest, inClie
   if (!names.includes(model)) throw new SwitchyardError('unknown-model', `unknown model "${model}"; this pipeline serves: ${names.join(', ') || '(none)'}`, { status: 404, path: 'model' });
   // A virtual key counts only on the models it may call (plugin-tenants), as its requests would.
   const caller = x.call.caller;
-  if (caller && getService(x.pipeline, SERVICE.tenants)?.allowsModel(caller, model) === false) {
+  // The allow-list may be asked of the store (plugin-tenants never answers from a stale entry); its failure is thrown as it is.
+  const allowed = caller ? await getService(x.pipeline, SERVICE.tenants)?.allowsModel(caller, model) : undefined;
+  if (caller && allowed === false) {
     throw new SwitchyardError('invalid-request', `gateway key ${caller.keyId}${caller.keyName ? ` (${caller.keyName})` : ''} may not use model "${model}"`, { code: 'SWITCHYARD_ERR_MODEL_NOT_ALLOWED', status: 403, path: 'model', retryable: false });
   }
   let candidates: readonly Candidate[];

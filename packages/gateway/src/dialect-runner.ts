@@ -24,6 +24,7 @@ export function dialectContext(x: Exchange): DialectContext {
     requestId: x.call.requestId ?? '',
     limits: x.server.limits,
     storeTtlMs: x.server.responseTtlMs,
+    storeCaps: x.server.responseStore,
     warn: (fields, message) => x.logger.warn(fields, message),
   };
 }
@@ -43,9 +44,9 @@ export async function runRoute(x: Exchange, match: RouteMatch, body: unknown): P
         return sendJson(x.res, 200, codec.encode(response, call), infoHeaders(response.switchyard));
       }
       case 'models':
-        return sendJson(x.res, 200, required(dialect, 'models').list(visibleModels(x.pipeline, x.call.caller), x.startedAt));
+        return sendJson(x.res, 200, required(dialect, 'models').list(await visibleModels(x.pipeline, x.call.caller), x.startedAt));
       case 'model':
-        return model(x, dialect, call);
+        return await model(x, dialect, call);
       case 'custom': {
         const reply = await route!.handle!(call, dialectContext(x));
         return sendJson(x.res, reply.status, reply.body, { ...reply.headers });
@@ -86,7 +87,7 @@ async function countTokens(x: Exchange, dialect: DialectV1, call: DialectCall): 
   sendJson(x.res, 200, codec.encode({ tokens: count.tokens, exact: count.endpoint !== undefined }), headers);
 }
 
-function model(x: Exchange, dialect: DialectV1, call: DialectCall): void {
+async function model(x: Exchange, dialect: DialectV1, call: DialectCall): Promise<void> {
   const codec = required(dialect, 'models');
   let id: string;
   try {
@@ -94,7 +95,7 @@ function model(x: Exchange, dialect: DialectV1, call: DialectCall): void {
   } catch {
     return sendError(x.res, renderError(dialect, errorReply(400, 'the model id in the URL is not valid percent-encoding', 'invalid_request_error', 'invalid_url', 'model')));
   }
-  if (visibleModels(x.pipeline, x.call.caller).includes(id)) return sendJson(x.res, 200, codec.one(id, x.startedAt));
+  if ((await visibleModels(x.pipeline, x.call.caller)).includes(id)) return sendJson(x.res, 200, codec.one(id, x.startedAt));
   sendError(x.res, renderError(dialect, errorReply(404, `The model '${id}' does not exist`, 'invalid_request_error', 'model_not_found', 'model')));
 }
 

@@ -63,7 +63,8 @@ export async function serveStream(x: Exchange, request: ChatRequest, encoderFor:
     }
     if (text) writer.write(text);
     if (failure) break;
-    if (writer.backedUp) await drained(res);
+    // Backpressure: upstream is not read while the client's buffer is full, for writeTimeoutMs at most.
+    if (writer.backedUp) await drained(res, { ms: x.server.writeTimeoutMs, clock: x.clock });
     if (res.destroyed) break; // leaving the loop cancels the upstream attempt
   }
   if (res.destroyed) return;

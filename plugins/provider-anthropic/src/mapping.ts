@@ -30,8 +30,10 @@ function count(value: number | null | undefined): number | undefined {
  */
 export function mergeUsage(earlier: AnthropicUsage | undefined, later: AnthropicUsage | undefined): AnthropicUsage {
   const out: AnthropicUsage = { ...earlier };
-  for (const [key, value] of Object.entries(later ?? {}) as [keyof AnthropicUsage, number | null | undefined][]) {
-    if (count(value) !== undefined) out[key] = value;
+  for (const [key, value] of Object.entries(later ?? {}) as [keyof AnthropicUsage, unknown][]) {
+    if (key === 'server_tool_use') {
+      if (value && typeof value === 'object') out.server_tool_use = value as AnthropicUsage['server_tool_use'];
+    } else if (count(value as number | null | undefined) !== undefined) (out as Record<string, unknown>)[key] = value;
   }
   return out;
 }
@@ -53,6 +55,10 @@ export function toUnifiedUsage(usage: AnthropicUsage | undefined): Usage | undef
   if (cacheRead !== undefined || cacheWrite !== undefined) {
     unified.prompt_tokens_details = { cached_tokens: cacheRead ?? 0, cache_write_tokens: cacheWrite ?? 0 };
   }
+  // Billed per call on top of the tokens (Price.perCall).
+  const searches = count(usage.server_tool_use?.web_search_requests);
+  const fetches = count(usage.server_tool_use?.web_fetch_requests);
+  if (searches || fetches) unified.server_tool_calls = { ...(searches ? { web_search: searches } : {}), ...(fetches ? { web_fetch: fetches } : {}) };
   return unified;
 }
 

@@ -10,14 +10,14 @@ import type { DecodedRequest, DialectCall, DialectContext } from '@switchyard/co
 import { ownerOf } from '../../caller-gate.js';
 import { wantsStream } from '../../stream-answer.js';
 import { decodeRequest, inputItems, invalid, isObject, type SourcedItem } from './decode-request.js';
-import { PREVIOUS_RESPONSE_NOT_FOUND } from './errors.js';
+import { CONVERSATION_TOO_LARGE, PREVIOUS_RESPONSE_NOT_FOUND } from './errors.js';
 import { requestEcho, type RequestEcho } from './response-body.js';
 import { ResponseStore, withItemIds } from './response-store.js';
 import { statelessItems } from './vendor-state.js';
 import type { Json, ResponseItem, ResponseObject } from './wire-types.js';
 
 export function responseStoreOf(context: DialectContext): ResponseStore {
-  return new ResponseStore(context.store, context.clock, context.storeTtlMs, ownerOf(context.caller as CallerIdentity | undefined));
+  return new ResponseStore(context.store, context.clock, context.storeTtlMs, ownerOf(context.caller as CallerIdentity | undefined), context.storeCaps);
 }
 
 export interface DecodedResponses extends DecodedRequest {
@@ -65,6 +65,10 @@ export async function decodeResponsesRequest({ body }: DialectCall, context: Dia
       });
     }
     history = record.input.concat(record.response.output);
+    // A tiny request must not send a huge stored conversation upstream again and again.
+    const size = record.bytes ?? JSON.stringify(history).length;
+    const most = context.storeCaps.maxConversationBytes;
+    if (size > most) throw new SwitchyardError('invalid-request', `the conversation stored under previous_response_id '${previousId}' is ${size} bytes; the limit is ${most} (server.responseStore.maxConversationBytes): start a new conversation, or send a shortened history as input`, { code: CONVERSATION_TOO_LARGE, path: 'previous_response_id', status: 400 });
   }
   const input = inputItems(body);
   const conversation: SourcedItem[] = [];
@@ -79,6 +83,8 @@ export async function decodeResponsesRequest({ body }: DialectCall, context: Dia
   const origin = upstreamInput === input ? body : Object.assign({}, body, { input: upstreamInput });
   setRequestOrigin(request, { format: OPENAI_RESPONSES, body: origin, untranslatable });
 
+  // Refused before the vendor is paid: an answer that could not be stored.
+  if (store) await responses.checkRoom(history.concat(input));
   const keep = store
     ? async (response: ResponseObject) => {
         try {

@@ -9,6 +9,13 @@ import { errorReply, type ErrorReply } from '../../openai-errors.js';
 
 export const RESPONSE_NOT_FOUND = 'SWITCHYARD_ERR_RESPONSE_NOT_FOUND';
 export const PREVIOUS_RESPONSE_NOT_FOUND = 'SWITCHYARD_ERR_PREVIOUS_RESPONSE_NOT_FOUND';
+/**
+ * Owned by the gateway's Responses dialect (issue 34); also listed in core's SPECIFIC_CODES
+ * until core's defineErrorCodes lands: `store: true` past a stored-bytes cap (429), and a
+ * `previous_response_id` conversation past its byte limit (400).
+ */
+export const RESPONSE_STORE_FULL = 'SWITCHYARD_ERR_RESPONSE_STORE_FULL';
+export const CONVERSATION_TOO_LARGE = 'SWITCHYARD_ERR_CONVERSATION_TOO_LARGE';
 
 /** A failed Responses request in OpenAI's terms: the stored-response codes, the rest as the gateway gives them. */
 export function renderResponsesError(reply: ErrorReply, error?: unknown): WireError {
