@@ -6,7 +6,11 @@
  *    tenants service), on a cached key: CPU per check, next to a plain `server.apiKeys` check.
  * 2. Store reads per check with a Redis store (127.0.0.1:6390, or SWITCHYARD_REDIS_URL): a cached
  *    key, one just invalidated by another gateway (pub/sub), one past the cache period.
- * 3. pipeline.chat() over an in-process transport: without the plugin, with a key that has no
+ * 3. The reservation and the settlement alone (issue 34; target: under 10 µs CPU together on
+ *    the memory store): the request's upper bound (every input string, n choices, the dearest
+ *    candidate), the reservation on a key with a day budget, a team budget and rpm / tpm limits,
+ *    and its settlement.
+ * 4. pipeline.chat() over an in-process transport: without the plugin, with a key that has no
  *    limits, with a key that has a day budget and an rpm limit (what the reservation and the
  *    settlement cost on the memory store).
  * Run: pnpm bench:tenants
@@ -20,6 +24,8 @@ import { createRedisStore } from '@switchyard/store-redis';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { CallerGate } from '../packages/gateway/src/caller-gate.js';
+import { SpendCounters, type Caller } from '../plugins/tenants/src/reservations.js';
+import { reservationTokens, reservationUsd } from '../plugins/tenants/src/cost-estimate.js';
 import { cpuMicros, cpuMicrosAsync, median, memoryTransport } from './in-process.js';
 
 const CHECKS = Number(process.env.BENCH_CHECKS ?? 200_000);
@@ -156,6 +162,33 @@ async function redisRoundTrips(): Promise<void> {
   await Promise.all([storeA.close(), storeB.close()]);
 }
 
+async function reserveAndSettle(): Promise<void> {
+  const clock = new VirtualClock(Date.now());
+  const pipeline = build(new MemoryStateStore(clock), true, clock);
+  const counters = new SpendCounters(pipeline.store, 'bench:tenants');
+  const candidates = pipeline.candidatesFor('chat');
+  const price = { input: 0.001, output: 0.001 };
+  const rules = { reserveOutputTokens: 1024, imageTokens: 2500, serverToolCalls: 10 };
+  const caller: Caller = { keyId: 'key_bench', keyName: 'bench', team: 't', limits: { rpm: 1e9, tpm: 1e12 }, budget: { day: { limitUsd: 1e9, soft: 0.8, hard: 1 } }, teamBudget: { month: { limitUsd: 1e9, soft: 0.8, hard: 1 } } };
+  const request = { model: 'chat', messages: [{ role: 'system' as const, content: 'You are terse.' }, { role: 'user' as const, content: 'What is the capital of France? Answer in one word.' }], max_tokens: 16 };
+  const once = async () => {
+    const usd = reservationUsd(candidates, request, rules, () => price);
+    const tokens = reservationTokens(candidates, request, rules);
+    const reservation = await counters.reserve(caller, Math.ceil(usd * 1_000_000), clock.now(), tokens);
+    await counters.settle(reservation, 19, 19);
+  };
+  for (let i = 0; i < 5_000; i++) await once();
+  const runs: number[] = [];
+  for (let r = 0; r < RUNS; r++) runs.push((await cpuMicrosAsync(async () => {
+    for (let c = 0; c < CALLS; c++) await once();
+  })) / CALLS);
+  console.log(`\nreservation + settlement alone, memory store (median of ${RUNS} runs of ${CALLS}; target < 10 µs)\n`);
+  console.log('| work | µs CPU per request |');
+  console.log('|---|---:|');
+  console.log(`| upper bound, reserve (key day + team month budgets, rpm, tpm), settle | ${median(runs).toFixed(2)} |`);
+  await pipeline.close();
+}
+
 async function perRequest(): Promise<void> {
   const clock = new VirtualClock(Date.now());
   const bare = build(new MemoryStateStore(clock), false, clock);
@@ -189,4 +222,5 @@ async function perRequest(): Promise<void> {
 
 await keyCheck();
 await redisRoundTrips();
+await reserveAndSettle();
 await perRequest();

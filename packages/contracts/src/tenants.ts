@@ -12,6 +12,12 @@ export const TENANT_ERRORS = defineErrorCodes(TENANTS_PLUGIN, {
   SWITCHYARD_ERR_KEY_NOT_FOUND: { kind: 'invalid-request', status: 404 },
   SWITCHYARD_ERR_KEY_CONFLICT: { kind: 'invalid-request', status: 409 },
   SWITCHYARD_ERR_KEY_INPUT: 'invalid-request',
+  /** A key with a budget asked for a model none of whose deployments has a price. */
+  SWITCHYARD_ERR_UNPRICED_DEPLOYMENT: 'invalid-request',
+  /** A key with a budget asked for a server / hosted tool no deployment has a per-call price for. */
+  SWITCHYARD_ERR_UNPRICED_TOOL: 'invalid-request',
+  /** The key store did not answer: an admin write or a key lookup cannot be decided. */
+  SWITCHYARD_ERR_KEY_STORE_UNAVAILABLE: { kind: 'overloaded', status: 503 },
 });
 
 /** One call of the gateway's admin API (`/switchyard/keys…`, `/switchyard/teams…`), already authenticated with an admin key. */
@@ -41,8 +47,8 @@ export interface TenantsService {
    * the key is cached, else a promise (one store read).
    */
   authenticate(presented: string): Authentication | Promise<Authentication>;
-  /** Whether the caller may use a logical model (the model list a caller sees). */
-  allowsModel(caller: CallerIdentity, model: string): boolean;
+  /** Whether the caller may use a logical model (the model list a caller sees): at once when the key is cached, else a promise (one store read). */
+  allowsModel(caller: CallerIdentity, model: string): boolean | Promise<boolean>;
   /** The admin API: create, list, show, usage, update, rotate, revoke keys; team budgets. Throws coded errors. */
   admin(call: AdminCall): Promise<AdminAnswer>;
 }

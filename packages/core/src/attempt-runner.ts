@@ -40,6 +40,8 @@ export interface LiveAttempt {
   headers: Record<string, string> | undefined;
   /** The vendor's response headers arrived (a later failure may still be billed). */
   headersArrived: boolean;
+  /** What the transport said of the request body (unknown: it says nothing). */
+  requestState: 'unknown' | 'pending' | 'written';
   /** A plugin-run attempt the core took over (a hedge winner): the core records it, not the plugin's reader. */
   ownedByCore: boolean;
   /** Stops its timer phase and its signal links; safe to call more than once. */
@@ -118,6 +120,7 @@ export class AttemptRunner {
       stream: live.stream,
       initiator: live.initiator,
       headersReceived: live.headersArrived,
+      requestSent: live.headersArrived || live.requestState === 'written' ? true : live.requestState === 'pending' ? false : undefined,
       outputChars,
     };
   }
@@ -252,6 +255,7 @@ class RunningAttempt implements LiveAttempt, Attempt {
   ttftMs: number | undefined = undefined;
   headers: Record<string, string> | undefined = undefined;
   headersArrived = false;
+  requestState: LiveAttempt['requestState'] = 'unknown';
   ownedByCore = false;
   readonly startedAt: number;
   readonly stream: boolean;
@@ -299,6 +303,10 @@ class RunningAttempt implements LiveAttempt, Attempt {
     const elapsed = this.clock.now() - this.startedAt;
     if (this.stream) this.timer.setPhase('first-token', Math.max(0, this.timeouts.firstTokenMs - elapsed), this.abort);
     else if (this.timeouts.firstByteMs !== undefined) this.timer.setPhase('attempt', Math.max(0, this.timeouts.attemptMs - elapsed), this.abort);
+  }
+
+  requestProgress(state: 'pending' | 'written'): void {
+    if (this.requestState !== 'written') this.requestState = state;
   }
 
   release(): void {

@@ -57,6 +57,8 @@ export const priceSchema = z
     input: z.number().nonnegative('prices cannot be negative'),
     output: z.number().nonnegative('prices cannot be negative'),
     cachedInput: z.number().nonnegative('prices cannot be negative').optional(),
+    /** USD per call of a server / hosted tool, by kind (`web_search`). */
+    perCall: z.record(z.string().min(1), z.number().nonnegative('prices cannot be negative')).optional(),
   })
   .strict();
 
@@ -110,6 +112,8 @@ export const serverSchema = z
     /** A request body must arrive within this time, or it gets 408 (it never holds a slot meanwhile). */
     bodyTimeoutMs: z.number().int().positive().default(10_000),
     heartbeatMs: z.number().int().positive().default(5000),
+    /** A streaming client that reads nothing for this long is disconnected (its attempt aborted upstream). */
+    writeTimeoutMs: z.number().int().positive().default(30_000),
     /** Error messages to clients name the upstream vendor, endpoint and deployment (default: they do not). */
     exposeUpstream: z.boolean().default(false),
     requestTimeoutMs: z.number().int().positive().optional(),
@@ -124,6 +128,15 @@ export const serverSchema = z
     limits: requestLimitsSchema.optional(),
     /** How long a response stored with `store: true` on POST /v1/responses stays retrievable (default 24 h). */
     responseTtlMs: z.number().int().positive().default(86_400_000),
+    /** Bounds of stored Responses: bytes per gateway key and in all within the TTL, and of one conversation expanded from `previous_response_id`. */
+    responseStore: z
+      .object({
+        maxBytesPerKey: z.number().int().positive().default(64 * 1024 * 1024),
+        maxBytes: z.number().int().positive().default(1024 * 1024 * 1024),
+        maxConversationBytes: z.number().int().positive().default(4 * 1024 * 1024),
+      })
+      .strict()
+      .default({ maxBytesPerKey: 64 * 1024 * 1024, maxBytes: 1024 * 1024 * 1024, maxConversationBytes: 4 * 1024 * 1024 }),
   })
   .strict();
 
@@ -146,7 +159,13 @@ export const configSchema = z
       .refine((s) => !(s.use && s.snapshot), { message: 'snapshot applies to the in-memory store only; a shared store keeps its own state', path: ['snapshot'] })
       .optional(),
     upstream: z
-      .object({ ca: z.string().optional(), connectTimeoutMs: z.number().int().positive().optional(), connections: z.number().int().positive().optional() })
+      .object({
+        ca: z.string().optional(),
+        connectTimeoutMs: z.number().int().positive().optional(),
+        connections: z.number().int().positive().optional(),
+        /** How much of a vendor's answer is read before the attempt fails over (response-limits.ts). */
+        responseLimits: z.object({ maxBodyBytes: z.number().int().positive(), maxEventChars: z.number().int().positive() }).partial().strict().optional(),
+      })
       .strict()
       .optional(),
     /**

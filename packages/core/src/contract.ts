@@ -183,6 +183,12 @@ export interface Attempt {
   answerInfo?: Partial<ResponseInfo>;
   /** The response headers arrived: switch the attempt's timer to the first-token limit. */
   headersReceived(): void;
+  /**
+   * What the transport knows of the request's body: `pending` once it will tell (the built-in
+   * transport does), `written` when the last byte was written to the socket. Optional: an
+   * `Attempt` made outside the core may leave it out (then nobody knows).
+   */
+  requestProgress?(state: 'pending' | 'written'): void;
   /** A chunk arrived: push the idle limit back. */
   chunkReceived(): void;
   /** The first content token arrived: from now on only the idle limit applies. */
@@ -260,6 +266,8 @@ export interface TransportRequest {
   signal: AbortSignal;
   /** The same abort as `signal`, free until it fires; set by the core. A transport that can should listen here (reading `signal` makes one). */
   abort?: AbortLink;
+  /** Called once the body was fully written to the socket (transports with `reportsRequestSent`). */
+  onRequestSent?: () => void;
 }
 
 export interface TransportResponse {
@@ -274,12 +282,14 @@ export interface TransportResponse {
    * the rest in the background, briefly, so the keep-alive connection can be reused.
    */
   release?(): void;
-  /** Reads the whole body as text (faster than iterating `body` when the transport has it). */
-  text?(): Promise<string>;
+  /** Reads the whole body as text (faster than iterating `body` when the transport has it); past `limitBytes` it drops the connection and rejects with a coded `server` error. */
+  text?(limitBytes?: number): Promise<string>;
 }
 
 export interface Transport {
   request(request: TransportRequest): Promise<TransportResponse>;
+  /** True when it calls `onRequestSent` for every request whose body was written (attempts that never left are then not billed). */
+  readonly reportsRequestSent?: boolean;
   /** Opens a connection to the URL's origin ahead of need (warm backups); false when it could not. */
   preconnect?(url: string): Promise<boolean>;
   close?(): Promise<void>;

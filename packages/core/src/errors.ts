@@ -91,6 +91,8 @@ const SPECIFIC_CODES = {
   SWITCHYARD_ERR_RECORDS_UNAVAILABLE: { kind: 'overloaded', status: 503 },
   SWITCHYARD_ERR_REQUEST_UNSENT: 'invalid-request',
   SWITCHYARD_ERR_REQUEST_LIMIT: 'invalid-request',
+  // A vendor answer (or one SSE event) past the pipeline's responseLimits (response-limits.ts).
+  SWITCHYARD_ERR_RESPONSE_TOO_LARGE: 'server',
   SWITCHYARD_ERR_INVALID_HINTS: 'invalid-request',
   // A budget tap that failed refuses the request rather than serve it uncharged.
   SWITCHYARD_ERR_PLUGIN_FAILED_CLOSED: 'plugin',

@@ -25,6 +25,12 @@ export interface AttemptOutcome {
   initiator: string;
   /** The vendor's response headers arrived: it had the request (a later failure may still be billed). */
   headersReceived?: boolean;
+  /**
+   * The request body was fully written to the vendor's socket: the vendor has it and may bill
+   * it, whatever happens next (a cancel, a timeout, a hedge that lost). False: it never left
+   * (queued for a connection, refused before sending). Absent when the transport cannot tell.
+   */
+  requestSent?: boolean;
   /** Characters of output a stream delivered before it ended (text, reasoning, tool arguments). */
   outputChars?: number;
 }

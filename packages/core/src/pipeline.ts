@@ -21,6 +21,7 @@ import { callProvider, type CallEnv } from './provider-call.js';
 import { RequestRun, type RequestMode } from './request-run.js';
 import { MemoryStateStore, type StateStore } from './state-store.js';
 import { createUndiciTransport, type Transport } from './transport.js';
+import { DEFAULT_RESPONSE_LIMITS, type ResponseLimits } from './response-limits.js';
 import type { ChatStream } from './chat-stream.js';
 import { validateChatRequest, validateEmbeddingRequest } from './validate-request.js';
 import { validateEndpointsAndModels } from './config-schema.js';
@@ -55,6 +56,8 @@ export interface PipelineOptions {
   deadlineMs?: number;
   /** Idempotency keys while a shared store is down (idempotency.ts): `refuse` (the default) or `local`. */
   idempotency?: { whenStoreUnavailable?: IdempotencyFallback };
+  /** How much of a vendor's answer is read before the attempt fails over (response-limits.ts); unset fields keep their defaults. */
+  responseLimits?: Partial<ResponseLimits>;
 }
 
 /** A resource handed to a pipeline that the pipeline closes when it closes. */
@@ -86,7 +89,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const events = new SwitchyardEventBus();
   const providers = new Map<string, ProviderV1>();
   const plugins: Plugin[] = [];
-  const env: CallEnv = { transport, events };
+  const env: CallEnv = { transport, events, responseLimits: { ...DEFAULT_RESPONSE_LIMITS, ...options.responseLimits } };
   const defaultDeadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const whenStoreUnavailable = options.idempotency?.whenStoreUnavailable ?? 'refuse';
   let candidateCache: Map<string, Candidate[]> | undefined;

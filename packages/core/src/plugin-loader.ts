@@ -185,6 +185,7 @@ export async function createPipelineFromConfig(config: LoadedConfig, options: Fr
       transport: ownTransport ? { use: ownTransport, owned: true } : options.transport,
       deadlineMs: options.deadlineMs ?? config.deadlineMs,
       idempotency: options.idempotency ?? config.idempotency,
+      responseLimits: options.responseLimits ?? config.upstream?.responseLimits,
       endpoints: config.endpoints,
       models: config.models,
       providers,

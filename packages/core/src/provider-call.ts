@@ -18,6 +18,7 @@ import { addFields } from './copy-fields.js';
 import { requestOriginOf } from './request-origin.js';
 import { keepWireText } from './wire-events.js';
 import { PartBatches, type PartBatch } from './part-batches.js';
+import { responseTooLarge, type ResponseLimits } from './response-limits.js';
 import { authorizeWireRequest, joinUrl, providerBaseUrl } from './wire-request.js';
 
 export { joinUrl } from './wire-request.js';
@@ -50,9 +51,11 @@ const NOT_STREAMING: BuildOptions = Object.freeze({ stream: false });
 export interface CallEnv {
   transport: Transport;
   events: SwitchyardEventBus;
+  /** How much of a vendor's answer is read (response-limits.ts). */
+  responseLimits: Readonly<ResponseLimits>;
 }
 
-export async function sendProviderRequest(env: CallEnv, provider: ProviderV1, candidate: Candidate, built: ProviderRequest, attempt: Pick<Attempt, 'signal' | 'abort'>, traceparent?: string): Promise<TransportResponse> {
+export async function sendProviderRequest(env: Pick<CallEnv, 'transport'>, provider: ProviderV1, candidate: Candidate, built: ProviderRequest, attempt: Pick<Attempt, 'signal' | 'abort' | 'requestProgress'>, traceparent?: string): Promise<TransportResponse> {
   const base = providerBaseUrl(provider, candidate.endpoint);
   // The codec's own headers go as they are when nothing is added (a codec may share one object).
   let headers = built.headers;
@@ -63,7 +66,11 @@ export async function sendProviderRequest(env: CallEnv, provider: ProviderV1, ca
   let url = joinUrl(base, built.path);
   if (provider.authorize) ({ url, headers } = await authorizeWireRequest(provider, candidate, { url, method: built.method, headers, body: built.body }, attempt.signal));
   const { abort } = attempt;
-  if (!abort) return env.transport.request({ url, method: built.method, headers, body: built.body, signal: attempt.signal });
+  // Whether the vendor got the request decides whether a failed attempt is billed.
+  const progress = env.transport.reportsRequestSent && attempt.requestProgress ? attempt : undefined;
+  progress?.requestProgress!('pending');
+  const onRequestSent = progress ? () => progress.requestProgress!('written') : undefined;
+  if (!abort) return env.transport.request({ url, method: built.method, headers, body: built.body, signal: attempt.signal, onRequestSent });
   // The signal is made only if the transport reads it (the built-in one listens on `abort`).
   return env.transport.request({
     url,
@@ -71,14 +78,23 @@ export async function sendProviderRequest(env: CallEnv, provider: ProviderV1, ca
     headers,
     body: built.body,
     abort,
+    onRequestSent,
     get signal() {
       return abort.signal;
     },
   });
 }
 
-async function readHttpResponse(res: TransportResponse): Promise<ProviderHttpResponse> {
-  const text = res.text ? await res.text() : await readBodyText(res.body);
+async function readHttpResponse(res: TransportResponse, limitBytes: number): Promise<ProviderHttpResponse> {
+  const declared = Number(res.headers['content-length']);
+  let text: string;
+  try {
+    if (declared > limitBytes) throw responseTooLarge('answer body', limitBytes, 'bytes');
+    text = res.text ? await res.text(limitBytes) : await readBodyText(res.body, limitBytes);
+  } catch (error) {
+    res.discard();
+    throw error;
+  }
   return { status: res.status, headers: res.headers, text, json: parseJson(text) };
 }
 
@@ -104,7 +120,7 @@ export async function callProvider(env: CallEnv, provider: ProviderV1, attempt: 
     const res = await sendProviderRequest(env, provider, candidate, buildOrRefuse(provider.id, () => provider.buildEmbeddingsRequest!(attempt.request as EmbeddingRequest, candidate)), attempt, attempt.traceparent ?? ctx.traceparent);
     attempt.headersReceived();
     if (res.status >= 300) await failFromResponse(provider, candidate, res);
-    const http = await readHttpResponse(res);
+    const http = await readHttpResponse(res, env.responseLimits.maxBodyBytes);
     if (http.json === undefined) throw new SwitchyardError('server', `${provider.id} sent a body that is not JSON`, { status: res.status });
     return { type: 'embeddings', response: provider.parseEmbeddingsResponse(http, candidate), headers: res.headers };
   }
@@ -119,7 +135,7 @@ export async function callProvider(env: CallEnv, provider: ProviderV1, attempt: 
   attempt.headersReceived();
   if (res.status >= 300) await failFromResponse(provider, candidate, res);
   if (!attempt.stream) {
-    const http = await readHttpResponse(res);
+    const http = await readHttpResponse(res, env.responseLimits.maxBodyBytes);
     if (http.json === undefined) throw new SwitchyardError('server', `${provider.id} sent a body that is not JSON: ${http.text.slice(0, 80)}`, { status: res.status });
     return { type: 'response', response: provider.parseResponse(http, candidate), headers: res.headers };
   }
@@ -159,7 +175,7 @@ function sseText(event: SseEvent): string {
  */
 async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attempt, ctx: RequestContext, res: TransportResponse, request: ChatRequest): AsyncGenerator<PartBatch, void, undefined> {
   const { candidate } = attempt;
-  const parser = provider.createFrameDecoder?.(candidate) ?? new SseParser();
+  const parser = provider.createFrameDecoder?.(candidate) ?? new SseParser(env.responseLimits.maxEventChars);
   const decoder = provider.createStreamDecoder(candidate, request);
   // The client speaks the vendor's dialect: each event's text travels with its parts (wire-events.ts).
   const keepText = decoder.wireFormat !== undefined && requestOriginOf(request, decoder.wireFormat) !== undefined;

@@ -66,4 +66,14 @@ describe('SseParser', () => {
       { numRuns: 300 },
     );
   });
+
+  it('one event past maxEventChars throws a coded server error, whether its data lines or one unended line grow (issue 34 row 12)', () => {
+    const lines = new SseParser(100);
+    expect(lines.push(`data: ${'a'.repeat(50)}\n\n`)).toHaveLength(1);
+    lines.push(`data: ${'a'.repeat(60)}\n`);
+    expect(() => lines.push(`data: ${'a'.repeat(60)}\n`)).toThrow(expect.objectContaining({ kind: 'server', code: 'SWITCHYARD_ERR_RESPONSE_TOO_LARGE' }));
+    const unended = new SseParser(100);
+    unended.push('data: ');
+    expect(() => unended.push('b'.repeat(200))).toThrow(/larger than the limit of 100 characters/);
+  });
 });

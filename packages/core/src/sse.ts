@@ -1,8 +1,10 @@
 /**
  * Server-sent events parser (WHATWG rules): LF, CRLF and CR line ends, comments, `event:`,
  * `id:`, multi-line `data:`, and UTF-8 sequences split across chunks. It never throws on odd
- * input; lines it cannot use are counted in `ignoredLines`.
+ * input; lines it cannot use are counted in `ignoredLines`. One event past `maxEventChars`
+ * is the one thing it throws on (a vendor that streams an endless event).
  */
+import { responseTooLarge } from './response-limits.js';
 
 export interface SseEvent {
   event?: string;
@@ -14,6 +16,11 @@ export class SseParser {
   private readonly decoder = new TextDecoder('utf-8');
   private buffer = '';
   private dataLines: string[] = [];
+  /** Characters in `dataLines`. */
+  private dataChars = 0;
+
+  /** `maxEventChars`: one event (its data and an unended line) past it throws a coded `server` error. */
+  constructor(private readonly maxEventChars = Number.POSITIVE_INFINITY) {}
   private eventName: string | undefined;
   private lastId: string | undefined;
   private sawField = false;
@@ -65,6 +72,7 @@ export class SseParser {
       this.processLine(line, events);
     }
     this.buffer = buf.slice(start);
+    if (this.buffer.length + this.dataChars > this.maxEventChars) throw responseTooLarge('stream event', this.maxEventChars, 'characters');
     if (final) {
       if (this.buffer.length > 0) this.processLine(this.buffer, events);
       this.buffer = '';
@@ -97,6 +105,7 @@ export class SseParser {
     switch (field) {
       case 'data':
         this.dataLines.push(value);
+        this.dataChars += value.length;
         this.sawField = true;
         break;
       case 'event':
@@ -124,6 +133,7 @@ export class SseParser {
       events.push(event);
     }
     this.dataLines = [];
+    this.dataChars = 0;
     this.eventName = undefined;
     this.sawField = false;
   }

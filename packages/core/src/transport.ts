@@ -9,6 +9,8 @@ import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import { transportError } from './transport-error.js';
 import type { Transport } from './contract.js';
 import { UndiciExchange } from './undici-response.js';
+import { responseTooLarge } from './response-limits.js';
+import { trackedBody } from './request-sent.js';
 
 export type { Transport, TransportRequest, TransportResponse } from './contract.js';
 
@@ -69,12 +71,15 @@ export function createUndiciTransport(options: UndiciTransportOptions = {}): Tra
   const getDispatcher = () => (dispatcher ??= createDispatcher(options, connector));
   return {
     ...(connector ? { preconnect: (url: string) => connector.warm(url) } : {}),
+    // Only undici's own clients publish on its diagnostics channels; a dispatcher passed in may not.
+    reportsRequestSent: ownDispatcher,
     request(req) {
       let exchange: UndiciExchange;
       try {
         const { origin, path } = splitUrl(req.url);
         exchange = new UndiciExchange(req);
-        getDispatcher().dispatch({ origin, path, method: req.method, headers: req.headers, body: req.body, headersTimeout: BACKSTOP_MS, bodyTimeout: BACKSTOP_MS }, exchange);
+        const body = ownDispatcher && req.onRequestSent && req.body ? trackedBody(req.body, req.onRequestSent) : req.body;
+        getDispatcher().dispatch({ origin, path, method: req.method, headers: req.headers, body, headersTimeout: BACKSTOP_MS, bodyTimeout: BACKSTOP_MS }, exchange);
       } catch (error) {
         return Promise.reject(transportError(error, req.abort ?? req.signal));
       }
@@ -87,10 +92,15 @@ export function createUndiciTransport(options: UndiciTransportOptions = {}): Tra
   };
 }
 
-/** Reads a whole body as text. */
-export async function readBodyText(body: AsyncIterable<Uint8Array>): Promise<string> {
+/** Reads a whole body as text; past `limitBytes` it stops reading and rejects with a coded `server` error (the caller drops the connection). */
+export async function readBodyText(body: AsyncIterable<Uint8Array>, limitBytes = Number.POSITIVE_INFINITY): Promise<string> {
   const decoder = new TextDecoder();
   let text = '';
-  for await (const chunk of body) text += decoder.decode(chunk, { stream: true });
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.length;
+    if (bytes > limitBytes) throw responseTooLarge('answer body', limitBytes, 'bytes');
+    text += decoder.decode(chunk, { stream: true });
+  }
   return text + decoder.decode();
 }

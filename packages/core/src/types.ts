@@ -88,6 +88,8 @@ export interface Usage {
   total_tokens: number;
   prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number };
   completion_tokens_details?: { reasoning_tokens?: number };
+  /** Calls of tools the vendor ran itself and bills per call, by kind (`web_search: 3`): priced by `Price.perCall`. */
+  server_tool_calls?: Record<string, number>;
 }
 
 export type ProviderMetadata = Record<string, Record<string, unknown>>;
@@ -254,7 +256,13 @@ export interface EndpointConfig {
   errors?: ErrorRule[];
 }
 
-export interface Price { input: number; output: number; cachedInput?: number }
+export interface Price {
+  input: number;
+  output: number;
+  cachedInput?: number;
+  /** USD per call of a tool the vendor runs and bills per call (`web_search`, `web_fetch`…: usage's `server_tool_calls`). */
+  perCall?: Readonly<Record<string, number>>;
+}
 
 export interface DeploymentConfig {
   endpoint: string;

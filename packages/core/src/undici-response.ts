@@ -9,6 +9,8 @@ import type { Dispatcher } from 'undici';
 import type { TransportRequest, TransportResponse } from './contract.js';
 import { onAbortOf, type AbortLink } from './abort-link.js';
 import { transportError } from './transport-error.js';
+import { responseTooLarge } from './response-limits.js';
+import type { SwitchyardError } from './errors.js';
 
 /** Buffered body bytes above which undici is asked to pause the socket until the reader catches up. */
 const HIGH_WATER_BYTES = 256 * 1024;
@@ -51,6 +53,9 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
   private dropped = 0;
   /** text() reads the whole body: no pausing, the chunks are joined at the end. */
   private wholeBody = false;
+  /** text()'s limit: past it the connection is dropped and text() fails with `tooLarge`. */
+  private bodyLimit = Number.POSITIVE_INFINITY;
+  private tooLarge: SwitchyardError | undefined;
   private releaseTimer: ReturnType<typeof setTimeout> | undefined;
   /** Where the abort comes from: the core's AbortLink when it set one (no AbortSignal is made), else the signal. */
   private readonly source: AbortSignal | AbortLink;
@@ -89,6 +94,13 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
     }
     this.chunks.push(chunk);
     this.buffered += chunk.length;
+    if (this.buffered > this.bodyLimit) {
+      this.tooLarge = responseTooLarge('answer body', this.bodyLimit, 'bytes');
+      this.chunks.length = 0;
+      this.buffered = 0;
+      this.abortWith(this.tooLarge);
+      return;
+    }
     if (this.buffered > HIGH_WATER_BYTES && !this.wholeBody) controller.pause();
     this.notify();
   }
@@ -115,7 +127,7 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
       body: new ExchangeBody(this),
       discard: () => this.discard(),
       release: () => this.release(),
-      text: () => this.text(),
+      text: (limitBytes?: number) => this.text(limitBytes),
     };
   }
 
@@ -133,10 +145,16 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
     return { next, return: async () => ({ done: true, value: undefined }) };
   }
 
-  private async text(): Promise<string> {
+  private async text(limitBytes = Number.POSITIVE_INFINITY): Promise<string> {
     this.wholeBody = true;
+    this.bodyLimit = limitBytes;
+    if (this.buffered > limitBytes) {
+      this.tooLarge = responseTooLarge('answer body', limitBytes, 'bytes');
+      this.abortWith(this.tooLarge);
+    }
     this.controller?.resume();
     while (this.phase === 'body') await new Promise<void>((resolve) => (this.wake = resolve));
+    if (this.tooLarge) throw this.tooLarge;
     if (this.phase === 'failed') throw this.failure();
     const text = this.chunks.length === 1 ? this.chunks[0].toString('utf8') : Buffer.concat(this.chunks).toString('utf8');
     this.chunks.length = 0;

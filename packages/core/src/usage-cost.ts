@@ -15,6 +15,15 @@ export function tokenCounts(usage: Usage | undefined): TokenCounts {
   };
 }
 
+/** What the vendor bills per call of the tools it ran (`usage.server_tool_calls` × `price.perCall`); a kind without a price costs 0 here (budgeted keys are refused such tools before the call). */
+export function toolCallsCostUsd(usage: Usage | undefined, price: Price | undefined): number {
+  const calls = usage?.server_tool_calls;
+  if (!calls || !price?.perCall) return 0;
+  let usd = 0;
+  for (const kind in calls) usd += (calls[kind] ?? 0) * (price.perCall[kind] ?? 0);
+  return usd;
+}
+
 /** Cached input tokens bill at `cachedInput` when the price names one; no price, no cost. */
 export function usageCostUsd(tokens: TokenCounts, price: Price | undefined): number {
   if (!price) return 0;

@@ -1,5 +1,6 @@
 /** Small helpers for writing answers on node:http responses. */
 import type { ServerResponse } from 'node:http';
+import type { Clock } from '@switchyard/core';
 import type { WireError } from './dialect.js';
 
 /** One write: the head and the body go out corked together (a string body joins the head). */
@@ -84,9 +85,12 @@ export function infoHeaders(info: AnswerInfo | undefined): Record<string, string
 }
 
 /** Resolves when the socket can take more data or the client is gone. */
-export function drained(res: ServerResponse): Promise<void> {
+export function drained(res: ServerResponse, timeout?: { ms: number; clock: Clock }): Promise<void> {
   return new Promise((resolve) => {
+    // A client that stops reading for `ms` is dropped: its answer would otherwise wait in memory.
+    const timer = timeout ? timeout.clock.setTimeout(() => res.destroy(new Error(`the client read nothing for ${timeout.ms} ms (server.writeTimeoutMs)`)), timeout.ms) : undefined;
     const done = () => {
+      if (timer !== undefined) timeout!.clock.clearTimeout(timer);
       res.off('drain', done);
       res.off('close', done);
       resolve();

@@ -14,14 +14,16 @@ export function modelEntry(id: string, created: number): ModelEntry {
 }
 
 /** The logical models a caller may use (a tenant's key may be limited to some). */
-export function visibleModels(pipeline: Pipeline, caller: CallerIdentity | undefined): string[] {
+export async function visibleModels(pipeline: Pipeline, caller: CallerIdentity | undefined): Promise<string[]> {
   const tenants = caller ? getService(pipeline, SERVICE.tenants) : undefined;
   const names = pipeline.modelNames();
-  return tenants ? names.filter((name) => tenants.allowsModel(caller!, name)) : names;
+  if (!tenants) return names;
+  const allowed = await Promise.all(names.map((name) => tenants.allowsModel(caller!, name)));
+  return names.filter((_name, i) => allowed[i]);
 }
 
-export function modelList(pipeline: Pipeline, created: number, caller?: CallerIdentity): { object: 'list'; data: ModelEntry[] } {
-  return { object: 'list', data: visibleModels(pipeline, caller).map((id) => modelEntry(id, created)) };
+export async function modelList(pipeline: Pipeline, created: number, caller?: CallerIdentity): Promise<{ object: 'list'; data: ModelEntry[] }> {
+  return { object: 'list', data: (await visibleModels(pipeline, caller)).map((id) => modelEntry(id, created)) };
 }
 
 /** Logical models with no usable candidate (every deployment disabled or without a provider). */

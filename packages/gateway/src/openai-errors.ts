@@ -12,6 +12,7 @@ import '@switchyard/contracts';
 import type { ServerResponse } from 'node:http';
 import { httpStatusOf, isSwitchyardError, type SwitchyardError } from '@switchyard/core';
 import { IDEMPOTENCY_CONFLICT, IDEMPOTENCY_UNAVAILABLE } from '@switchyard/core/internal';
+import type { GatewayErrorReply } from '@switchyard/core/dialect';
 import { renderError, type Dialect } from './dialect.js';
 import { sendError } from './http-reply.js';
 import { clientMessage, type ErrorReplyOptions } from './upstream-message.js';
@@ -22,11 +23,8 @@ export interface OpenAIErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
 }
 
-export interface ErrorReply {
-  status: number;
-  body: OpenAIErrorBody;
-  headers: Record<string, string>;
-}
+/** The gateway's neutral error reply (core's `GatewayErrorReply`), which each dialect renders. */
+export type ErrorReply = GatewayErrorReply;
 
 export function errorReply(status: number, message: string, type: string, code: string | null, param: string | null = null, headers: Record<string, string> = {}): ErrorReply {
   return { status, body: { error: { message, type, param, code } }, headers };

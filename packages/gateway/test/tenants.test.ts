@@ -153,14 +153,14 @@ describe('tenants on the gateway', () => {
 
   it("refuses a request past its key's budget or its team's with a coded 429 naming the budget", async () => {
     const upstream = await vendor(answers(['hello']));
-    const h = await startGateway(teamPipeline(upstream, { teams: { t: { budget: { month: { limitUsd: 0.012 } } } } }), { server: { adminKeys: [ADMIN_KEY] } });
-    // Each answer costs $0.005; with max_tokens 10 a request reserves at most $0.011 before the call.
-    const solo = await newKey(h, { name: 'solo', budget: { day: { limitUsd: 0.012 } } });
+    const h = await startGateway(teamPipeline(upstream, { teams: { t: { budget: { month: { limitUsd: 0.025 } } } } }), { server: { adminKeys: [ADMIN_KEY] } });
+    // Each answer costs $0.005; with max_tokens 10 a request reserves at most $0.023 before the call (13 input tokens at most, 10 of output).
+    const solo = await newKey(h, { name: 'solo', budget: { day: { limitUsd: 0.025 } } });
     await solo.client.chat.completions.create(ask('chat', { max_tokens: 10 }));
     const over = await refusal(solo.client.chat.completions.create(ask('chat', { max_tokens: 10 })));
     expect(over).toMatchObject({ status: 429, code: 'budget_exhausted' });
     expect(over.message).toMatch(/the day budget of key key_[0-9a-f]{16} \(solo\)/);
-    expect(over.message).toContain('$0.0050 spent or reserved of $0.0120');
+    expect(over.message).toContain('$0.0050 spent or reserved of $0.0250');
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
 
     const a = await newKey(h, { name: 'a1', team: 't' });

@@ -1,7 +1,8 @@
 /**
  * The cache key: a SHA-256 of the normalised request. Everything that can change the answer is
  * in it (model, messages, tools, sampling settings, unknown vendor fields); how the answer is
- * delivered (`stream`), who asked (`user`, `metadata`) and our own hints (`switchyard`) are not.
+ * delivered (`stream`), who asked (`user`, `metadata`) and our own hints (`switchyard`) are not;
+ * the caller's scope (per gateway key by default) is, so tenants never read each other's answers.
  */
 import { createHash } from 'node:crypto';
 import { type ChatRequest } from '@switchyard/core';
@@ -47,6 +48,12 @@ export function normaliseRequest(request: ChatRequest): Record<string, unknown> 
   return out;
 }
 
-export function cacheKey(request: ChatRequest): string {
-  return createHash('sha256').update(canonical(normaliseRequest(request))).digest('hex');
+/**
+ * `scope` names who may share the answer (cache-scope.ts): callers of different scopes never
+ * get each other's answers, however equal their requests.
+ */
+export function cacheKey(request: ChatRequest, scope = ''): string {
+  const hash = createHash('sha256');
+  if (scope) hash.update(`${JSON.stringify(scope)}\n`);
+  return hash.update(canonical(normaliseRequest(request))).digest('hex');
 }

@@ -9,6 +9,7 @@
 import { REQUEST_SLOT } from '@switchyard/contracts';
 import { defineService, definePlugin, outcomeOf, provideService, requireService, STAGE, storeLocal, type ChatRequest, type ChatResponse, type Pipeline, type RequestContext } from '@switchyard/core';
 import { cacheKey } from './cache-key.js';
+import { cacheScope } from './cache-scope.js';
 import { cacheOptionsSchema, type CacheOptions, type CacheOptionsInput } from './options.js';
 import { MemoryResponseStore, StateStoreResponseStore, type CacheEntry, type ResponseStore } from './response-store.js';
 import type { StaleAnswerSlot } from './stale-answer.js';
@@ -74,7 +75,7 @@ export const cache = definePlugin<CacheOptions, CacheOptionsInput>({
 
     pipeline.hooks.classify.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (classification, ctx) => {
       if (!cacheable(ctx)) return classification;
-      const key = cacheKey(ctx.request as ChatRequest);
+      const key = cacheKey(ctx.request as ChatRequest, cacheScope(ctx.caller, options.share));
       ctx.state[KEY_SLOT] = key;
       const entry = await store.get(key);
       if (entry && clock.now() < entry.storedAt + options.ttlMs) {

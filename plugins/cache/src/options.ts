@@ -16,6 +16,8 @@ export const cacheOptionsSchema = z
      */
     store: z.enum(['memory', 'state-store', 'redis']).default('memory'),
     storePrefix: z.string().min(1).default('cache'),
+    /** Who may read an answer another caller stored: the same gateway key (default), its team, or everyone. */
+    share: z.enum(['key', 'team', 'global']).default('key'),
   })
   .strict();
 

@@ -8,6 +8,8 @@ export interface AnthropicUsage {
   output_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  /** Server tools Anthropic ran (billed per call). */
+  server_tool_use?: { web_search_requests?: number | null; web_fetch_requests?: number | null } | null;
 }
 
 export type ImageSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };

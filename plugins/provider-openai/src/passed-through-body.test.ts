@@ -32,7 +32,11 @@ describe('the client body passed through', () => {
     expect(JSON.parse(sent!)).toEqual(buildChatBody(request, options({ stream: true })));
     expect(sent!.endsWith(',"stream_options":{"include_usage":true}}')).toBe(true);
     const asked = fromClient('{"model":"chat","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":false}}');
-    expect(JSON.parse(passedThroughChatBody(asked, options({ stream: true }))!)).toEqual(buildChatBody(asked, options({ stream: true })));
+    // A client that said no is still asked for usage upstream (the codec rebuilds the body).
+    expect(passedThroughChatBody(asked, options({ stream: true }))).toBeUndefined();
+    expect(buildChatBody(asked, options({ stream: true })).stream_options).toEqual({ include_usage: true });
+    const yes = fromClient('{"model":"chat","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":true}}');
+    expect(JSON.parse(passedThroughChatBody(yes, options({ stream: true }))!)).toEqual(buildChatBody(yes, options({ stream: true })));
   });
 
   it('is not used when the codec would send something else, or the model cannot be found for certain', () => {

@@ -52,12 +52,12 @@ describe('what openai receives', () => {
     });
   });
 
-  it('stream: stream true and include_usage added; an explicit include_usage:false is respected', async () => {
+  it('stream: stream true and include_usage added; an explicit include_usage:false is overridden (issue 34 row 1: every stream is billed at the vendor\'s count)', async () => {
     const { vendor, pipeline } = await replay(openaiProvider, { body: reframeChunks('groq-tool-call.chunks.txt') }, {}, 'gpt-4o-mini');
     await streamParts(pipeline, { stream_options: undefined, temperature: 0 });
     expect(vendor.requests[0].headers.accept).toBe('text/event-stream');
     expect(JSON.parse(vendor.requests[0].body)).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], temperature: 0, stream: true, stream_options: { include_usage: true } });
     await streamParts(pipeline, { stream_options: { include_usage: false } });
-    expect(JSON.parse(vendor.requests[1].body).stream_options).toEqual({ include_usage: false });
+    expect(JSON.parse(vendor.requests[1].body).stream_options).toEqual({ include_usage: true });
   });
 });

@@ -35,8 +35,10 @@ export function buildChatBody(request: ChatRequest, options: ChatBodyOptions): R
   body.messages = request.messages.map((m) => upstreamMessage(m, options.keepReasoning));
   if (options.stream) {
     body.stream = true;
-    // Usage arrives in a trailing chunk only when asked for; the caller's explicit choice wins.
-    body.stream_options = { include_usage: true, ...request.stream_options };
+    // Usage arrives in a trailing chunk only when asked for: always asked for, whatever the
+    // caller said, so every stream is billed at the vendor's count (the gateway strips that
+    // chunk again for a client that did not ask for it).
+    body.stream_options = { ...request.stream_options, include_usage: true };
   }
   return body;
 }
@@ -61,7 +63,8 @@ export function passedThroughChatBody(request: ChatRequest, options: ChatBodyOpt
   let text = withModelReplaced(origin.text, request.model, options.model);
   if (text === undefined) return undefined;
   if (!options.stream) return request.stream_options === undefined ? text : undefined;
-  if (request.stream_options !== undefined) return typeof request.stream_options?.include_usage === 'boolean' ? text : undefined;
+  // The client's own `include_usage: true` is sent as it is; any other stream_options are rebuilt with it.
+  if (request.stream_options !== undefined) return request.stream_options?.include_usage === true ? text : undefined;
   // Usage arrives in a trailing chunk only when asked for: asked for here, as buildChatBody does.
   const close = text.lastIndexOf('}');
   if (close < 0) return undefined;

@@ -6,14 +6,18 @@
  * - `output-seen`: its response headers arrived with a 2xx and it then failed (a timeout after
  *   the headers, a cut or stalled stream, a hedge loser, a client that left after the first
  *   token): the estimated input tokens plus the output seen (characters / 4);
- * - `elapsed`: it timed out before the response headers (a non-streaming vendor sends them
- *   only once the whole answer is written): the estimated input tokens plus the output the
- *   model could write in the time it had, at the deployment's tokens per second, capped by the
- *   request's `max_tokens` / `max_completion_tokens`.
+ * - `elapsed`: it ended before the response headers, after its body was fully written to the
+ *   vendor's socket (a timeout, a client that left, a hedge that lost, a connection reset: a
+ *   non-streaming vendor sends its headers only once the whole answer is written): the
+ *   estimated input tokens plus the output the model could write in the time it had, at the
+ *   deployment's tokens per second, capped by the request's `max_tokens` / `max_completion_tokens`.
+ *   An attempt whose body never left (queued for a connection) is never billed. With a
+ *   transport that cannot tell (a custom dispatcher), only timeouts are billed this way.
  *
- * Vendor error answers (4xx / 5xx) and connection failures are not billed.
+ * Vendor error answers (4xx / 5xx) are not billed.
  */
-import type { AttemptOutcome, ChatRequest, Price } from '@switchyard/core';
+import { type AttemptOutcome, type ChatRequest, type Price } from '@switchyard/core';
+import { toolCallsCostUsd } from '@switchyard/core/internal';
 import { costOf, tokensOf, type TokenCounts } from './prices.js';
 
 export type EstimateBasis = 'output-seen' | 'elapsed';
@@ -45,7 +49,7 @@ export function billAttempt(outcome: AttemptOutcome, context: BillContext): Atte
   const { price } = context;
   if (outcome.usage) {
     const tokens = tokensOf(outcome.usage);
-    return { tokens, costUsd: costOf(tokens, price), estimated: false, charged: true };
+    return { tokens, costUsd: costOf(tokens, price) + toolCallsCostUsd(outcome.usage, price), estimated: false, charged: true };
   }
   const estimate = estimateBasis(outcome);
   if (!estimate) return { tokens: tokensOf(undefined), costUsd: 0, estimated: false, charged: false };
@@ -57,6 +61,8 @@ export function billAttempt(outcome: AttemptOutcome, context: BillContext): Atte
 function estimateBasis(outcome: AttemptOutcome): EstimateBasis | undefined {
   if (outcome.ok || outcome.error?.status !== undefined) return undefined;
   if (outcome.headersReceived === true) return 'output-seen';
+  // The transport knows whether the vendor got the whole request: never billed before, always after.
+  if (outcome.requestSent !== undefined) return outcome.requestSent ? 'elapsed' : undefined;
   return outcome.error?.kind === 'timeout' ? 'elapsed' : undefined;
 }
 

@@ -64,10 +64,15 @@ export class BudgetBook {
     return this.budgets.some((b) => b.budget.spendPerDay !== undefined || b.budget.spendPerMonth !== undefined);
   }
 
-  /** Budgets that apply to the whole request (model and tag scopes). */
+  /**
+   * Budgets that apply to the whole request (model and tag scopes). A gateway client's tags
+   * count only for budgets with `clientTags: true`; the tags its key sets (`ctx.caller.tags`,
+   * which win over the client's) count for all.
+   */
   requestBudgets(ctx: RequestContext): ScopedBudget[] {
     const tags = ctx.request.switchyard?.tags ?? {};
-    return this.budgets.filter((b) => (b.scope === 'model' ? b.value === ctx.model : b.scope === 'tag' ? tagMatches(b.value, tags) : false));
+    const trusted = ctx.caller ? (ctx.caller.tags ?? {}) : tags;
+    return this.budgets.filter((b) => (b.scope === 'model' ? b.value === ctx.model : b.scope === 'tag' ? tagMatches(b.value, b.budget.clientTags ? tags : trusted) : false));
   }
 
   /** Budgets that apply to one candidate (endpoint and key scopes). */

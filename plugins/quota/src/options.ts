@@ -24,6 +24,12 @@ export const budgetSchema = z
     model: z.string().min(1).optional(),
     /** A caller tag as `name=value` (request.switchyard.tags). */
     tag: z.string().regex(/^[^=]+=.*$/, 'expected "name=value"').optional(),
+    /**
+     * A tag budget counts the tags a gateway key (or its team) sets; tags a gateway client sends
+     * in its own request are reported but spend this budget only when this is true (anyone with
+     * a key could otherwise spend another team's tag budget). Calls without a caller (the library) always count.
+     */
+    clientTags: z.boolean().optional(),
     rpm: limit.optional(),
     tpm: limit.optional(),
     /** USD per UTC day. */
@@ -33,6 +39,7 @@ export const budgetSchema = z
   })
   .strict()
   .refine((b) => SCOPE_NAMES.filter((s) => b[s] !== undefined).length === 1, 'a budget needs exactly one of endpoint, key, model, tag')
+  .refine((b) => b.clientTags === undefined || b.tag !== undefined, { message: 'clientTags applies to tag budgets only', path: ['clientTags'] })
   .refine((b) => LIMIT_NAMES.some((l) => b[l] !== undefined), 'a budget needs at least one of rpm, tpm, spendPerDay, spendPerMonth');
 
 export const pacingSchema = z

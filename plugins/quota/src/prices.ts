@@ -45,9 +45,26 @@ export function defaultPrice(model: string): Price | undefined {
 
 export type PriceTable = Readonly<Record<string, Price>>;
 
-/** Deployment `price` first, then the option table by `endpoint/model` or model, then the defaults. */
+/**
+ * Per-call fees of the tools a vendor runs itself, as the vendors listed them (dated: check and
+ * override with `perCall` on a price). Anthropic, 2025-09: web search $10 per 1,000 searches,
+ * web fetch at no charge beyond its tokens. A tool kind not listed has no known price: a key
+ * with a budget is refused it (plugin-tenants) rather than reserved at $0.
+ */
+export const DEFAULT_TOOL_FEES: Readonly<Record<string, Readonly<Record<string, number>>>> = Object.freeze({
+  anthropic: Object.freeze({ web_search: 0.01, web_fetch: 0 }),
+});
+
+const withFees = new WeakMap<Price, Price>();
+
+/** Deployment `price` first, then the option table by `endpoint/model` or model, then the defaults; per-call fees from DEFAULT_TOOL_FEES when the price names none. */
 export function priceFor(candidate: Candidate, table: PriceTable): Price | undefined {
-  return candidate.deployment.price ?? table[candidate.deploymentId] ?? table[candidate.model] ?? defaultPrice(candidate.model);
+  const price = candidate.deployment.price ?? table[candidate.deploymentId] ?? table[candidate.model] ?? defaultPrice(candidate.model);
+  const fees = DEFAULT_TOOL_FEES[candidate.provider];
+  if (!price || price.perCall || !fees) return price;
+  let priced = withFees.get(price);
+  if (!priced) withFees.set(price, (priced = { ...price, perCall: fees }));
+  return priced;
 }
 
 /** Output tokens per second of a deployment: the `estimates.deployments` entry by `endpoint/model` or model, else the default. */

@@ -133,12 +133,13 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
         log?.append(record);
         await totals.add(record).catch(onLedgerError);
       }
-      if (!counted) return;
-      const reached = await book.spend(candidate, ctx, { rpm: 1, tpm: tokens.inputTokens + tokens.outputTokens, spend: costUsd });
+      // A cancelled attempt the vendor got (a client that left, a hedge that lost) spends budgets too; it is no request of its own.
+      const reached = await book.spend(candidate, ctx, { rpm: counted ? 1 : 0, tpm: tokens.inputTokens + tokens.outputTokens, spend: costUsd });
       if (reached.length > 0) {
         const spent = new Set(reached.map((r) => r.scope));
         prune(ctx, (c) => book.candidateBudgets(c).some((b) => spent.has(b.id)));
       }
+      if (!counted) return;
       await rotate(outcome, ctx);
       if (options.pacing !== false) {
         const pause = pacingPauseMs(outcome.headers, clock.now(), options.pacing);

@@ -186,7 +186,8 @@ export function parseUsageQuery(input: { since?: string | null; until?: string |
 
 function toDay(value: string, name: string): string {
   const t = /^\d+$/.test(value) ? Number(value) : Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-  if (!Number.isFinite(t)) throw new UsageQueryError(`${name} must be a date (YYYY-MM-DD), an ISO time or epoch milliseconds, got "${value}"`);
+  // A number past what a Date holds (±8.64e15 ms) is as malformed as text that is no date.
+  if (!Number.isFinite(t) || Number.isNaN(new Date(t).getTime())) throw new UsageQueryError(`${name} must be a date (YYYY-MM-DD), an ISO time or epoch milliseconds, got "${value}"`);
   return dayOf(t);
 }
 

@@ -17,6 +17,7 @@ import { STAND_IN_HASH } from './key-secret.js';
 import { modelMatcher, type ModelMatcher } from './model-match.js';
 import type { Budget } from './options.js';
 import { StoreDocuments, type Change } from './store-documents.js';
+import { TENANTS_ERRORS } from './error-codes.js';
 
 export interface TeamRecord {
   name: string;
@@ -145,47 +146,64 @@ export class KeyDirectory {
 
   /** The key's record as the store has it now (the admin API's reads: no cache). */
   readKey(id: string): Promise<KeyRecord | undefined> {
-    return this.store.get<KeyRecord>(this.keyKey(id));
+    return this.fromStore(() => this.store.get<KeyRecord>(this.keyKey(id)));
   }
 
   /** Read-modify-write of a key's record; the other gateways drop their copy. */
   async updateKey(id: string, change: Change<KeyRecord>): Promise<{ value: KeyRecord | undefined; written: boolean }> {
-    this.assertWritable();
-    const result = await this.documents.update<KeyRecord>(this.keyKey(id), change);
+    const result = await this.fromStore(() => this.documents.update<KeyRecord>(this.keyKey(id), change));
     if (result.written) await this.changed('key', id);
     return result;
   }
 
   async updateTeam(name: string, change: Change<TeamRecord>): Promise<TeamRecord | undefined> {
-    this.assertWritable();
     await this.addToIndex('teams', name);
-    const result = await this.documents.update<TeamRecord>(this.teamKey(name), change);
+    const result = await this.fromStore(() => this.documents.update<TeamRecord>(this.teamKey(name), change));
     if (result.written) await this.changed('team', name);
     return result.value;
   }
 
   /** Listed before the record is written: a crash between the two leaves an id without a record (skipped), never a key nobody can list. */
   addToIndex(index: 'keys' | 'teams', id: string): Promise<unknown> {
-    this.assertWritable();
-    return this.documents.update<string[]>(`${this.prefix}:${index}`, (ids) => (ids?.includes(id) ? undefined : [...(ids ?? []), id]));
+    return this.fromStore(() => this.documents.update<string[]>(`${this.prefix}:${index}`, (ids) => (ids?.includes(id) ? undefined : [...(ids ?? []), id])));
   }
 
-  async listKeys(): Promise<KeyRecord[]> {
-    const ids = (await this.store.get<string[]>(`${this.prefix}:keys`)) ?? [];
-    const records = await readMany<KeyRecord>(this.store, ids.map((id) => this.keyKey(id)));
-    return records.filter((r): r is KeyRecord => r !== undefined);
+  listKeys(): Promise<KeyRecord[]> {
+    return this.fromStore(async () => {
+      const ids = (await this.store.get<string[]>(`${this.prefix}:keys`)) ?? [];
+      const records = await readMany<KeyRecord>(this.store, ids.map((id) => this.keyKey(id)));
+      return records.filter((r): r is KeyRecord => r !== undefined);
+    });
   }
 
-  async listTeams(): Promise<TeamRecord[]> {
-    const names = (await this.store.get<string[]>(`${this.prefix}:teams`)) ?? [];
-    const teams = await readMany<TeamRecord>(this.store, names.map((name) => this.teamKey(name)));
-    return teams.filter((t): t is TeamRecord => t !== undefined);
+  listTeams(): Promise<TeamRecord[]> {
+    return this.fromStore(async () => {
+      const names = (await this.store.get<string[]>(`${this.prefix}:teams`)) ?? [];
+      const teams = await readMany<TeamRecord>(this.store, names.map((name) => this.teamKey(name)));
+      return teams.filter((t): t is TeamRecord => t !== undefined);
+    });
   }
 
-  /** A write while the shared store is down would land in this instance's memory and vanish when it is back. */
-  private assertWritable(): void {
+  /**
+   * An admin read or write answered by the shared store itself, or refused with a 503. A store
+   * that stalls mid-operation answers from this instance's memory (empty of keys): without the
+   * check after it, a revocation would read "no such key" (a 404) and change nothing, and a
+   * write would land in memory and vanish when the store is back.
+   */
+  private async fromStore<T>(work: () => Promise<T>): Promise<T> {
+    if (this.storeDown) {
+      // One read asks the store whether it answers again (nothing else may, on a quiet gateway).
+      await this.store.get(`${this.prefix}:probe`).catch(() => undefined);
+      this.assertAnswering();
+    }
+    const result = await work();
+    this.assertAnswering();
+    return result;
+  }
+
+  private assertAnswering(): void {
     if (!this.storeDown) return;
-    throw new SwitchyardError('overloaded', 'the store that holds the keys (Redis) is unavailable, so the change would be lost; try again once it answers', { status: 503, retryAfterMs: 5_000, retryable: false });
+    throw new SwitchyardError('overloaded', 'the store that holds the keys (Redis) is unavailable, so the change would be lost or the answer wrong; try again once it answers', { code: TENANTS_ERRORS.storeUnavailable, status: 503, retryAfterMs: 5_000, retryable: false });
   }
 
   private async changed(kind: Change_['kind'], id: string): Promise<void> {

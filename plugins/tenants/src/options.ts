@@ -124,6 +124,12 @@ export const tenantsOptionsSchema = z
     maxCachedKeys: z.number().int().positive().default(10_000),
     /** Output tokens a request is assumed to use when it sets no `max_tokens` (for the reservation before the call). */
     reserveOutputTokens: z.number().int().min(0).default(1_024),
+    /** Input tokens one image is reserved at (the vendors' size rules keep an image below this). */
+    imageTokens: z.number().int().min(0).default(2_500),
+    /** Calls a server tool (web search…) without `max_uses` is reserved for. */
+    serverToolCalls: z.number().int().min(0).default(10),
+    /** Let keys with a budget reach deployments that have no price (they are billed $0 there). */
+    allowUnpriced: z.boolean().default(false),
     /** USD per million tokens by `endpoint/model` or upstream model, for a pipeline without @switchyard/plugin-quota (which otherwise prices). */
     prices: z.record(z.string(), price).default({}),
     storePrefix: z.string().min(1).default('switchyard:tenants'),

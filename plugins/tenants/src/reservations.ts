@@ -6,8 +6,8 @@
  *   day and the month (where a budget applies); a counter that goes past its hard limit rolls
  *   every reservation of the request back and refuses it. Concurrent requests therefore never
  *   spend more than the limit between them, as long as each costs no more than its estimate
- *   (the estimate counts `max_tokens` of output). Requests a minute and in flight count the same way;
- *   tokens a minute are checked against what finished requests used.
+ *   (the estimate counts `max_tokens` of output). Requests a minute, in flight and tokens a
+ *   minute count the same way (tokens: the request's upper bound, settled to what it used).
  * - settle: when the request ends, the difference between its real cost and the reservation is
  *   added (the reservation goes away when the request cost nothing).
  */
@@ -40,6 +40,8 @@ export interface Reservation {
   values: number[];
   inFlightKey?: string;
   tpmKey?: string;
+  /** Tokens reserved on `tpmKey`. */
+  tpmReserved?: number;
 }
 
 export interface ScopeSpend {
@@ -97,7 +99,7 @@ export class SpendCounters {
    * limits; rejects with the first refusal (everything rolled back). A key without budgets or
    * limits is answered at once: nothing to check, its spend is counted at settlement.
    */
-  reserve(caller: Caller, estimateMicros: number, now: number): Reservation | Promise<Reservation> {
+  reserve(caller: Caller, estimateMicros: number, now: number, estimateTokens = 0): Reservation | Promise<Reservation> {
     const scopes = this.scopesOf(caller, now);
     const reserved = scopes.map((s) => (s.budget ? estimateMicros : 0));
     const steps: (Step | undefined)[] = scopes.map((s) => (s.budget ? { key: s.counter, by: estimateMicros, ttlMs: s.window.ttlMs, refuse: (value) => budgetRefusal(s, value, estimateMicros, now) } : undefined));
@@ -112,24 +114,25 @@ export class SpendCounters {
       steps.push({ key: inFlightKey, by: 1, ttlMs: IN_FLIGHT_TTL_MS, refuse: (v) => (v > most ? limitRefusal(caller, `${most} requests in flight`, 1_000) : undefined) });
     }
     const tpmKey = limits.tpm !== undefined ? this.minuteKey('tpm', caller.keyId, now) : undefined;
-    if (!tpmKey && steps.every((step) => step === undefined)) return { scopes, reserved, values: reserved, inFlightKey, tpmKey };
-    return this.check(caller, scopes, reserved, steps, inFlightKey, tpmKey, now);
+    if (tpmKey) {
+      // The request's upper bound of tokens is held until it settles: concurrent requests cannot all pass a limit no one has used yet.
+      const tpm = limits.tpm!;
+      steps.push({ key: tpmKey, by: estimateTokens, ttlMs: 2 * MINUTE_MS, refuse: (v) => (v > tpm || (estimateTokens === 0 && v >= tpm) ? limitRefusal(caller, `${tpm} tokens a minute${estimateTokens > tpm ? ` (this request may use up to ${estimateTokens})` : ''}`, MINUTE_MS - (now % MINUTE_MS)) : undefined) });
+    }
+    const tpmReserved = tpmKey ? estimateTokens : undefined;
+    if (steps.every((step) => step === undefined)) return { scopes, reserved, values: reserved, inFlightKey, tpmKey, tpmReserved };
+    return this.check(scopes, reserved, steps, inFlightKey, tpmKey, tpmReserved);
   }
 
-  private async check(caller: Caller, scopes: SpendScope[], reserved: number[], steps: (Step | undefined)[], inFlightKey: string | undefined, tpmKey: string | undefined, now: number): Promise<Reservation> {
-    const limits = caller.limits ?? {};
-    const [values, tokensThisMinute] = await Promise.all([
-      Promise.all(steps.map((step) => (step ? this.store.increment(step.key, step.by, step.ttlMs) : Promise.resolve(0)))),
-      tpmKey ? this.store.get<number>(tpmKey) : undefined,
-    ]);
+  private async check(scopes: SpendScope[], reserved: number[], steps: (Step | undefined)[], inFlightKey: string | undefined, tpmKey: string | undefined, tpmReserved: number | undefined): Promise<Reservation> {
+    const values = await Promise.all(steps.map((step) => (step ? this.store.increment(step.key, step.by, step.ttlMs) : Promise.resolve(0))));
     let refusal: SwitchyardError | undefined;
     for (let i = 0; i < steps.length && !refusal; i++) refusal = steps[i]?.refuse?.(values[i]);
-    if (!refusal && tpmKey && (tokensThisMinute ?? 0) >= limits.tpm!) refusal = limitRefusal(caller, `${limits.tpm} tokens a minute`, MINUTE_MS - (now % MINUTE_MS));
     if (refusal) {
       await Promise.all(steps.map((step) => (step ? this.store.increment(step.key, -step.by, step.ttlMs) : undefined)));
       throw refusal;
     }
-    return { scopes, reserved, values: values.slice(0, scopes.length), inFlightKey, tpmKey };
+    return { scopes, reserved, values: values.slice(0, scopes.length), inFlightKey, tpmKey, tpmReserved };
   }
 
   /** Adds the real cost in place of the reservation; the spend of each budgeted scope after it. */
@@ -142,11 +145,17 @@ export class SpendCounters {
     });
     const extra: Promise<unknown>[] = [];
     if (reservation.inFlightKey) extra.push(this.store.increment(reservation.inFlightKey, -1, IN_FLIGHT_TTL_MS));
-    if (reservation.tpmKey && tokens > 0) extra.push(this.store.increment(reservation.tpmKey, tokens, 2 * MINUTE_MS));
+    const tpmDelta = tokens - (reservation.tpmReserved ?? 0);
+    if (reservation.tpmKey && tpmDelta !== 0) extra.push(this.store.increment(reservation.tpmKey, tpmDelta, 2 * MINUTE_MS));
     const [values] = await Promise.all([Promise.all(work), Promise.all(extra)]);
     const spends: ScopeSpend[] = [];
     for (let i = 0; i < scopes.length; i++) if (scopes[i].budget && (actualMicros !== 0 || reservation.reserved[i] !== 0)) spends.push({ scope: scopes[i], micros: values[i] });
     return spends;
+  }
+
+  /** The cost of an attempt recorded after its request settled (a hedge loser, aborted as the winner answered, ends later). */
+  addLate(reservation: Reservation, actualMicros: number, tokens: number): Promise<ScopeSpend[]> {
+    return this.settle({ scopes: reservation.scopes, reserved: reservation.scopes.map(() => 0), values: reservation.values, tpmKey: reservation.tpmKey }, actualMicros, tokens);
   }
 
   /** Spend so far in each window of a key or team (micro-dollars), and the key's counts this minute. */

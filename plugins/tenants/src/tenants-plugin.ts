@@ -11,11 +11,13 @@
  */
 import { SERVICE, TENANT_ERRORS, type PricingService, type TenantsService } from '@switchyard/contracts';
 import { declareDurableKeys, definePlugin, getService, provideService, STAGE, storeLocal, SwitchyardError, type Candidate, type ChatRequest, type Classification, type Pipeline, type Price, type RequestContext } from '@switchyard/core';
+import { toolCallsCostUsd } from '@switchyard/core/internal';
 import { tapMaybeAsync, tokenCounts, usageCostUsd } from '@switchyard/core/internal';
 import { adminApi, teamBudgetOf } from './admin-api.js';
 import { BudgetAlerts } from './budget-alerts.js';
 import { toMicros } from './budget-windows.js';
-import { estimateUsd, outputLimitOf } from './cost-estimate.js';
+import { reservationTokens, reservationUsd, serverToolsOf, unpricedTool } from './cost-estimate.js';
+import { TENANTS_ERRORS } from './error-codes.js';
 import { declaredEntries, KeyCheck, policyOf, type DeclaredEntry } from './key-check.js';
 import { KeyDirectory, type KeyEntry } from './key-directory.js';
 import type { KeyPolicy } from './key-record.js';
@@ -32,6 +34,8 @@ export interface TenantRequestState {
   costMicros: number;
   /** Prompt + completion tokens so far. */
   tokens: number;
+  /** The request was settled: an attempt that ends after it is added on its own. */
+  settled?: boolean;
 }
 
 declare module '@switchyard/core' {
@@ -94,16 +98,28 @@ export const tenants = definePlugin<TenantsOptions, TenantsOptionsInput>({
       const reserve = (team: Budget | undefined): Candidate[] | Promise<Candidate[]> => {
         const caller: Caller = { keyId: policy.id, keyName: policy.name, team: policy.team, limits: policy.limits, budget: policy.budget, teamBudget: team };
         const budgeted = policy.budget !== undefined || team !== undefined;
-        const estimate = budgeted ? Math.ceil(estimateUsd(candidates, classification.estimatedInputTokens, outputLimitOf(ctx.request, options.reserveOutputTokens), priceOf) * 1_000_000) : 0;
-        const reserved = counters.reserve(caller, estimate, clock.now());
+        // A deployment without a price cannot be reserved for: a budgeted key never reaches it unless allowed.
+        const chosen = budgeted && !options.allowUnpriced ? pricedOnly(candidates, policy, ctx.model) : candidates;
+        const estimate = budgeted ? Math.ceil(reservationUsd(chosen, ctx.request, options, priceOf) * 1_000_000) : 0;
+        const tokens = policy.limits?.tpm !== undefined ? reservationTokens(chosen, ctx.request, options) : 0;
+        const reserved = counters.reserve(caller, estimate, clock.now(), tokens);
         if (reserved instanceof Promise) {
           return reserved.then((r) => {
             state.reservation = r;
-            return candidates;
+            return chosen;
           });
         }
         state.reservation = reserved;
-        return candidates;
+        return chosen;
+      };
+      const pricedOnly = (list: Candidate[], policy: KeyPolicy, model: string): Candidate[] => {
+        const tools = serverToolsOf(ctx.request, options.serverToolCalls);
+        const priced = list.filter((c) => priceOf(c) !== undefined);
+        if (priced.length === 0 && list.length > 0) throw unpricedRefusal(policy, model, list);
+        // A tool billed per call at a price nobody knows would be reserved at $0.
+        const toolPriced = tools.length === 0 ? priced : priced.filter((c) => unpricedTool(tools, priceOf(c)) === undefined);
+        if (toolPriced.length === 0) throw unpricedToolRefusal(policy, model, unpricedTool(tools, priceOf(priced[0]!))!);
+        return toolPriced.length === list.length ? list : toolPriced;
       };
       const team = policy.team === undefined ? undefined : teamBudget(policy.team);
       return team instanceof Promise ? team.then(reserve) : reserve(team);
@@ -113,17 +129,22 @@ export const tenants = definePlugin<TenantsOptions, TenantsOptionsInput>({
       const state = ctx.state.tenants;
       if (!state) return;
       const prices = pricingOf();
-      const usd = prices ? prices.attemptCostUsd(outcome, ctx.classification.estimatedInputTokens, ctx.request as ChatRequest) : usageCostUsd(tokenCounts(outcome.usage), priceOf(outcome.candidate));
-      state.costMicros += toMicros(usd);
-      if (outcome.usage) {
-        const tokens = tokenCounts(outcome.usage);
-        state.tokens += tokens.inputTokens + tokens.outputTokens;
+      const usd = prices ? prices.attemptCostUsd(outcome, ctx.classification.estimatedInputTokens, ctx.request as ChatRequest) : usageCostUsd(tokenCounts(outcome.usage), priceOf(outcome.candidate)) + toolCallsCostUsd(outcome.usage, priceOf(outcome.candidate));
+      const micros = toMicros(usd);
+      const tokens = outcome.usage ? tokenCounts(outcome.usage) : undefined;
+      const used = tokens ? tokens.inputTokens + tokens.outputTokens : 0;
+      if (state.settled && state.reservation) {
+        if (micros > 0 || used > 0) void counters.addLate(state.reservation, micros, used).then((spends) => alerts.observe(spends), reportError('late-attempt'));
+        return;
       }
+      state.costMicros += micros;
+      state.tokens += used;
     });
 
     pipeline.hooks.recordRequest.tapPromise(PLUGIN_NAME, async (_outcome, ctx) => {
       const state = ctx.state.tenants;
       if (!state?.reservation) return;
+      state.settled = true;
       alerts.observe(await counters.settle(state.reservation, state.costMicros, state.tokens));
     });
 
@@ -131,13 +152,33 @@ export const tenants = definePlugin<TenantsOptions, TenantsOptionsInput>({
       authenticate: (presented) => check.authenticate(presented),
       allowsModel(caller, model) {
         const entry = entryFor(caller.keyId);
-        return entry === undefined || entry instanceof Promise || entry.allows(model);
+        if (entry === undefined) return true;
+        // A copy past its cache period is read again, never answered from (a key narrowed or revoked meanwhile).
+        return entry instanceof Promise ? entry.then((e) => e.allows(model)) : entry.allows(model);
       },
       admin: adminApi({ directory, counters, declared, teams: options.teams, clock, alerts, usage: () => getService(pipeline, SERVICE.usage) }),
     };
     provideService(pipeline, SERVICE.tenants, service);
   },
 });
+
+function unpricedRefusal(policy: KeyPolicy, model: string, candidates: readonly Candidate[]): SwitchyardError {
+  return new SwitchyardError('invalid-request', `gateway key ${policy.id} (${policy.name}) has a budget and no deployment of model "${model}" has a price (${candidates.map((c) => c.deploymentId).join(', ')}); set their prices, or allowUnpriced: true on @switchyard/plugin-tenants`, {
+    code: TENANTS_ERRORS.unpriced,
+    status: 400,
+    path: 'model',
+    retryable: false,
+  });
+}
+
+function unpricedToolRefusal(policy: KeyPolicy, model: string, kind: string): SwitchyardError {
+  return new SwitchyardError('invalid-request', `gateway key ${policy.id} (${policy.name}) has a budget and no deployment of model "${model}" has a per-call price for the server tool "${kind}"; set perCall.${kind} on their price, or leave the tool out`, {
+    code: TENANTS_ERRORS.unpricedTool,
+    status: 400,
+    path: 'tools',
+    retryable: false,
+  });
+}
 
 function modelNotAllowed(policy: KeyPolicy, model: string): SwitchyardError {
   return new SwitchyardError('invalid-request', `gateway key ${policy.id} (${policy.name}) may not use model "${model}"; it may use: ${policy.models?.join(', ') || '(none)'}`, {

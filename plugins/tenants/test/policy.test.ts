@@ -34,13 +34,20 @@ describe('key policy', () => {
     await current.clock.advance(60_000);
     expect((await current.pipeline.chat(ask(), { caller: busy.caller })).choices).toHaveLength(1);
 
-    // A request of 5 tokens uses the 5 a minute: the next one waits for the next minute.
-    const wordy = await current.key({ name: 'wordy', limits: { tpm: 5 } });
-    await current.pipeline.chat(ask(), { caller: wordy.caller });
-    expect((await refusal(current.pipeline.chat(ask(), { caller: wordy.caller }))).message).toBe(`rate limit of key ${wordy.id} (wordy): at most 5 tokens a minute`);
+    // A request holds its upper bound (13 input tokens at most, 10 of output) until it settles at
+    // the 5 it used: of 30 a minute, two fit (5 + 23, then 10 + 23 does not); the next minute is new.
+    const wordy = await current.key({ name: 'wordy', limits: { tpm: 30 } });
+    await current.pipeline.chat(ask('chat', { max_tokens: 10 }), { caller: wordy.caller });
+    await current.pipeline.chat(ask('chat', { max_tokens: 10 }), { caller: wordy.caller });
+    expect((await refusal(current.pipeline.chat(ask('chat', { max_tokens: 10 }), { caller: wordy.caller }))).message).toBe(`rate limit of key ${wordy.id} (wordy): at most 30 tokens a minute`);
     await current.clock.advance(60_000);
-    expect((await current.pipeline.chat(ask(), { caller: wordy.caller })).choices).toHaveLength(1);
-    expect(current.vendor.requests).toHaveLength(5);
+    expect((await current.pipeline.chat(ask('chat', { max_tokens: 10 }), { caller: wordy.caller })).choices).toHaveLength(1);
+    expect(current.vendor.requests).toHaveLength(6);
+    // Concurrent requests cannot all pass a limit nobody has used yet (before: every one went, 10 × 5 tokens on a limit of 30).
+    const burst = await current.key({ name: 'burst', limits: { tpm: 30 } });
+    const results = await Promise.all(Array.from({ length: 10 }, () => current!.pipeline.chat(ask('chat', { max_tokens: 10 }), { caller: burst.caller }).then(() => 'ok', (e: { code: string }) => e.code)));
+    expect(results.filter((r) => r === 'ok')).toHaveLength(1);
+    expect((await current.admin('GET', `/switchyard/keys/${burst.id}/usage`)).body.limits.tpm).toMatchObject({ used: 5 });
   });
 
   it('reserves the estimate before the call and settles the real cost after it: the books agree with the ledger exactly', async () => {
@@ -63,8 +70,8 @@ describe('key policy', () => {
 
   it('lets 32 concurrent requests racing the last of a budget spend no more than it', async () => {
     current = await rig();
-    // Each request reserves up to $0.011 (1 prompt token, 10 of output) and costs $0.005.
-    const k = await current.key({ name: 'racer', budget: { day: { limitUsd: 0.05 } } });
+    // Each request reserves up to $0.023 (an input bound of 13 tokens, 10 of output) and costs $0.005.
+    const k = await current.key({ name: 'racer', budget: { day: { limitUsd: 0.1 } } });
     const results = await Promise.all(Array.from({ length: 32 }, () => current!.pipeline.chat(ask('chat', { max_tokens: 10 }), { caller: k.caller }).then(() => 'ok', (e: { code: string }) => e.code)));
     const served = results.filter((r) => r === 'ok').length;
     expect(served).toBe(4);
@@ -72,23 +79,23 @@ describe('key policy', () => {
     const spent = (await current.admin('GET', `/switchyard/keys/${k.id}/usage`)).body.spend.day.spentUsd;
     expect(spent).toBe(served * 0.005);
     // Later requests use what the first ones did not spend of their reservations.
-    for (let i = 0; i < 10; i++) await current.pipeline.chat(ask('chat', { max_tokens: 10 }), { caller: k.caller }).catch(() => undefined);
+    for (let i = 0; i < 20; i++) await current.pipeline.chat(ask('chat', { max_tokens: 10 }), { caller: k.caller }).catch(() => undefined);
     const total = (await current.admin('GET', `/switchyard/keys/${k.id}/usage`)).body.spend.day.spentUsd;
-    expect(total).toBeLessThanOrEqual(0.05);
-    expect(total).toBeGreaterThan(0.05 - 0.011);
+    expect(total).toBeLessThanOrEqual(0.1);
+    expect(total).toBeGreaterThan(0.1 - 0.023);
   });
 
   it("rolls a team's keys up into the team's budget, and refuses the request that would pass it", async () => {
-    current = await rig({ teams: { t: { budget: { day: { limitUsd: 0.02 } } } } });
+    current = await rig({ teams: { t: { budget: { day: { limitUsd: 0.03 } } } } });
     const a = await current.key({ name: 'a', team: 't' });
     const b = await current.key({ name: 'b', team: 't' });
     await current.pipeline.chat(ask('chat', { max_tokens: 10 }), { caller: a.caller });
     await current.pipeline.chat(ask('chat', { max_tokens: 10 }), { caller: b.caller });
     const over = await refusal(current.pipeline.chat(ask('chat', { max_tokens: 10 }), { caller: a.caller }));
     expect(over).toMatchObject({ code: 'SWITCHYARD_ERR_KEY_BUDGET', status: 429, retryAfterMs: 12 * 3_600_000 });
-    expect(over.message).toBe('budget exhausted: the day budget of team t for 2026-05-04: $0.0100 spent or reserved of $0.0200; this request may cost up to $0.0110; it resets at 2026-05-05T00:00:00.000Z');
+    expect(over.message).toBe('budget exhausted: the day budget of team t for 2026-05-04: $0.0100 spent or reserved of $0.0300; this request may cost up to $0.0230; it resets at 2026-05-05T00:00:00.000Z');
     // Nothing was reserved for the refused request: the books still say $0.01.
-    expect((await current.admin('GET', '/switchyard/teams/t')).body).toMatchObject({ name: 't', source: 'config', spend: { day: { spentUsd: 0.01, limitUsd: 0.02 } } });
+    expect((await current.admin('GET', '/switchyard/teams/t')).body).toMatchObject({ name: 't', source: 'config', spend: { day: { spentUsd: 0.01, limitUsd: 0.03 } } });
     // A key without a team is not affected.
     const solo = await current.key({ name: 'solo' });
     expect((await current.pipeline.chat(ask('chat', { max_tokens: 10 }), { caller: solo.caller })).choices).toHaveLength(1);
@@ -96,31 +103,34 @@ describe('key policy', () => {
   });
 
   it('announces the soft and hard thresholds of a budget once each, and the return below them', async () => {
-    current = await rig();
+    // A vendor that answers past max_tokens (15 tokens, $0.015, for a reservation of $0.014):
+    // the only way settled spend reaches a hard limit when every reservation is an upper bound.
+    current = await rig({}, { usage: { prompt_tokens: 3, completion_tokens: 12 } });
     const events: string[] = [];
     current.pipeline.events.on('tenant:budget', (e: TenantBudgetEvent) => events.push(`${e.scope}:${e.name}:${e.period}:${e.window}:${e.level}:${e.spentUsd}`));
-    // $0.005 a request against $0.02 a day: soft (50 %) at the 2nd request, hard (100 %) at the 4th.
-    const k = await current.key({ name: 'alerting', budget: { day: { limitUsd: 0.02, soft: 0.5 } } });
-    for (let i = 0; i < 4; i++) await current.pipeline.chat(ask('chat', { max_tokens: 1 }), { caller: k.caller });
-    expect(events).toEqual(['key:alerting:day:2026-05-04:soft:0.01', 'key:alerting:day:2026-05-04:hard:0.02']);
+    // $0.015 a request against $0.03 a day: soft (50 %) at the 1st request, hard (100 %) at the 2nd.
+    const k = await current.key({ name: 'alerting', budget: { day: { limitUsd: 0.03, soft: 0.5 } } });
+    for (let i = 0; i < 2; i++) await current.pipeline.chat(ask('chat', { max_tokens: 1 }), { caller: k.caller });
+    expect(events).toEqual(['key:alerting:day:2026-05-04:soft:0.015', 'key:alerting:day:2026-05-04:hard:0.03']);
     expect(await refusal(current.pipeline.chat(ask('chat', { max_tokens: 1 }), { caller: k.caller }))).toMatchObject({ code: 'SWITCHYARD_ERR_KEY_BUDGET' });
     // Raised through the admin API: the incident resolves.
     await current.admin('PATCH', `/switchyard/keys/${k.id}`, { budget: { day: { limitUsd: 1 } } });
     await expect.poll(() => events.length).toBe(3);
-    expect(events[2]).toBe('key:alerting:day:2026-05-04:none:0.02');
+    expect(events[2]).toBe('key:alerting:day:2026-05-04:none:0.03');
   });
 
   it('a new window resolves the last one: the level is remembered in the store for every gateway', async () => {
-    current = await rig();
+    // $0.015 an answer (past its max_tokens) for a reservation of $0.014: one answer reaches the limit.
+    current = await rig({}, { usage: { prompt_tokens: 3, completion_tokens: 12 } });
     const events: string[] = [];
     current.pipeline.events.on('tenant:budget', (e: TenantBudgetEvent) => events.push(`${e.window}:${e.level}`));
-    const k = await current.key({ name: 'daily', budget: { day: { limitUsd: 0.01 } } });
-    await current.pipeline.chat(ask('chat', { max_tokens: 1 }), { caller: k.caller });
+    const k = await current.key({ name: 'daily', budget: { day: { limitUsd: 0.015 } } });
     await current.pipeline.chat(ask('chat', { max_tokens: 1 }), { caller: k.caller });
     expect(events).toEqual(['2026-05-04:hard']);
     await current.clock.advance(12 * 3_600_000);
     await current.pipeline.chat(ask('chat', { max_tokens: 1 }), { caller: k.caller });
-    expect(events).toEqual(['2026-05-04:hard', '2026-05-05:none']);
+    // The new day's first answer resolves yesterday's incident, then reaches its own limit.
+    expect(events).toEqual(['2026-05-04:hard', '2026-05-05:none', '2026-05-05:hard']);
   });
 
   it("folds the key's tags and tier into the request: the key's tags win over the caller's", async () => {

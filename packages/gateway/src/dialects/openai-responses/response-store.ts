@@ -9,6 +9,7 @@
  */
 import type { Clock, StateStore } from '@switchyard/core';
 import { newId } from './ids.js';
+import { StoredBytes, type StoreCaps } from './stored-bytes.js';
 import type { ResponseItem, ResponseObject } from './wire-types.js';
 
 export const RESPONSE_KEY_PREFIX = 'switchyard:responses:';
@@ -21,6 +22,9 @@ export interface StoredResponse {
   expiresAt: number;
   /** The virtual key that stored it (caller-gate.ts `ownerOf`); absent for the config's keys. */
   owner?: string;
+  /** Its size as stored (JSON characters) and the slice of the TTL it is counted in (stored-bytes.ts). */
+  bytes?: number;
+  slice?: number;
 }
 
 /** Response ids as OpenAI and this gateway write them; anything else is never looked up. */
@@ -38,17 +42,33 @@ export function withItemIds(items: readonly ResponseItem[]): ResponseItem[] {
 }
 
 export class ResponseStore {
+  private readonly bytes: StoredBytes;
+
   constructor(
     private readonly store: StateStore,
     private readonly clock: Clock,
     private readonly ttlMs: number,
     /** Whose responses this store reads and writes. */
     private readonly owner: string | undefined,
-  ) {}
+    caps: StoreCaps,
+  ) {
+    this.bytes = new StoredBytes(store, clock, ttlMs, caps);
+  }
 
+  /** Before the call: a coded 429 when storing `input` would pass a cap. */
+  checkRoom(input: readonly ResponseItem[]): Promise<void> {
+    return this.bytes.check(this.owner, JSON.stringify(input).length);
+  }
+
+  /** Stores the response, or throws the coded 429 when it would pass a cap (nothing is stored then). */
   async save(response: ResponseObject, input: ResponseItem[]): Promise<void> {
     const record: StoredResponse = { response, input, expiresAt: this.clock.now() + this.ttlMs };
     if (this.owner !== undefined) record.owner = this.owner;
+    const size = JSON.stringify(record).length;
+    const slice = this.bytes.slice();
+    await this.bytes.add(this.owner, size, slice);
+    record.bytes = size;
+    record.slice = slice;
     await this.store.set(RESPONSE_KEY_PREFIX + response.id, record, this.ttlMs);
   }
 
@@ -62,8 +82,10 @@ export class ResponseStore {
 
   /** True when there was a response to delete. */
   async delete(id: string): Promise<boolean> {
-    if (!(await this.load(id))) return false;
+    const record = await this.load(id);
+    if (!record) return false;
     await this.store.delete(RESPONSE_KEY_PREFIX + id);
+    if (record.bytes !== undefined && record.slice !== undefined) await this.bytes.remove(this.owner, record.bytes, record.slice);
     return true;
   }
 }
