@@ -6,12 +6,12 @@ import { cliImporter } from './importer.js';
 import { readTextFile } from './read-text-file.js';
 import { formatError } from './format-error.js';
 import { EXIT, type CliIO } from './io.js';
-import { referencedValues, secretFilesOf } from './secrets.js';
+import { credentialFieldValues, referencedValues, secretFilesOf } from './secrets.js';
 
 export interface LoadedSetup {
   file: string;
   config: LoadedConfig;
-  /** Values of referenced environment variables, secret files and external secrets: never printed. */
+  /** Credentials the config references (key variables and fields, secret files, external secrets): never printed. */
   secrets: string[];
   /** The `${file:…}` secret files the config reads (absolute paths): serve watches them. */
   secretFiles: string[];
@@ -35,6 +35,8 @@ export async function readConfig(file: string, env: Record<string, string | unde
   try {
     for (const value of external.values.values()) if (value.length >= 4) secrets.push(value);
     const config = parseConfig(text, env, resolved, external.values);
+    // A variable in a key field is a credential whatever its name.
+    for (const value of credentialFieldValues(config)) if (!secrets.includes(value)) secrets.push(value);
     assertSafeBinding(resolveServerOptions(config.server, options.overrides));
     return { file: resolved, config, secrets, secretFiles: secretFilesOf(text, dir), external };
   } catch (error) {

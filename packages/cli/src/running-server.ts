@@ -56,9 +56,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const overrides = options.overrides ?? {};
   const setup = await readServedConfig({ file: options.file, envFile: options.envFile, overrides }, io, options.file, options.clock);
   addSecrets(setup.secrets);
+  const configPaths: readonly string[] = Object.freeze([setup.file]);
   /** The loaded config in use: its external secret resolvers stay open while it serves. */
   let current: LoadedSetup = setup;
-  const serveLogger = options.logger ? undefined : createServeLogger({ out: io.out, secrets, level: resolveLogLevel(io.env, setup.config.server?.logLevel) });
+  const serveLogger = options.logger ? undefined : createServeLogger({ out: io.out, secrets, ownText: () => configPaths, level: resolveLogLevel(io.env, setup.config.server?.logLevel) });
   const logger = options.logger ?? serveLogger!;
   const gateway = createGateway({ config: setup.config, server: overrides, logger, secrets, pipelineOptions: { importer: cliImporter(path.dirname(setup.file)) } });
   const address = await gateway.listen();

@@ -19,7 +19,7 @@ import { logPipelineEvents } from './event-log.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { flatLineWriterOf, silentLogger, type Logger } from './logger.js';
 import { openGatewayStore, type GatewayStore } from './gateway-store.js';
-import { gatewaySecrets, maskerOf, maskingLogger, SecretMasker } from './secret-masking.js';
+import { gatewayOwnText, gatewaySecrets, maskerOf, maskingLogger, SecretMasker } from './secret-masking.js';
 import { StatusBoard, type StatusReport } from './status-board.js';
 import { basicPassword, sendStatus, STATUS_PATHS } from './status-route.js';
 import { withSpendForecast } from './status-forecast.js';
@@ -110,10 +110,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   // Admin keys are masked like gateway keys (one frozen list, rebuilt when the keys change).
   let ownKeys: readonly string[] = Object.freeze([...apiKeys, ...adminKeys]);
   const ownSecrets = gatewaySecrets(() => [ownKeys, slot?.pipeline, options.secrets?.()]);
-  const masker = new SecretMasker(ownSecrets);
+  const ownText = gatewayOwnText(() => slot?.pipeline ?? options.pipeline);
+  const masker = new SecretMasker(ownSecrets, ownText);
   // A logger that masks every call itself learns this gateway's secrets; any other is wrapped.
   const loggerMasker = options.logger && maskerOf(options.logger);
-  const forgetSecrets = loggerMasker ? loggerMasker.addSource(ownSecrets) : undefined;
+  const forgetSecrets = loggerMasker ? loggerMasker.addSource(ownSecrets, ownText) : undefined;
   const logger = options.logger ? (loggerMasker ? options.logger : maskingLogger(options.logger, masker)) : silentLogger;
   // A logger that masks itself may write flat lines (the access line) without its generic serializer.
   const flatLine = options.logger && loggerMasker ? flatLineWriterOf(options.logger) : undefined;
