@@ -5,7 +5,7 @@
  */
 import type { SwitchyardError } from './errors.js';
 import type { SseEvent } from './sse.js';
-import type { Candidate, ChatRequest, ChatResponse, EmbeddingRequest, EmbeddingResponse, StreamPart, Capability } from './types.js';
+import type { Candidate, ChatRequest, ChatResponse, EmbeddingRequest, EmbeddingResponse, EndpointConfig, StreamPart, Capability } from './types.js';
 
 export const PROVIDER_MARKER = Symbol.for('switchyard.provider');
 
@@ -110,6 +110,12 @@ export interface ProviderV1 {
   unsupported?(request: ChatRequest, target: Candidate): Unsupported | undefined;
   /** A cheap health request (`GET /models` style). */
   probe?(target: Candidate): ProviderRequest;
+  /**
+   * A mistake in an endpoint's config that would fail every request at run time (an Anthropic
+   * base URL without `/v1`, an Azure URL with the deployment path in it): what is wrong and what
+   * to write instead. Checked when the config is loaded (`validate`, `serve`).
+   */
+  checkEndpoint?(endpoint: EndpointConfig): string | undefined;
   /**
    * The account balance of `target`'s key, where the vendor has an endpoint for it (DeepSeek,
    * Moonshot); undefined when it has none. Policy plugins poll it (`@switchyard/plugin-balance`).
