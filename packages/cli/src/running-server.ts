@@ -5,7 +5,7 @@
  */
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import { toSwitchyardError, type Clock } from '@switchyard/core';
+import type { Clock } from '@switchyard/core';
 import { createGateway, resolveServerOptions, type Gateway, type GatewayAddress, type Logger, type ServerOptions } from '@switchyard/gateway';
 import type { CliIO } from './io.js';
 import { cliImporter } from './importer.js';
@@ -96,7 +96,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         return true;
       } catch (error) {
         logger.error({ event: 'reload', ok: false, reason, error: formatError(error).trim() }, 'config reload rejected; the running config stays');
-        gateway.pipeline?.events.emit('config:reload', { ok: false, error: toSwitchyardError(error) });
+        gateway.reloadRejected(error);
         return false;
       }
     });

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '@switchyard/core';
 import { main } from '../src/index.js';
 import { capture, cleanUp, configFile } from './support.js';
+import { describeWithRedis, REDIS_URL } from '../../../plugins/store-redis/test/support/redis.js';
 
 afterEach(cleanUp);
 
@@ -74,5 +75,25 @@ describe('validate: every phase in one run (issue 38)', () => {
     expect(err).toContain('endpoints[2].baseUrl: an Azure base URL is the resource root ("https://acme.openai.azure.com")');
     expect(err).not.toContain('endpoints[3]');
     expect(err).not.toContain('endpoints[4]');
+  });
+});
+
+describeWithRedis('validate with a Redis store', () => {
+  it('says nothing of Redis being unavailable while it answers', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const { code, err } = await validate(
+        `endpoints: [{ name: a, provider: openai, apiKey: k }]\nmodels: { chat: [{ endpoint: a, model: m }] }\nstore: { use: "@switchyard/store-redis", options: { url: "${REDIS_URL}", prefix: "i38-validate:" } }\nplugins: ["@switchyard/plugin-circuit-breaker", "@switchyard/plugin-health", { use: "@switchyard/plugin-quota", options: {} }]\n`,
+      );
+      expect(err).toBe('');
+      expect(code).toBe(0);
+      // Let a late command of the closed store fail, as it did.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.map((w) => w.message).filter((m) => m.includes('unavailable'))).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });

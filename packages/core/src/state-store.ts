@@ -3,6 +3,7 @@
  * in-memory store is the default; a Redis store implements the same interface so several
  * gateway instances share breakers, cooldowns, health and quota counters.
  */
+import type { SwitchyardError } from './errors.js';
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 
@@ -45,7 +46,18 @@ export interface StateStore {
    * the usage totals) reads it after an operation: false then means the answer was local.
    */
   readonly available?: boolean;
+  /**
+   * Optional, for a shared store whose backend can go away (store-redis, a durable store):
+   * tells `listener` when an outage starts and when it ends. A pipeline relays these as its
+   * `store:outage` / `store:recovered` events (the gateway logs them); returns the removal.
+   */
+  onHealthChange?(listener: (change: StoreHealthChange) => void): () => void;
 }
+
+/** An outage of a shared store's backend starting (`store:outage`) or ending (`store:recovered`). */
+export type StoreHealthChange =
+  | { event: 'store:outage'; store: string; error: SwitchyardError }
+  | { event: 'store:recovered'; store: string; downMs: number };
 
 interface Entry { value: unknown; expiresAt: number }
 

@@ -4,7 +4,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AbortLink, checkRequestLimits, getService, SERVICE, SwitchyardError, systemClock, type CallerIdentity, type Clock, type FromConfigOptions, type LoadedConfig, type Pipeline, type StateStore } from '@switchyard/core';
+import { AbortLink, checkRequestLimits, getService, SERVICE, SwitchyardError, systemClock, toSwitchyardError, type CallerIdentity, type Clock, type FromConfigOptions, type LoadedConfig, type Pipeline, type StateStore } from '@switchyard/core';
 import type { Exchange } from './exchange.js';
 import { ADMIN_PATHS, CallerGate } from './caller-gate.js';
 import { adminRoute } from './admin-route.js';
@@ -82,6 +82,8 @@ export interface Gateway {
   close(): Promise<void>;
   /** Swaps the pipeline atomically; requests in flight finish on the old one. */
   reload(pipeline: Pipeline, options?: ReloadOptions): void;
+  /** A reload its caller could not carry out (a config that does not load): counted in /metrics, announced as `config:reload`. */
+  reloadRejected(error: unknown): void;
   readonly address: GatewayAddress | undefined;
   readonly pipeline: Pipeline | undefined;
   /**
@@ -387,6 +389,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       metrics.reloaded('ok');
       pipeline.events.emit('config:reload', { ok: true });
       logger.info({ event: 'reload', ok: true, models: pipeline.modelNames(), inFlight }, 'pipeline reloaded');
+    },
+    reloadRejected(error) {
+      metrics.reloaded('failed');
+      slot?.pipeline.events.emit('config:reload', { ok: false, error: toSwitchyardError(error) });
     },
     close() {
       closing ??= (async () => {

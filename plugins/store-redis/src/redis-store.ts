@@ -6,7 +6,7 @@
  * answered from this instance's memory (whenUnavailable: 'local', the default) or rejected
  * with a coded error ('throw'), after at most one command timeout.
  */
-import { MemoryStateStore, SwitchyardError, type StateStore } from '@switchyard/core';
+import { MemoryStateStore, SwitchyardError, type StateStore, type StoreHealthChange } from '@switchyard/core';
 import { Redis } from 'ioredis';
 import { parseRedisStoreOptions, type RedisStoreOptions, type RedisStoreOptionsInput } from './options.js';
 import { RedisPubSub } from './pubsub.js';
@@ -30,6 +30,10 @@ export class RedisStateStore implements StateStore {
   private readonly local = new MemoryStateStore();
   private readonly firstConnection: Promise<void>;
   private outage = false;
+  /** When the current outage started (Date.now()): `store:recovered` says how long it lasted. */
+  private outageSince = 0;
+  /** Pipelines told of outages and recoveries (`onHealthChange`); with none, an outage is a process warning. */
+  private readonly healthListeners = new Set<(change: StoreHealthChange) => void>();
   private skipUntil = 0;
   private lastError: unknown;
   private closed = false;
@@ -255,13 +259,29 @@ export class RedisStateStore implements StateStore {
     return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
   }
 
-  /** The first failure of an outage is reported; the rest of it is quiet. */
+  /** Tells `listener` when an outage starts (`store:outage`) and ends (`store:recovered`); a pipeline relays these as events. */
+  onHealthChange(listener: (change: StoreHealthChange) => void): () => void {
+    this.healthListeners.add(listener);
+    return () => this.healthListeners.delete(listener);
+  }
+
+  /**
+   * The first failure of an outage is reported; the rest of it is quiet. A closed store has no
+   * outage: a call still running when its pipeline closed (`validate`) finds the connection ended.
+   */
   private degrade(cause: unknown): void {
-    if (this.outage) return;
+    if (this.outage || this.closed) return;
     this.outage = true;
+    this.outageSince = Date.now();
     const error = this.unavailable(cause);
+    // A pipeline logs the outage as a line; a store used on its own warns as before.
+    if (this.options.onError || this.healthListeners.size === 0) this.report(() => (this.options.onError ?? warn)(error));
+    for (const listener of this.healthListeners) this.report(() => listener({ event: 'store:outage', store: this.where, error }));
+  }
+
+  private report(call: () => void): void {
     try {
-      (this.options.onError ?? warn)(error);
+      call();
     } catch {
       // A failing reporter must not turn an outage into a crash.
     }
@@ -272,6 +292,8 @@ export class RedisStateStore implements StateStore {
     this.skipUntil = 0;
     if (!this.outage) return;
     this.outage = false;
+    const downMs = Date.now() - this.outageSince;
+    for (const listener of this.healthListeners) this.report(() => listener({ event: 'store:recovered', store: this.where, downMs }));
     void this.local.close();
     this.reconciling = this.reconcile();
   }
