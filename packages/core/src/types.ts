@@ -128,6 +128,8 @@ export interface ResponseInfo {
   queued?: string;
   /** The prompt was shortened to fit the target's context window before it was sent. */
   truncated?: TruncationInfo;
+  /** A stream cut mid-answer was continued on this deployment: the one whose stream was cut (endpoint, deployment…, are the continuing one's). */
+  continuedFrom?: string;
 }
 
 /** What was left out of a prompt too long for the target (oldest turns first). */
