@@ -228,8 +228,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   /** 401 for a missing, wrong, unknown or revoked key alike; an expired key's refusal names the expiry. */
   function refuse(requestId: string, path: string, fail: (reply: ErrorReply, extra?: Record<string, string>) => void, challenge: boolean, error?: SwitchyardError): void {
     const reply = error ? replyForError(error, errorOptions) : errorReply(401, 'Incorrect or missing gateway API key. Send "Authorization: Bearer <gateway key>" (or "x-api-key: <gateway key>" on the Anthropic API).', 'invalid_request_error', 'invalid_api_key');
-    metrics.request('auth', reply.status);
-    logger.warn({ event: 'access', requestId, route: path, outcome: 'error', status: reply.status, errorCode: reply.body.error.code }, 'request');
+    // Counted under the route asked for, and logged like any other client error (info, not warn).
+    metrics.request(path, reply.status);
+    logger.info({ event: 'access', requestId, route: path, outcome: 'error', status: reply.status, errorCode: reply.body.error.code }, 'request');
     // Browsers ask for the key (as a Basic password) and resend it on the page's refreshes.
     fail(reply, challenge ? { 'www-authenticate': 'Basic realm="switchyard", charset="UTF-8"' } : {});
   }

@@ -49,3 +49,14 @@ it('counts a rejected reload in /metrics', async () => {
   const text = await (await fetch(`${h.origin}/metrics`, { headers: { authorization: `Bearer ${GATEWAY_KEY}` } })).text();
   expect(text).toMatch(/switchyard_gateway_reloads_total\{result="failed"\} 1/);
 });
+
+it('counts a request refused for its key under the route it asked for, and logs it at info', async () => {
+  const primary = await vendor(answers(['ok']));
+  const logger = recordingLogger();
+  const h = await startGateway(pipelineFor({ vendors: { primary } }), { logger });
+  expect((await fetch(`${h.origin}/v1/models`)).status).toBe(401);
+  const text = await (await fetch(`${h.origin}/metrics`, { headers: { authorization: `Bearer ${GATEWAY_KEY}` } })).text();
+  expect(text).toMatch(/switchyard_gateway_requests_total\{route="\/v1\/models",status="401"\} 1/);
+  expect(text).not.toContain('route="auth"');
+  expect(logger.lines.find((l) => l.event === 'access' && l.status === 401)).toMatchObject({ level: 'info', errorCode: 'invalid_api_key' });
+});
