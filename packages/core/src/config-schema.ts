@@ -66,6 +66,7 @@ export const modelLimitsSchema = z
     presencePenalty: range,
     frequencyPenalty: range,
     maxStop: z.number().int().nonnegative(),
+    values: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/, 'expected a request field path like thinking.type'), z.array(z.string()).min(1, 'list at least one accepted value')),
   })
   .partial()
   .strict();

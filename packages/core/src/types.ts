@@ -273,6 +273,11 @@ export interface ModelLimits {
   presencePenalty?: [number, number];
   frequencyPenalty?: [number, number];
   maxStop?: number;
+  /**
+   * The values a field accepts, by its path in the request (`reasoning_effort`, `thinking.type`,
+   * `response_format.type`): a vendor's `type must be in [enabled, disabled, auto]`, checked before sending.
+   */
+  values?: Record<string, string[]>;
 }
 
 /** A logical model: the deployments that can serve it, in default priority order. */
