@@ -18,7 +18,7 @@ export * from './store-local.js';
 export * from './event-relay.js';
 export * from './hooks.js';
 export * from './plugin.js';
-export type { RequestContext, RequestState, RunAttemptOptions, StreamAttemptResult } from './contract.js';
+export type { CandidateHold, RequestContext, RequestState, RunAttemptOptions, StreamAttemptResult } from './contract.js';
 export { candidatesForDeployment, endpointKeys, keyLabel } from './candidates.js';
 export * from './transport.js';
 export * from './transport-from-config.js';
