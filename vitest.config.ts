@@ -8,7 +8,7 @@ export default defineConfig({
   resolve: { conditions: ['@switchyard/source', 'module', 'node', 'import', 'default'] },
   // No "module" condition for server code: @opentelemetry/api's "module" build has extension-less
   // imports that only bundlers resolve (prom-client and the AI SDK load it).
-  ssr: { resolve: { conditions: ['@switchyard/source', 'node', 'import', 'default'], externalConditions: ['@switchyard/source'] } },
+  ssr: { resolve: { conditions: ['@switchyard/source', 'node', 'default'], externalConditions: ['@switchyard/source'] } },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'plugins/*/src/**/*.test.ts', 'plugins/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'deploy/test/**/*.test.ts'],
     reporters: ['default', new PlainSummaryReporter()],

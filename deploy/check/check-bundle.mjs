@@ -125,7 +125,7 @@ plugins:
   - use: "@switchyard/plugin-retry"
   - use: "@switchyard/plugin-circuit-breaker"
   - use: "@switchyard/plugin-health"
-${redis ? `store:\n  use: "@switchyard/store-redis"\n  options: { url: "redis://127.0.0.1:${REDIS_PORT}", prefix: "switchyard-bundle-check-${process.pid}:" }\n` : ''}`;
+${redis ? `# The test Redis persists nothing: it opts out of the persistence check (durableRedis: trust).\nstore:\n  use: "@switchyard/store-redis"\n  options: { url: "redis://127.0.0.1:${REDIS_PORT}", prefix: "switchyard-bundle-check-${process.pid}:", durableRedis: trust }\n` : ''}`;
 }
 
 function startGateway(configFile) {

@@ -19,7 +19,7 @@ const seconds = (duration: string) => Number(/^(\d+)s$/.exec(duration)?.[1]);
 describe('docker-compose.yml', () => {
   it('runs two gateway replicas built from the Dockerfile, one Redis and Prometheus', () => {
     expect(gateways.map(([name]) => name)).toEqual(['gateway-1', 'gateway-2']);
-    expect(Object.keys(compose.services).sort()).toEqual(['gateway-1', 'gateway-2', 'prometheus', 'redis']);
+    expect(Object.keys(compose.services).sort()).toEqual(['gateway-1', 'gateway-2', 'postgres', 'prometheus', 'redis']);
     for (const [, gateway] of gateways) {
       expect(existsInRepo(path.join(gateway.build.context, gateway.build.dockerfile))).toBe(true);
       expect(gateway.depends_on.redis.condition).toBe('service_healthy');
@@ -33,6 +33,8 @@ describe('docker-compose.yml', () => {
     for (const [name, service] of Object.entries<Record<string, any>>(compose.services)) {
       for (const volume of service.volumes ?? []) {
         const [source, target, mode] = String(volume).split(':');
+        // A named volume (durable data of Redis and PostgreSQL) is the engine's, not a file of the repo.
+        if (source in (compose.volumes ?? {})) continue;
         expect(existsInRepo(source), `${name}: ${source}`).toBe(true);
         expect(mode, `${name}: ${volume}`).toBe('ro');
         if (gateways.some(([g]) => g === name)) expect(target).toBe(CONFIG_PATH);
@@ -75,5 +77,23 @@ describe.skipIf(!promtool)('deploy/prometheus.yml', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('docker-compose.yml: durable records', () => {
+  it('runs Redis with persistence on a volume, and PostgreSQL (tenants profile) on a volume with a health check', () => {
+    const redis = compose.services.redis;
+    const words: string[] = redis.command;
+    expect(words[words.indexOf('--appendonly') + 1]).toBe('yes');
+    expect(words).not.toContain('--save');
+    expect(redis.volumes).toContain('redis-data:/data');
+    const postgres = compose.services.postgres;
+    expect(postgres.profiles).toEqual(['tenants']);
+    expect(postgres.volumes).toContain('postgres-data:/var/lib/postgresql/data');
+    expect(postgres.healthcheck.test).toContain('pg_isready');
+    expect(Object.keys(compose.volumes).sort()).toEqual(['postgres-data', 'redis-data']);
+    expect(readRepo('deploy/secrets.env.example')).toMatch(/^POSTGRES_PASSWORD=/m);
+    // The production config names the record store in a comment the compose profile matches.
+    expect(readRepo('deploy/switchyard.yaml')).toContain('#   use: "@switchyard/store-postgres"');
   });
 });

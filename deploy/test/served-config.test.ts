@@ -29,6 +29,8 @@ beforeAll(async () => {
     OPENAI_BASE_URL: `http://127.0.0.1:${(vendor.address() as AddressInfo).port}/v1`,
     REDIS_URL: `redis://127.0.0.1:${process.env.SWITCHYARD_REDIS_PORT ?? 6390}`,
     SWITCHYARD_REDIS_PREFIX: `deploy-test-${process.pid}:`,
+    // The shared test Redis persists nothing: it opts out of the persistence check.
+    SWITCHYARD_DURABLE_REDIS: 'trust',
   };
   const io = { out: { write: () => {} }, err: { write: (s: string) => void (stderr += s) }, env, cwd: ROOT };
   served = await startServer({ file: repoPath(PRODUCTION_CONFIG), io, watch: false, overrides: { port: 0 }, signals: { on: () => process, off: () => process } });

@@ -145,6 +145,31 @@ export const configSchema = z
       .object({ ca: z.string().optional(), connectTimeoutMs: z.number().int().positive().optional(), connections: z.number().int().positive().optional() })
       .strict()
       .optional(),
+    /**
+     * Where durable records live (keys, teams, spend, usage totals, stored Responses, incidents;
+     * docs/deploy.md). Unset: a journal beside the config file for a single gateway, the shared
+     * store itself (checked for persistence at start) with `store.use`. `false`: soft state only.
+     */
+    records: z
+      .union([
+        z.literal(false),
+        z
+          .object({
+            /** The embedded journal of one gateway, relative to the config file. */
+            file: z.string().min(1).optional(),
+            /** A record store package for several gateways, e.g. @switchyard/store-postgres. */
+            use: z.string().min(1).optional(),
+            options: z.unknown().optional(),
+            /** Keep them in the shared store itself (Redis run with persistence, checked at start). */
+            inStore: z.literal(true).optional(),
+            /** Longest a spend counter waits before its checkpoint (ms). */
+            flushMs: z.number().int().min(10).max(1_000).optional(),
+          })
+          .strict()
+          .refine((r) => [r.file, r.use, r.inStore].filter((v) => v !== undefined).length <= 1, { message: 'give one of file, use or inStore', path: ['use'] })
+          .refine((r) => r.options === undefined || r.use !== undefined, { message: 'options go with use', path: ['options'] }),
+      ])
+      .optional(),
     /** Secret resolvers for `${scheme:reference}` values (secret-resolvers.ts), e.g. @switchyard/plugin-vault. */
     secrets: z.array(pluginEntrySchema).optional(),
     /** Idempotency keys while the shared store is down: `refuse` (503, the default) or `local` (per instance, with a warning). */

@@ -92,6 +92,11 @@ const SPECIFIC_CODES = {
   SWITCHYARD_ERR_STORE_ARGUMENT: 'plugin',
   SWITCHYARD_ERR_STORE_UNAVAILABLE: 'plugin',
   SWITCHYARD_ERR_REDIS_URL: 'config',
+  // Durable records (durable-records.ts, journal-records.ts, store-postgres, store-redis's persistence check).
+  SWITCHYARD_ERR_RECORDS_OPTIONS: 'config',
+  SWITCHYARD_ERR_RECORDS_LOCATION: 'config',
+  SWITCHYARD_ERR_RECORDS_UNAVAILABLE: { kind: 'overloaded', status: 503 },
+  SWITCHYARD_ERR_REDIS_NOT_DURABLE: 'config',
   SWITCHYARD_ERR_SIMULATION_READ: 'config',
   SWITCHYARD_ERR_SIMULATION_YAML: 'config',
   SWITCHYARD_ERR_SIMULATION_SCENARIO: 'config',

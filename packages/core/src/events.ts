@@ -35,10 +35,6 @@ export interface SwitchyardEvents {
   'request:shed': [{ inFlight: number; limit: number }];
   'plugin-error': [{ plugin: string; stage: string; error: unknown }];
   'config:reload': [{ ok: boolean; error?: SwitchyardError }];
-  /** The shared store's backend went away (`StateStore.onHealthChange`, raised by the store package: store-redis, a durable store). */
-  'store:outage': [{ store: string; error: SwitchyardError }];
-  /** The shared store's backend answers again after `downMs`. */
-  'store:recovered': [{ store: string; downMs: number }];
   /** The pipeline is closing: stop timers, probes and background work. */
   'pipeline:close': [];
   /** A quality probe's verdict on a deployment changed: answers fail their checks, or drift from the stored baseline. */

@@ -9,4 +9,4 @@ export { buildCandidates, DEFAULT_DEADLINE_MS, DEFAULT_TIMEOUTS } from './candid
 export { attributeError, callProvider, sendProviderRequest, type CallEnv } from './provider-call.js';
 export { checkReferences, configSchema, deploymentSchema, endpointSchema, formatPath, httpUrlSchema, modelLimitsSchema, modelsSchema, pluginEntrySchema, priceSchema, serverSchema, validateEndpointsAndModels } from './config-schema.js';
 export { validateChatRequest, validateEmbeddingRequest } from './validate-request.js';
-export { FIRST_PARTY_PROVIDERS, importerFrom, loadPlugins, loadProviders, loadStore, providersOf } from './plugin-loader.js';
+export { FIRST_PARTY_PROVIDERS, importerFrom, loadPlugins, loadProviders, loadRecords, loadStore, providersOf } from './plugin-loader.js';

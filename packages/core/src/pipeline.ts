@@ -95,8 +95,6 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   let closing: Promise<void> | undefined;
 
   containRecordTaps(hooks, events);
-  // The store's outages and recoveries become this pipeline's events (the gateway logs them).
-  const forgetStoreHealth = store.onHealthChange?.((change) => (change.event === 'store:outage' ? events.emit('store:outage', { store: change.store, error: change.error }) : events.emit('store:recovered', { store: change.store, downMs: change.downMs })));
 
   const pipeline: Pipeline = {
     [PIPELINE_MARKER]: true,
@@ -129,7 +127,6 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     close() {
       closing ??= (async () => {
         events.emit('pipeline:close');
-        forgetStoreHealth?.();
         // A store or transport passed in without `owned: true` may be shared (a gateway reload): its owner closes it.
         if (ownedTransport.owned) await transport.close?.();
         if (ownedStore.owned) await store.close?.();

@@ -13,6 +13,7 @@ import type { LoadedConfig } from './config.js';
 import type { Transport } from './transport.js';
 import { configDir, transportFromConfig } from './transport-from-config.js';
 import type { StateStore } from './state-store.js';
+import type { DurableRecordStore } from './durable-records.js';
 
 /** First-party provider ids and the packages that implement them. */
 export const FIRST_PARTY_PROVIDERS: Readonly<Record<string, string>> = Object.freeze({
@@ -167,6 +168,24 @@ export async function loadStore(entry: { use: string; options?: unknown }, impor
   }
   if (!isStateStore(store)) throw new SwitchyardError('plugin', `store.use: "${entry.use}" does not export a StateStore factory as its default export`, { code: 'SWITCHYARD_ERR_PLUGIN_INVALID', path: 'store.use' });
   return store;
+}
+
+/** A DurableRecordStore from a package (`records.use`): its default export (or `createRecords`) called with `records.options`. */
+export async function loadRecords(entry: { use: string; options?: unknown }, importer: Importer): Promise<DurableRecordStore> {
+  const mod = await importModule(importer, entry.use, 'records.use');
+  const factory = mod.default ?? mod.createRecords;
+  let records: unknown;
+  try {
+    records = typeof factory === 'function' ? await (factory as (o: unknown) => unknown)(entry.options ?? {}) : undefined;
+  } catch (error) {
+    if (isSwitchyardError(error)) throw new SwitchyardError('config', `records.options: ${error.message}`, { code: error.code, path: error.path ? `records.options.${error.path}` : 'records.options', cause: error });
+    throw error;
+  }
+  const shaped = records as Partial<DurableRecordStore> | undefined;
+  if (!shaped || typeof shaped.open !== 'function' || typeof shaped.put !== 'function' || typeof shaped.list !== 'function') {
+    throw new SwitchyardError('plugin', `records.use: "${entry.use}" does not export a DurableRecordStore factory as its default export`, { code: 'SWITCHYARD_ERR_PLUGIN_INVALID', path: 'records.use' });
+  }
+  return shaped as DurableRecordStore;
 }
 
 export interface FromConfigOptions extends Omit<PipelineOptions, 'endpoints' | 'models' | 'plugins' | 'providers'> {

@@ -3,7 +3,6 @@
  * in-memory store is the default; a Redis store implements the same interface so several
  * gateway instances share breakers, cooldowns, health and quota counters.
  */
-import type { SwitchyardError } from './errors.js';
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 
@@ -41,23 +40,26 @@ export interface StateStore {
   subscribe?(channel: string, listener: (message: unknown) => void): () => void;
   close?(): Promise<void>;
   /**
+   * Optional, for a store with a server behind it: told once when it stops answering and once
+   * when it answers again, so an operator's log has one outage line and one recovery line.
+   * Returns the unsubscribe.
+   */
+  watchAvailability?(listener: (change: StoreAvailability) => void): () => void;
+  /**
    * Optional, for a shared store that answers from this instance's memory while its backend is
    * down (store-redis): false while it does. Whatever needs the shared truth (idempotency keys,
    * the usage totals) reads it after an operation: false then means the answer was local.
    */
   readonly available?: boolean;
-  /**
-   * Optional, for a shared store whose backend can go away (store-redis, a durable store):
-   * tells `listener` when an outage starts and when it ends. A pipeline relays these as its
-   * `store:outage` / `store:recovered` events (the gateway logs them); returns the removal.
-   */
-  onHealthChange?(listener: (change: StoreHealthChange) => void): () => void;
 }
 
-/** An outage of a shared store's backend starting (`store:outage`) or ending (`store:recovered`). */
-export type StoreHealthChange =
-  | { event: 'store:outage'; store: string; error: SwitchyardError }
-  | { event: 'store:recovered'; store: string; downMs: number };
+/** A store's server stopped answering (`store:outage`, with why) or answers again (`store:recovered`). */
+export interface StoreAvailability {
+  event: 'store:outage' | 'store:recovered';
+  /** The server, without credentials: `redis://127.0.0.1:6379`, `PostgreSQL at …`. */
+  where: string;
+  error?: Error;
+}
 
 interface Entry { value: unknown; expiresAt: number }
 

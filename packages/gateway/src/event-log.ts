@@ -37,8 +37,6 @@ export function logPipelineEvents(pipeline: Pipeline, logger: Logger): () => voi
         },
         'upstream attempt failed',
       ),
-    'store:outage': (e) => logger.error({ event: 'store:outage', store: e.store, errorCode: e.error.code, error: e.error.message }, 'shared store unavailable'),
-    'store:recovered': (e) => logger.info({ event: 'store:recovered', store: e.store, downMs: Math.round(e.downMs) }, 'shared store answers again'),
     'breaker:open': (e) => logger.warn({ event: 'breaker_open', deployment: e.deployment, reason: e.reason, openMs: Math.max(0, Math.round(e.until - now())), until: new Date(e.until).toISOString() }, 'circuit breaker opened'),
     'breaker:half-open': (e) => logger.info({ event: 'breaker_half_open', deployment: e.deployment }, 'circuit breaker half-open: probing'),
     'breaker:close': (e) => logger.info({ event: 'breaker_closed', deployment: e.deployment }, 'circuit breaker closed'),

@@ -4,12 +4,20 @@
  * budget counters, health, the cache and the usage totals of unchanged deployments carry
  * over a reload. The config's `store.use` names a shared store (Redis); without it the
  * in-memory store is used, optionally written to `store.snapshot` on graceful shutdown and
- * loaded from it at start.
+ * loaded from it at start (soft state only when records are kept).
+ *
+ * Durable records (docs/deploy.md) are kept behind it, as `records` says: by default a journal
+ * beside the config file for a gateway on the in-memory store, and the shared store itself for
+ * one on Redis, which must then run with persistence (checked now).
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { MemoryStateStore, systemClock, type Clock, type Importer, type LoadedConfig, type StateStore, type StoreSnapshot } from '@switchyard/core';
-import { importerFrom, loadStore } from '@switchyard/core/internal';
+import { declareDurableKeys, JournalRecords, MemoryStateStore, RecordKeepingStore, systemClock, type Clock, type DurableRecordStore, type Importer, type LoadedConfig, type StateStore, type StoreSnapshot } from '@switchyard/core';
+import { importerFrom, loadRecords, loadStore } from '@switchyard/core/internal';
+import { RESPONSE_KEY_PREFIX } from './dialects/openai-responses/response-store.js';
+
+/** The journal's file in $STATE_DIRECTORY, else beside the config, when `records.file` is not given. */
+export const DEFAULT_RECORDS_FILE = 'switchyard-records.journal';
 
 export interface GatewayStore {
   readonly store: StateStore;
@@ -17,28 +25,84 @@ export interface GatewayStore {
   readonly snapshotFile?: string;
   /** Entries loaded from the snapshot at start. */
   readonly restored: number;
-  /** Writes the snapshot (if configured), then closes the store. */
+  /** Where durable records are kept (for the start log), undefined for nowhere. */
+  readonly records?: { where: string; restored: number };
+  /** Writes the snapshot (if configured), checkpoints the records, then closes the store. */
   close(): Promise<void>;
 }
 
-export async function openGatewayStore(config: LoadedConfig, options: { importer?: Importer; clock?: Clock; onWarning?: (message: string, fields: Record<string, unknown>) => void } = {}): Promise<GatewayStore> {
+type Warn = (message: string, fields: Record<string, unknown>) => void;
+
+/** A store that can tell whether what it holds survives its own restart (store-redis: CONFIG GET appendonly / save). */
+interface PersistenceCheck {
+  assertDurable(): Promise<void>;
+}
+
+export async function openGatewayStore(config: LoadedConfig, options: { importer?: Importer; clock?: Clock; onWarning?: Warn } = {}): Promise<GatewayStore> {
   const baseDir = config.source ? path.dirname(path.resolve(config.source)) : process.cwd();
-  if (config.store?.use) {
-    const store = await loadStore({ use: config.store.use, options: config.store.options }, options.importer ?? importerFrom(baseDir));
-    return { store, restored: 0, close: async () => void (await store.close?.()) };
+  const importer = options.importer ?? importerFrom(baseDir);
+  const clock = options.clock ?? systemClock;
+  const records = config.records;
+  let hot: StateStore;
+  let memory: MemoryStateStore | undefined;
+  if (config.store?.use) hot = await loadStore({ use: config.store.use, options: config.store.options }, importer);
+  else hot = memory = new MemoryStateStore(clock);
+  const shared = memory === undefined;
+
+  let recordStore: DurableRecordStore | undefined;
+  try {
+    if (records && records.use) recordStore = await loadRecords({ use: records.use, options: records.options }, importer);
+    else if (records && records.file) recordStore = new JournalRecords(path.resolve(baseDir, records.file), { clock });
+    else if (!shared && records !== false && !records?.inStore && (config.source || stateDirectory())) recordStore = new JournalRecords(path.resolve(stateDirectory() ?? baseDir, DEFAULT_RECORDS_FILE), { clock });
+    else if (shared && records !== false) await (hot as Partial<PersistenceCheck>).assertDurable?.();
+  } catch (error) {
+    await hot.close?.();
+    throw error;
   }
-  const memory = new MemoryStateStore(options.clock ?? systemClock);
+
   const snapshotFile = config.store?.snapshot ? path.resolve(baseDir, config.store.snapshot) : undefined;
-  const restored = snapshotFile ? await restoreSnapshot(memory, snapshotFile, options.onWarning) : 0;
+  const restored = memory && snapshotFile ? await restoreSnapshot(memory, snapshotFile, options.onWarning) : 0;
+  if (!recordStore) {
+    return {
+      store: hot,
+      snapshotFile,
+      restored,
+      records: shared && records !== false ? { where: 'the shared store', restored: 0 } : undefined,
+      async close() {
+        if (memory && snapshotFile) await writeSnapshot(memory.snapshot(), snapshotFile);
+        await hot.close?.();
+      },
+    };
+  }
+  const keeping = new RecordKeepingStore(hot, recordStore, { shared, clock, flushMs: records ? records.flushMs : undefined, onError: (error) => options.onWarning?.('a checkpoint of spend to the record store failed; retrying', { where: recordStore.where, error: (error as Error).message }) });
+  try {
+    await keeping.open();
+  } catch (error) {
+    await hot.close?.();
+    throw error;
+  }
+  // Stored Responses within their TTL are the gateway's own durable records.
+  declareDurableKeys(keeping, '@switchyard/gateway', { records: [RESPONSE_KEY_PREFIX] });
   return {
-    store: memory,
+    store: keeping,
     snapshotFile,
     restored,
+    records: { where: recordStore.where, restored: keeping.restored },
     async close() {
-      if (snapshotFile) await writeSnapshot(memory.snapshot(), snapshotFile);
-      await memory.close();
+      // The records are in the journal: the snapshot keeps the soft state only.
+      if (memory && snapshotFile) await writeSnapshot(softOnly(memory.snapshot(), keeping), snapshotFile);
+      await keeping.close();
     },
   };
+}
+
+/** systemd's StateDirectory= (and the Kubernetes manifest's volume) set STATE_DIRECTORY: the journal goes there rather than beside a read-only config. */
+function stateDirectory(): string | undefined {
+  return process.env.STATE_DIRECTORY?.split(':')[0] || undefined;
+}
+
+function softOnly(snapshot: StoreSnapshot, keeping: RecordKeepingStore): StoreSnapshot {
+  return { ...snapshot, entries: snapshot.entries.filter(([key]) => !keeping.kindOf(key) && !key.startsWith('switchyard:records:')) };
 }
 
 async function restoreSnapshot(store: MemoryStateStore, file: string, onWarning?: (message: string, fields: Record<string, unknown>) => void): Promise<number> {

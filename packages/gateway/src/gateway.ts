@@ -345,6 +345,12 @@ export function createGateway(options: GatewayOptions): Gateway {
         if (!options.pipelineOptions?.store) {
           home = await openGatewayStore(config, { importer: options.pipelineOptions?.importer, clock: options.pipelineOptions?.clock, onWarning: (m, f) => logger.warn({ event: 'store', ...f }, m) });
           if (home.snapshotFile) logger.info({ event: 'store_snapshot_loaded', file: home.snapshotFile, entries: home.restored }, 'store snapshot loaded');
+          if (home.records) logger.info({ event: 'records_opened', where: home.records.where, restored: home.records.restored }, 'durable records opened');
+          // One line when a store's server stops answering, one when it is back (not one per request).
+          home.store.watchAvailability?.((change) => {
+            if (change.event === 'store:outage') logger.warn({ event: change.event, where: change.where, error: change.error?.message }, 'store unavailable; serving from this instance meanwhile');
+            else logger.info({ event: change.event, where: change.where }, 'store answers again');
+          });
         }
         try {
           const pipeline = await pipelineFromConfig(config, { ...options.pipelineOptions, store: gateway.store });

@@ -3,7 +3,7 @@
  * incident through the incident book (incidents.ts), then formatted and sent per channel from
  * a bounded queue (delivery.ts). Nothing here sits on a request's path.
  */
-import { definePlugin, type Pipeline } from '@switchyard/core';
+import { declareDurableKeys, definePlugin, type Pipeline } from '@switchyard/core';
 import { accepts, channelLabel } from './channels/index.js';
 import { ChannelQueue, type DeliveryStats } from './delivery.js';
 import { IncidentBook } from './incidents.js';
@@ -38,6 +38,8 @@ export const alerts = definePlugin<AlertsOptions, AlertsOptionsInput>({
     const announce = (notice: Notice) => {
       for (const { channel, queue } of queues) if (accepts(channel, notice)) queue.enqueue(notice);
     };
+    // Incidents in flight are durable: a restart must not open (and page) them a second time.
+    declareDurableKeys(pipeline.store, PLUGIN_NAME, { records: [`${options.storePrefix}:incident:`] });
     const book = new IncidentBook(pipeline.store, clock, options.storePrefix, options.repeatMs, announce);
     const detach = watchPipeline(pipeline, options, book, onError);
 

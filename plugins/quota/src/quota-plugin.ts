@@ -6,7 +6,7 @@
  * recordAttempt at STAGE.DEFAULT (spends budgets, bills usage, rests or parks keys, paces),
  * recordRequest (cache hits and degraded answers for the report).
  */
-import { defineService, definePlugin, failClosed, isUnsentFailure, provideService, requireService, SERVICE, storeLocal, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type ChatRequest, type Pipeline, type RequestContext, type SpendForecast, type UsageQueryService } from '@switchyard/core';
+import { declareDurableKeys, defineService, definePlugin, failClosed, isUnsentFailure, provideService, requireService, SERVICE, storeLocal, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type ChatRequest, type Pipeline, type RequestContext, type SpendForecast, type UsageQueryService } from '@switchyard/core';
 import { BudgetBook, describeExhaustion, formatDuration, type Exhaustion } from './budgets.js';
 import { KeyStates, type KeyState } from './key-states.js';
 import { UsageLedger, type UsageReport } from './ledger.js';
@@ -49,6 +49,9 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
   optionsSchema: quotaOptionsSchema,
   apply(pipeline, options) {
     checkBudgetsAgainst(pipeline, options.budgets);
+    // Budget spend, the thresholds already announced and the usage totals are durable; key cooldowns are soft.
+    const p = options.storePrefix;
+    declareDurableKeys(pipeline.store, PLUGIN_NAME, { tallies: [`${p}:used:`, `${p}:threshold:`, `${p}:usage:`] });
     const { clock } = pipeline;
     // Held with the store, not the pipeline: a gateway reload keeps the report's totals.
     const ledger = storeLocal(pipeline.store, `switchyard.quota.ledger:${options.storePrefix}`, () => new UsageLedger(clock.now(), options.maxReportedTags));

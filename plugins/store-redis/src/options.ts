@@ -8,6 +8,20 @@ export const redisStoreOptionsSchema = z
   .object({
     /** `redis://[user:password@]host[:port][/db]` or `rediss://…` (TLS). */
     url: z.string().min(1).optional(),
+    /**
+     * Sentinel: the primary named `name`, found through these sentinels (`redis://[user:password@]host:port`,
+     * their credentials are the sentinels'); `url` gives the primary's user, password, database and
+     * TLS (`rediss://user:password@/0`, no host).
+     */
+    sentinel: z
+      .object({ name: z.string().min(1), nodes: z.array(z.string().min(1)).min(1), url: z.string().min(1).optional() })
+      .strict()
+      .optional(),
+    /** Cluster: some of its nodes (`redis[s]://[user:password@]host:port`); the rest are discovered. */
+    cluster: z
+      .object({ nodes: z.array(z.string().min(1)).min(1) })
+      .strict()
+      .optional(),
     /** An ioredis client you own: the store uses it and never quits it. */
     client: z.custom<Redis>((value) => typeof value === 'object' && value !== null && typeof (value as Redis).evalsha === 'function', 'must be an ioredis client').optional(),
     /** Prepended to every key, so several deployments can share one Redis. */
@@ -20,11 +34,18 @@ export const redisStoreOptionsSchema = z
     recheckMs: z.number().int().min(0).max(600_000).default(1_000),
     /** `local`: serve from this instance's memory while Redis is unavailable; `throw`: reject with a coded error. */
     whenUnavailable: z.enum(['local', 'throw']).default('local'),
+    /**
+     * Whether this Redis may keep durable records (virtual keys, spend, stored Responses) when
+     * the gateway keeps them here (no `records.use`): `check` reads CONFIG GET appendonly / save
+     * at start and refuses a Redis that persists nothing, or one that refuses CONFIG; `trust`
+     * skips the check (a managed Redis with persistence, or a test server that opts out).
+     */
+    durableRedis: z.enum(['check', 'trust']).default('check'),
     /** Told once per outage (and about each command Redis rejects); defaults to a process warning. */
     onError: z.custom<(error: SwitchyardError) => void>((value) => typeof value === 'function', 'must be a function').optional(),
   })
   .strict()
-  .refine((o) => (o.url === undefined) !== (o.client === undefined), { message: 'give exactly one of url or client', path: ['url'] });
+  .refine((o) => [o.url, o.client, o.sentinel, o.cluster].filter((v) => v !== undefined).length === 1, { message: 'give exactly one of url, client, sentinel or cluster', path: ['url'] });
 
 export type RedisStoreOptions = z.output<typeof redisStoreOptionsSchema>;
 export type RedisStoreOptionsInput = z.input<typeof redisStoreOptionsSchema>;
@@ -33,6 +54,9 @@ export function parseRedisStoreOptions(input: RedisStoreOptionsInput): RedisStor
   const result = redisStoreOptionsSchema.safeParse(input ?? {});
   if (result.success) {
     if (result.data.url !== undefined) checkRedisUrl(result.data.url);
+    for (const node of result.data.sentinel?.nodes ?? []) checkRedisUrl(node, 'sentinel.nodes');
+    for (const node of result.data.cluster?.nodes ?? []) checkRedisUrl(node, 'cluster.nodes');
+    if (result.data.sentinel?.url !== undefined) checkRedisUrl(result.data.sentinel.url.replace(/@\//, '@sentinel/').replace(/^(rediss?:\/\/)\//, '$1sentinel/'), 'sentinel.url');
     return result.data;
   }
   const first = result.error.issues[0];
@@ -42,7 +66,7 @@ export function parseRedisStoreOptions(input: RedisStoreOptionsInput): RedisStor
 }
 
 /** Rejects what ioredis would misread (it falls back to localhost:6379 on most garbage). */
-export function checkRedisUrl(url: string): void {
+export function checkRedisUrl(url: string, path = 'url'): void {
   let parsed: URL | undefined;
   try {
     parsed = new URL(url);
@@ -59,6 +83,6 @@ export function checkRedisUrl(url: string): void {
           ? `has path "${parsed.pathname}", expected a database number such as /0`
           : undefined;
   if (problem) {
-    throw new SwitchyardError('config', `@switchyard/store-redis: url ${redactUrl(url)} ${problem}`, { code: 'SWITCHYARD_ERR_REDIS_URL', path: 'url' });
+    throw new SwitchyardError('config', `@switchyard/store-redis: ${path} ${redactUrl(url)} ${problem}`, { code: 'SWITCHYARD_ERR_REDIS_URL', path });
   }
 }

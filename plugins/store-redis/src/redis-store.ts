@@ -6,12 +6,16 @@
  * answered from this instance's memory (whenUnavailable: 'local', the default) or rejected
  * with a coded error ('throw'), after at most one command timeout.
  */
-import { MemoryStateStore, SwitchyardError, type StateStore, type StoreHealthChange } from '@switchyard/core';
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import { MemoryStateStore, SwitchyardError, type StateStore, type StoreAvailability } from '@switchyard/core';
+import type { Redis } from 'ioredis';
 import { parseRedisStoreOptions, type RedisStoreOptions, type RedisStoreOptionsInput } from './options.js';
 import { RedisPubSub } from './pubsub.js';
-import { redactUrl } from './redact-url.js';
+import { connect } from './connect.js';
 import { ACQUIRE_LEASE, COMPARE_AND_SET, INCREMENT, RELEASE_LEASE, runScript } from './scripts.js';
+
+/** The cluster slot of a key (the algorithm ioredis itself uses, from its own dependency). */
+const calculateSlot = createRequire(import.meta.url)('cluster-key-slot') as (key: string) => number;
 
 /** Distinct counters remembered during one outage (budget windows, retry budgets); more are dropped. */
 const MAX_MISSED_COUNTERS = 10_000;
@@ -24,16 +28,14 @@ export class RedisStateStore implements StateStore {
   private readonly options: RedisStoreOptions;
   private readonly client: Redis;
   private readonly ownsClient: boolean;
+  /** A Cluster: multi-key reads go per slot. */
+  private readonly cluster: boolean = false;
   /** Where the store's name shows in messages: the URL without its password. */
   private readonly where: string;
   /** Answers while Redis is unavailable; emptied when Redis is back, since Redis holds the shared truth. */
   private readonly local = new MemoryStateStore();
   private readonly firstConnection: Promise<void>;
   private outage = false;
-  /** When the current outage started (Date.now()): `store:recovered` says how long it lasted. */
-  private outageSince = 0;
-  /** Pipelines told of outages and recoveries (`onHealthChange`); with none, an outage is a process warning. */
-  private readonly healthListeners = new Set<(change: StoreHealthChange) => void>();
   private skipUntil = 0;
   private lastError: unknown;
   private closed = false;
@@ -41,6 +43,7 @@ export class RedisStateStore implements StateStore {
   /** Counter increments answered locally during an outage, added to Redis when it is back. */
   private readonly missed = new Map<string, { by: number; expiresAt: number | undefined }>();
   private reconciling: Promise<void> = Promise.resolve();
+  private readonly watchers = new Set<(change: StoreAvailability) => void>();
 
   constructor(input: RedisStoreOptionsInput) {
     this.options = parseRedisStoreOptions(input);
@@ -51,17 +54,11 @@ export class RedisStateStore implements StateStore {
       this.where = 'the given client';
       if (this.client.status === 'wait') this.client.connect().catch(() => undefined);
     } else {
-      this.where = redactUrl(this.options.url!);
+      const connection = connect(this.options);
+      this.client = connection.client;
+      this.cluster = connection.cluster;
+      this.where = connection.where;
       this.ownsClient = true;
-      this.client = new Redis(this.options.url!, {
-        connectTimeout: this.options.connectTimeoutMs,
-        // Commands never wait in a queue for a connection, nor are they resent after one drops:
-        // a request would rather use local state now than shared state late.
-        enableOfflineQueue: false,
-        maxRetriesPerRequest: 0,
-        autoResendUnfulfilledCommands: false,
-        retryStrategy: (times) => Math.min(times * 100, 2_000),
-      });
     }
     this.client.on('error', (error: unknown) => {
       this.lastError = error;
@@ -97,6 +94,35 @@ export class RedisStateStore implements StateStore {
     }
   }
 
+  /**
+   * Refuses (coded SWITCHYARD_ERR_REDIS_NOT_DURABLE, naming the setting) to keep durable records
+   * in a Redis that persists nothing, or that refuses CONFIG unless `durableRedis: trust`. A
+   * Redis that does not answer yet is not refused: the store serves locally until it does.
+   */
+  async assertDurable(): Promise<void> {
+    if (this.options.durableRedis === 'trust') return;
+    await this.ready().catch(() => undefined);
+    if (!this.available) return;
+    const advice = 'durable records (virtual keys, spend, stored Responses) would be lost with it; keep them in PostgreSQL (records: { use: "@switchyard/store-postgres" })';
+    let appendonly: string | undefined;
+    let save: string | undefined;
+    try {
+      appendonly = ((await this.withTimeout(this.client.config('GET', 'appendonly'), 'config')) as string[])[1];
+      save = ((await this.withTimeout(this.client.config('GET', 'save'), 'config')) as string[])[1];
+    } catch (error) {
+      throw new SwitchyardError('config', `@switchyard/store-redis: Redis at ${this.where} refuses CONFIG GET (${(error as Error).message}), so whether it persists cannot be checked; ${advice}, or set durableRedis: trust if this Redis persists (a managed Redis)`, {
+        code: 'SWITCHYARD_ERR_REDIS_NOT_DURABLE',
+        path: 'durableRedis',
+        cause: error,
+      });
+    }
+    if (appendonly === 'yes' || (save !== undefined && save.trim() !== '')) return;
+    throw new SwitchyardError('config', `@switchyard/store-redis: Redis at ${this.where} persists nothing (appendonly ${appendonly ?? '?'}, save "${save ?? ''}"): a restart would empty it and ${advice}, or run Redis with appendonly yes`, {
+      code: 'SWITCHYARD_ERR_REDIS_NOT_DURABLE',
+      path: 'appendonly',
+    });
+  }
+
   async get<T = unknown>(key: string): Promise<T | undefined> {
     return this.run('get', async () => decode<T>(await this.client.get(this.prefix + key)), (local) => local.get<T>(key));
   }
@@ -105,9 +131,29 @@ export class RedisStateStore implements StateStore {
     if (keys.length === 0) return [];
     return this.run(
       'getMany',
-      async () => (await this.client.mget(keys.map((key) => this.prefix + key))).map((raw) => decode<T>(raw)),
+      async () => (await this.mget(keys.map((key) => this.prefix + key))).map((raw) => decode<T>(raw)),
       (local) => local.getMany<T>(keys),
     );
+  }
+
+  /** One MGET; on a Cluster one per slot (a command may not span slots), in parallel, answers in order. */
+  private async mget(names: string[]): Promise<(string | null)[]> {
+    if (!this.cluster) return this.client.mget(names);
+    const bySlot = new Map<number, number[]>();
+    names.forEach((name, i) => {
+      const slot = calculateSlot(name);
+      const at = bySlot.get(slot);
+      if (at) at.push(i);
+      else bySlot.set(slot, [i]);
+    });
+    const out: (string | null)[] = new Array(names.length).fill(null);
+    await Promise.all(
+      [...bySlot.values()].map(async (indexes) => {
+        const values = await this.client.mget(indexes.map((i) => names[i]));
+        indexes.forEach((index, j) => (out[index] = values[j]));
+      }),
+    );
+    return out;
   }
 
   async set<T = unknown>(key: string, value: T, ttlMs?: number): Promise<void> {
@@ -165,12 +211,15 @@ export class RedisStateStore implements StateStore {
   private async reconcile(): Promise<void> {
     const pending = [...this.missed];
     this.missed.clear();
-    for (const [key, { by, expiresAt }] of pending) {
+    for (let i = 0; i < pending.length; i++) {
+      const [key, { by, expiresAt }] = pending[i];
       const left = expiresAt === undefined ? '' : String(Math.ceil(expiresAt - Date.now()));
       if (left !== '' && Number(left) <= 0) continue;
       try {
         await this.withTimeout(runScript(this.client, INCREMENT, this.prefix + key, [String(by), left]), 'reconcile');
       } catch (error) {
+        // Redis went away again (a failover still settling): what is not added yet waits for the next recovery.
+        for (const [k, missed] of pending.slice(i)) this.remember(k, missed.by, missed.expiresAt === undefined ? undefined : missed.expiresAt - Date.now());
         this.degrade(error);
         return;
       }
@@ -259,29 +308,32 @@ export class RedisStateStore implements StateStore {
     return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
   }
 
-  /** Tells `listener` when an outage starts (`store:outage`) and ends (`store:recovered`); a pipeline relays these as events. */
-  onHealthChange(listener: (change: StoreHealthChange) => void): () => void {
-    this.healthListeners.add(listener);
-    return () => this.healthListeners.delete(listener);
+  watchAvailability(listener: (change: StoreAvailability) => void): () => void {
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
   }
 
-  /**
-   * The first failure of an outage is reported; the rest of it is quiet. A closed store has no
-   * outage: a call still running when its pipeline closed (`validate`) finds the connection ended.
-   */
+  private tell(change: StoreAvailability): void {
+    for (const watcher of this.watchers) {
+      try {
+        watcher(change);
+      } catch {
+        // A failing watcher must not turn an outage into a crash.
+      }
+    }
+  }
+
+  /** The first failure of an outage is reported; the rest of it is quiet. */
   private degrade(cause: unknown): void {
+    // A closed store has no outage: a command still running when its pipeline closed (`validate`) finds the connection ended.
     if (this.outage || this.closed) return;
     this.outage = true;
-    this.outageSince = Date.now();
     const error = this.unavailable(cause);
-    // A pipeline logs the outage as a line; a store used on its own warns as before.
-    if (this.options.onError || this.healthListeners.size === 0) this.report(() => (this.options.onError ?? warn)(error));
-    for (const listener of this.healthListeners) this.report(() => listener({ event: 'store:outage', store: this.where, error }));
-  }
-
-  private report(call: () => void): void {
+    this.tell({ event: 'store:outage', where: this.where, error });
     try {
-      call();
+      // Watched (the gateway logs it): no process warning besides.
+      if (this.options.onError) this.options.onError(error);
+      else if (this.watchers.size === 0) warn(error);
     } catch {
       // A failing reporter must not turn an outage into a crash.
     }
@@ -292,8 +344,7 @@ export class RedisStateStore implements StateStore {
     this.skipUntil = 0;
     if (!this.outage) return;
     this.outage = false;
-    const downMs = Date.now() - this.outageSince;
-    for (const listener of this.healthListeners) this.report(() => listener({ event: 'store:recovered', store: this.where, downMs }));
+    this.tell({ event: 'store:recovered', where: this.where });
     void this.local.close();
     this.reconciling = this.reconcile();
   }

@@ -52,8 +52,8 @@ describe('configuration errors', () => {
   });
 
   it.each([
-    ['neither url nor client', {}, 'url', 'give exactly one of url or client'],
-    ['both url and client', { url: REDIS_URL, client: new Redis({ lazyConnect: true }) }, 'url', 'give exactly one of url or client'],
+    ['neither url nor client', {}, 'url', 'give exactly one of url, client, sentinel or cluster'],
+    ['both url and client', { url: REDIS_URL, client: new Redis({ lazyConnect: true }) }, 'url', 'give exactly one of url, client, sentinel or cluster'],
     ['a zero command timeout', { url: REDIS_URL, commandTimeoutMs: 0 }, 'commandTimeoutMs', 'commandTimeoutMs'],
     ['an unknown fallback', { url: REDIS_URL, whenUnavailable: 'crash' }, 'whenUnavailable', 'whenUnavailable'],
     ['an unknown option', { url: REDIS_URL, keyPrefix: 'x' }, '(options)', 'keyPrefix'],

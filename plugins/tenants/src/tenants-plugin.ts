@@ -10,6 +10,7 @@
  * (each attempt's cost, as the usage ledger bills it), recordRequest (settlement, budget alerts).
  */
 import {
+  declareDurableKeys,
   definePlugin,
   getService,
   provideService,
@@ -64,6 +65,9 @@ export const tenants = definePlugin<TenantsOptions, TenantsOptionsInput>({
   optionsSchema: tenantsOptionsSchema,
   apply(pipeline, options) {
     const { store, clock } = pipeline;
+    const p = options.storePrefix;
+    // Keys, teams and spend per day and month are durable records; minute counters and requests in flight are soft.
+    declareDurableKeys(store, PLUGIN_NAME, { records: [`${p}:key:`, `${p}:team:`, `${p}:keys`, `${p}:teams`, `${p}:budget-level:`], tallies: [`${p}:spend:`] });
     // Held with the store: a reload keeps the cache and its pub/sub subscription.
     const directory = storeLocal(store, `switchyard.tenants.directory:${options.storePrefix}`, () => new KeyDirectory(store, options.storePrefix, { clock, ttlMs: options.cacheTtlMs, maxEntries: options.maxCachedKeys }));
     Object.assign(directory, { clock, ttlMs: options.cacheTtlMs, maxEntries: options.maxCachedKeys });

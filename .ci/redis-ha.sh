@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Redis as production runs it, for the store-redis Sentinel and Cluster tests: redis-server
+# processes on loopback, no persistence (throwaway servers).
+#   Sentinel: primary 6391, replica 6392, sentinels 26391-26393, master name "switchyard",
+#             down-after-milliseconds 1000.
+#   Cluster:  three primaries 7101-7103, no replicas.
+# Idempotent: a group or a cluster that already answers is left alone.
+set -euo pipefail
+
+DIR="${SWITCHYARD_REDIS_HA_DIR:-/tmp/switchyard-redis-ha}"
+mkdir -p "$DIR"
+
+pong() { [ "$(redis-cli -h 127.0.0.1 -p "$1" ping 2>/dev/null)" = "PONG" ]; }
+wait_pong() {
+  for _ in $(seq 1 100); do pong "$1" && return 0; sleep 0.1; done
+  echo "redis-ha: nothing answers on 127.0.0.1:$1" >&2
+  return 1
+}
+server() { # port, extra args…
+  local port="$1"
+  shift
+  redis-server --bind 127.0.0.1 --port "$port" --daemonize yes --save '' --appendonly no \
+    --dir "$DIR" --pidfile "$DIR/redis-$port.pid" --logfile "$DIR/redis-$port.log" "$@"
+  wait_pong "$port"
+}
+
+# Sentinel group
+if pong 26391 && redis-cli -p 26391 sentinel get-master-addr-by-name switchyard >/dev/null 2>&1; then
+  echo "redis-ha: Sentinel group already answering"
+else
+  pong 6391 || server 6391
+  pong 6392 || server 6392 --replicaof 127.0.0.1 6391
+  for port in 26391 26392 26393; do
+    if pong "$port"; then continue; fi
+    cat >"$DIR/sentinel-$port.conf" <<CONF
+bind 127.0.0.1
+port $port
+daemonize yes
+pidfile $DIR/sentinel-$port.pid
+logfile $DIR/sentinel-$port.log
+dir $DIR
+sentinel monitor switchyard 127.0.0.1 6391 2
+sentinel down-after-milliseconds switchyard 1000
+sentinel failover-timeout switchyard 5000
+sentinel parallel-syncs switchyard 1
+CONF
+    redis-server "$DIR/sentinel-$port.conf" --sentinel
+    wait_pong "$port"
+  done
+  echo "redis-ha: Sentinel group answering (primary 6391, replica 6392, sentinels 26391-26393)"
+fi
+
+# Cluster
+if pong 7101 && redis-cli -p 7101 cluster info 2>/dev/null | grep -q 'cluster_state:ok'; then
+  echo "redis-ha: Cluster already answering"
+else
+  for port in 7101 7102 7103; do
+    pong "$port" || server "$port" --cluster-enabled yes --cluster-config-file "$DIR/nodes-$port.conf" --cluster-node-timeout 2000
+  done
+  redis-cli --cluster create 127.0.0.1:7101 127.0.0.1:7102 127.0.0.1:7103 --cluster-replicas 0 --cluster-yes >/dev/null
+  for _ in $(seq 1 100); do
+    redis-cli -p 7101 cluster info | grep -q 'cluster_state:ok' && break
+    sleep 0.1
+  done
+  echo "redis-ha: Cluster answering (primaries 7101-7103)"
+fi

@@ -1,0 +1,176 @@
+/**
+ * The embedded record store of a single gateway: a journal file, one JSON line per change,
+ * appended and fsynced before a write resolves (writes waiting together share one fsync), and
+ * rewritten with only the live records once it has grown to several times their size. Loaded
+ * whole at open; a torn last line (a kill in the middle of a write that was never acknowledged)
+ * is dropped. No server, no native module: see docs/deploy.md for the measurements against
+ * SQLite and PGlite that chose it.
+ */
+import { constants } from 'node:fs';
+import { access, mkdir, open, readFile, rename, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { Clock } from './clock.js';
+import { systemClock } from './clock.js';
+import type { DurableRecord, DurableRecordStore } from './durable-records.js';
+import { SwitchyardError } from './errors.js';
+
+/** A line: [key, value, expiresAt] writes a record, [key] deletes it. */
+type Line = [key: string, value?: unknown, expiresAt?: number | null];
+
+/** Rewritten once the file holds this many lines more than live records (and at least twice as many). */
+const COMPACT_AFTER_LINES = 10_000;
+
+interface Pending {
+  lines: string;
+  done: (error?: unknown) => void;
+}
+
+export class JournalRecords implements DurableRecordStore {
+  private readonly live = new Map<string, { value: unknown; expiresAt: number | null }>();
+  private handle: FileHandle | undefined;
+  private lines = 0;
+  private queue: Pending[] = [];
+  private writing: Promise<void> | undefined;
+  private readonly clock: Clock;
+  /** Lines dropped at open (a torn write); for the start log. */
+  dropped = 0;
+
+  constructor(
+    readonly file: string,
+    options: { clock?: Clock } = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
+  }
+
+  get where(): string {
+    return `journal ${this.file}`;
+  }
+
+  async open(): Promise<void> {
+    const dir = path.dirname(this.file);
+    try {
+      await mkdir(dir, { recursive: true });
+      await access(dir, constants.W_OK);
+      this.load(await readFile(this.file, 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? '' : Promise.reject(error))));
+      this.handle = await open(this.file, 'a', 0o600);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      throw new SwitchyardError('config', `records.file ${this.file} cannot be written (${code}): durable records (keys, spend, stored responses) need a writable location; give records.file one (systemd: StateDirectory=, Kubernetes: a volume)`, {
+        code: 'SWITCHYARD_ERR_RECORDS_LOCATION',
+        path: 'records.file',
+        cause: error,
+      });
+    }
+  }
+
+  private load(text: string): void {
+    const rows = text.split('\n');
+    for (let i = 0; i < rows.length; i++) {
+      if (!rows[i]) continue;
+      let line: Line;
+      try {
+        line = JSON.parse(rows[i]) as Line;
+      } catch {
+        this.dropped++;
+        continue;
+      }
+      this.lines++;
+      if (line.length === 1) this.live.delete(line[0]);
+      else this.live.set(line[0], { value: line[1], expiresAt: line[2] ?? null });
+    }
+  }
+
+  async get(key: string): Promise<DurableRecord | undefined> {
+    return this.peek(key);
+  }
+
+  private peek(key: string): DurableRecord | undefined {
+    const entry = this.live.get(key);
+    if (!entry || (entry.expiresAt !== null && entry.expiresAt <= this.clock.now())) return undefined;
+    return { key, value: entry.value, expiresAt: entry.expiresAt };
+  }
+
+  async put(records: readonly DurableRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    for (const r of records) this.live.set(r.key, { value: r.value, expiresAt: r.expiresAt });
+    await this.append(records.map((r) => JSON.stringify([r.key, r.value, r.expiresAt] satisfies Line)));
+  }
+
+  async delete(key: string): Promise<void> {
+    if (!this.live.delete(key)) return;
+    await this.append([JSON.stringify([key] satisfies Line)]);
+  }
+
+  async compareAndSet<T>(key: string, expected: T | undefined, next: T | undefined, expiresAt: number | null): Promise<boolean> {
+    // No await between the comparison and the change (put and delete change `live` at once):
+    // atomic for every caller in this process, the journal's only writer.
+    const current = this.peek(key);
+    if (JSON.stringify(current?.value) !== JSON.stringify(expected)) return false;
+    if (next === undefined) await this.delete(key);
+    else await this.put([{ key, value: next, expiresAt }]);
+    return true;
+  }
+
+  async list(): Promise<DurableRecord[]> {
+    const now = this.clock.now();
+    const out: DurableRecord[] = [];
+    for (const [key, { value, expiresAt }] of this.live) if (expiresAt === null || expiresAt > now) out.push({ key, value, expiresAt });
+    return out;
+  }
+
+  /** Live records now (the status page, tests). */
+  size(): number {
+    return this.live.size;
+  }
+
+  private append(lines: string[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ lines: `${lines.join('\n')}\n`, done: (error) => (error ? reject(error) : resolve()) });
+      this.lines += lines.length;
+      this.writing ??= this.drain();
+    });
+  }
+
+  /** One write and one fsync for everything queued meanwhile (group commit). */
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      try {
+        if (!this.handle) throw new Error('the journal is closed');
+        await this.handle.write(batch.map((p) => p.lines).join(''));
+        await this.handle.datasync();
+        if (this.lines > COMPACT_AFTER_LINES + this.live.size && this.lines > 2 * this.live.size) await this.compact();
+        for (const p of batch) p.done();
+      } catch (error) {
+        for (const p of batch) p.done(error);
+      }
+    }
+    this.writing = undefined;
+  }
+
+  /** The live records to a new file, fsynced, renamed over the journal, the folder fsynced. */
+  private async compact(): Promise<void> {
+    const records = await this.list();
+    const temporary = `${this.file}.${process.pid}.compact`;
+    const out = await open(temporary, 'w', 0o600);
+    try {
+      await out.write(records.map((r) => `${JSON.stringify([r.key, r.value, r.expiresAt] satisfies Line)}\n`).join(''));
+      await out.datasync();
+    } finally {
+      await out.close();
+    }
+    await rename(temporary, this.file);
+    const dir = await open(path.dirname(this.file), 'r');
+    await dir.sync().finally(() => dir.close());
+    await this.handle?.close();
+    this.handle = await open(this.file, 'a', 0o600);
+    this.lines = records.length;
+  }
+
+  async close(): Promise<void> {
+    while (this.writing) await this.writing;
+    await this.handle?.close();
+    this.handle = undefined;
+  }
+}

@@ -1,0 +1,96 @@
+import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { declareDurableKeys, JournalRecords, MemoryStateStore, RecordKeepingStore } from '../src/index.js';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+async function journalFile(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'switchyard-journal-'));
+  dirs.push(dir);
+  return path.join(dir, 'records.journal');
+}
+
+/** A gateway's store as openGatewayStore builds it: memory in front of the journal, tenants' keys declared. */
+async function keeping(file: string): Promise<RecordKeepingStore> {
+  const store = new RecordKeepingStore(new MemoryStateStore(), new JournalRecords(file), { shared: false, flushMs: 1_000 });
+  await store.open();
+  declareDurableKeys(store, 'tenants', { records: ['t:key:'], tallies: ['t:spend:'] });
+  return store;
+}
+
+describe('JournalRecords', () => {
+  it('keeps writes, deletes and compare-and-set across a reopen, and drops a torn last line', async () => {
+    const file = await journalFile();
+    const journal = new JournalRecords(file);
+    await journal.open();
+    await journal.put([{ key: 'a', value: { n: 1 }, expiresAt: null }, { key: 'b', value: 2, expiresAt: null }]);
+    expect(await journal.compareAndSet('a', { n: 1 }, { n: 3 }, null)).toBe(true);
+    expect(await journal.compareAndSet('a', { n: 1 }, { n: 4 }, null)).toBe(false);
+    await journal.delete('b');
+    await journal.close();
+    // A kill in the middle of an append that was never acknowledged.
+    await appendFile(file, '["c",{"half');
+    const again = new JournalRecords(file);
+    await again.open();
+    expect(again.dropped).toBe(1);
+    expect(await again.list()).toEqual([{ key: 'a', value: { n: 3 }, expiresAt: null }]);
+    await again.close();
+  });
+
+  it('leaves out expired records and rewrites itself with the live ones once it has grown', async () => {
+    const file = await journalFile();
+    const journal = new JournalRecords(file);
+    await journal.open();
+    await journal.put([{ key: 'gone', value: 1, expiresAt: Date.now() - 1 }]);
+    expect(await journal.get('gone')).toBeUndefined();
+    await journal.put(Array.from({ length: 10_100 }, (_, i) => ({ key: 'hot', value: i, expiresAt: null })));
+    const lines = (await readFile(file, 'utf8')).split('\n').filter(Boolean);
+    expect(lines.length).toBeLessThan(10);
+    await journal.close();
+    const again = new JournalRecords(file);
+    await again.open();
+    expect(await again.get('hot')).toEqual({ key: 'hot', value: 10_099, expiresAt: null });
+    await again.close();
+  });
+});
+
+describe('RecordKeepingStore over memory and a journal', () => {
+  it('writes records through before it resolves, checkpoints tallies, leaves soft keys out, and restores them into a new process', async () => {
+    const file = await journalFile();
+    const first = await keeping(file);
+    await first.set('t:key:k1', { name: 'survivor' });
+    await first.increment('t:spend:k1', 5_000, 60_000);
+    await first.increment('t:spend:k1', 2_000, 60_000);
+    await first.set('t:rpm:k1', 7);
+    // The record is on disk now; the tally only after a checkpoint.
+    const onDisk = () => readFile(file, 'utf8');
+    expect(await onDisk()).toContain('"t:key:k1"');
+    expect(await onDisk()).not.toContain('t:spend:k1');
+    await first.flush();
+    expect(await onDisk()).toContain('["t:spend:k1",7000,');
+    expect(await onDisk()).not.toContain('t:rpm');
+
+    // A new process: its memory starts empty and is restored from the journal.
+    const second = await keeping(file);
+    expect(second.restored).toBe(2);
+    expect(await second.get('t:key:k1')).toEqual({ name: 'survivor' });
+    expect(await second.increment('t:spend:k1', 1)).toBe(7_001);
+    expect(await second.get('t:rpm:k1')).toBeUndefined();
+    await first.close();
+    await second.close();
+  });
+
+  it('refuses a record write with a coded 503 when the record store cannot take it, and changes nothing', async () => {
+    const file = await journalFile();
+    const store = await keeping(file);
+    await store.records.close();
+    const error = await store.set('t:key:k2', { name: 'x' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'SWITCHYARD_ERR_RECORDS_UNAVAILABLE', status: 503 });
+    expect(await store.get('t:key:k2')).toBeUndefined();
+  });
+});

@@ -1,0 +1,82 @@
+import { afterEach, expect, it } from 'vitest';
+import { createPostgresRecords, MIGRATIONS, PostgresRecords } from '../src/index.js';
+import { describeWithPostgres, dropSchema, PG_URL, sql, uniqueSchema } from './support/postgres.js';
+
+const opened: PostgresRecords[] = [];
+const schemas: string[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((r) => r.close()));
+  await Promise.all(schemas.splice(0).map(dropSchema));
+});
+
+async function records(schema = uniqueSchema(), url = PG_URL): Promise<PostgresRecords> {
+  schemas.push(schema);
+  const store = createPostgresRecords({ url, schema, retryMs: 50, connectTimeoutMs: 500 });
+  store.onError = () => undefined;
+  opened.push(store);
+  await store.open();
+  return store;
+}
+
+it('bad options are coded config errors that never show the password', () => {
+  expect(() => createPostgresRecords({ url: 'redis://u:secret@h/0' })).toThrow(expect.objectContaining({ code: 'SWITCHYARD_ERR_RECORDS_OPTIONS', path: 'url' }));
+  expect(() => createPostgresRecords({ url: 'redis://u:secret@h/0' })).not.toThrow(/secret/);
+  expect(() => createPostgresRecords({ url: PG_URL, schema: 'x; DROP TABLE y' })).toThrow(expect.objectContaining({ code: 'SWITCHYARD_ERR_RECORDS_OPTIONS', path: 'schema' }));
+});
+
+it('PostgreSQL down: open resolves, writes reject with a coded 503, and it is marked unavailable', async () => {
+  const store = await records(uniqueSchema(), 'postgres://postgres:pw@127.0.0.1:1/postgres');
+  expect(store.available).toBe(false);
+  await expect(store.put([{ key: 'k', value: 1, expiresAt: null }])).rejects.toMatchObject({ code: 'SWITCHYARD_ERR_RECORDS_UNAVAILABLE', status: 503 });
+  await expect(store.get('k')).rejects.toMatchObject({ code: 'SWITCHYARD_ERR_RECORDS_UNAVAILABLE' });
+  expect(store.where).not.toContain('pw');
+});
+
+describeWithPostgres('PostgresRecords on a real PostgreSQL', () => {
+  it('runs its migrations once, even when two gateways start together', async () => {
+    const schema = uniqueSchema();
+    const [a, b] = await Promise.all([records(schema), records(schema)]);
+    expect(a.available && b.available).toBe(true);
+    const versions = await sql(`SELECT version FROM "${schema}".switchyard_migrations ORDER BY version`);
+    expect(versions.rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+  });
+
+  it('keeps records: put, get, list, delete, expiry, and compare-and-set decided by the database', async () => {
+    const store = await records();
+    await store.put([
+      { key: 'doc', value: { name: 'a', n: 1 }, expiresAt: null },
+      { key: 'count', value: 5, expiresAt: null },
+      { key: 'count', value: 7, expiresAt: null },
+      { key: 'old', value: 'x', expiresAt: Date.now() - 1 },
+    ]);
+    expect(await store.get('doc')).toEqual({ key: 'doc', value: { name: 'a', n: 1 }, expiresAt: null });
+    expect(await store.get('count')).toMatchObject({ value: 7 });
+    expect(await store.get('old')).toBeUndefined();
+    expect((await store.list()).map((r) => r.key).sort()).toEqual(['count', 'doc']);
+
+    expect(await store.compareAndSet('doc', { name: 'a', n: 1 }, { name: 'a', n: 2 }, null)).toBe(true);
+    expect(await store.compareAndSet('doc', { name: 'a', n: 1 }, { name: 'a', n: 3 }, null)).toBe(false);
+    expect(await store.compareAndSet('new', undefined, { fresh: true }, Date.now() + 60_000)).toBe(true);
+    expect(await store.compareAndSet('new', undefined, { fresh: false }, null)).toBe(false);
+    // An expired record counts as absent.
+    expect(await store.compareAndSet('old', undefined, 'again', null)).toBe(true);
+    expect(await store.compareAndSet('doc', { name: 'a', n: 2 }, undefined, null)).toBe(true);
+    expect(await store.get('doc')).toBeUndefined();
+    await store.delete('new');
+    expect((await store.list()).map((r) => r.key).sort()).toEqual(['count', 'old']);
+  });
+
+  it('concurrent compare-and-set from two pools: exactly one wins each round', async () => {
+    const schema = uniqueSchema();
+    const [a, b] = await Promise.all([records(schema), records(schema)]);
+    await a.put([{ key: 'n', value: 0, expiresAt: null }]);
+    const bump = async (store: PostgresRecords) => {
+      for (let done = 0; done < 20; ) {
+        const current = (await store.get('n'))!.value as number;
+        if (await store.compareAndSet('n', current, current + 1, null)) done++;
+      }
+    };
+    await Promise.all([bump(a), bump(b)]);
+    expect((await a.get('n'))!.value).toBe(40);
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * Several gateways: Redis as the shared hot state, PostgreSQL as the system of record
+ * (RecordKeepingStore). Two stores stand for two gateways on one Redis of the test's own
+ * (never the shared 6390: it is flushed and restarted here, with no persistence).
+ */
+import { declareDurableKeys, RecordKeepingStore } from '@switchyard/core';
+import { createRedisStore } from '@switchyard/store-redis';
+import { Redis } from 'ioredis';
+import { afterEach, expect, it } from 'vitest';
+import { hasRedisServer, OwnRedisServer } from '../../store-redis/test/support/redis.js';
+import { createPostgresRecords } from '../src/index.js';
+import { describeWithPostgres, dropSchema, PG_URL, sql, uniqueSchema } from './support/postgres.js';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+});
+
+const HOUR = 3_600_000;
+
+async function gateway(redisUrl: string, schema: string, pgUrl = PG_URL): Promise<RecordKeepingStore> {
+  // A test Redis without persistence: opted out of the persistence check, PostgreSQL keeps the records.
+  const hot = createRedisStore({ url: redisUrl, prefix: 'gw:', recheckMs: 50, commandTimeoutMs: 300, onError: () => undefined, durableRedis: 'trust' });
+  const records = createPostgresRecords({ url: pgUrl, schema, retryMs: 50, connectTimeoutMs: 500 });
+  records.onError = () => undefined;
+  const store = new RecordKeepingStore(hot, records, { shared: true, flushMs: 100 });
+  await hot.ready();
+  await store.open();
+  declareDurableKeys(store, 'tenants', { records: ['t:key:', 't:keys'], tallies: ['t:spend:'] });
+  cleanups.push(() => store.close());
+  return store;
+}
+
+async function setUp(): Promise<{ redis: OwnRedisServer; schema: string; a: RecordKeepingStore; b: RecordKeepingStore; admin: Redis }> {
+  const redis = await OwnRedisServer.start();
+  cleanups.push(() => redis.stop());
+  const schema = uniqueSchema();
+  cleanups.push(() => dropSchema(schema));
+  const a = await gateway(redis.url, schema);
+  const b = await gateway(redis.url, schema);
+  const admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+  admin.on('error', () => undefined);
+  cleanups.push(async () => admin.disconnect());
+  return { redis, schema, a, b, admin };
+}
+
+const booked = async (schema: string, key: string) => (await sql(`SELECT value FROM "${schema}".switchyard_records WHERE key = $1`, [key])).rows[0]?.value;
+
+describeWithPostgres('Redis in front of PostgreSQL', () => {
+  it.skipIf(!hasRedisServer())('a flushed Redis loses no key, and its spend comes back short by at most what the last interval had not checkpointed', { timeout: 30_000 }, async () => {
+    const { schema, a, b, admin } = await setUp();
+    await a.set('t:keys', ['k1']);
+    await a.set('t:key:k1', { name: 'one' });
+    // Written through: in PostgreSQL before the write resolved.
+    expect(await booked(schema, 't:key:k1')).toEqual({ name: 'one' });
+    for (let i = 0; i < 40; i++) await (i % 2 ? a : b).increment('t:spend:k1', 100, HOUR);
+    expect([await a.get('t:spend:k1'), await b.get('t:spend:k1')]).toEqual([4_000, 4_000]);
+    await expect.poll(() => booked(schema, 't:spend:k1'), { timeout: 5_000, interval: 20 }).toBe(4_000);
+
+    // Spend that no checkpoint has seen yet, then Redis loses everything.
+    for (let i = 0; i < 3; i++) await a.increment('t:spend:k1', 100, HOUR);
+    await admin.flushall();
+    // Keys are read through from PostgreSQL at once, by either gateway.
+    expect(await b.get('t:key:k1')).toEqual({ name: 'one' });
+    expect(await a.getMany(['t:keys', 't:key:k1'])).toEqual([['k1'], { name: 'one' }]);
+    // Spend counted after the flush is kept, and the books are added back within one interval.
+    await b.increment('t:spend:k1', 100, HOUR);
+    await expect.poll(() => admin.exists('gw:switchyard:records:restored'), { timeout: 5_000, interval: 20 }).toBe(1);
+    const afterFlush = (await a.get<number>('t:spend:k1'))!;
+    const truth = 4_000 + 300 + 100;
+    // The under-count: at most the 3 increments no checkpoint had seen (0 when one ran before the flush).
+    expect(truth - afterFlush).toBeGreaterThanOrEqual(0);
+    expect(truth - afterFlush).toBeLessThanOrEqual(300);
+    expect(await b.get('t:spend:k1')).toBe(afterFlush);
+    // The books never went backwards: PostgreSQL still has at least what it had.
+    await expect.poll(async () => (await booked(schema, 't:spend:k1')) as number, { timeout: 5_000, interval: 20 }).toBe(afterFlush);
+  });
+
+  it.skipIf(!hasRedisServer())('a Redis restarted without persistence: keys and spend come back, the two gateways agree exactly', { timeout: 30_000 }, async () => {
+    const { redis, schema, a, b, admin } = await setUp();
+    await a.set('t:key:k2', { name: 'two' });
+    for (let i = 0; i < 10; i++) await b.increment('t:spend:k2', 250, HOUR);
+    await expect.poll(() => booked(schema, 't:spend:k2'), { timeout: 5_000, interval: 20 }).toBe(2_500);
+    await redis.stop();
+    await redis.start();
+    // Restored once (by whichever gateway took the lease), in Redis itself, not only read through.
+    await expect.poll(() => admin.get('gw:t:spend:k2'), { timeout: 10_000, interval: 50 }).toBe('2500');
+    await expect.poll(() => a.available && b.available, { timeout: 10_000, interval: 50 }).toBe(true);
+    expect([await a.get('t:spend:k2'), await b.get('t:spend:k2')]).toEqual([2_500, 2_500]);
+    expect(await b.get('t:key:k2')).toEqual({ name: 'two' });
+    await a.increment('t:spend:k2', 1, HOUR);
+    expect(await b.get('t:spend:k2')).toBe(2_501);
+    expect(JSON.parse((await admin.get('gw:switchyard:records:restored'))!)).toMatchObject({ records: 2 });
+  });
+
+  it.skipIf(!hasRedisServer())('PostgreSQL down at start: keys are served from Redis, writes of records get a coded 503', { timeout: 30_000 }, async () => {
+    const { redis, schema, a } = await setUp();
+    await a.set('t:key:k3', { name: 'three' });
+    const cut = await gateway(redis.url, schema, 'postgres://postgres@127.0.0.1:1/postgres');
+    expect(await cut.get('t:key:k3')).toEqual({ name: 'three' });
+    await expect(cut.set('t:key:k4', { name: 'four' })).rejects.toMatchObject({ code: 'SWITCHYARD_ERR_RECORDS_UNAVAILABLE', status: 503 });
+    expect(await a.get('t:key:k4')).toBeUndefined();
+    // Spend still counts in Redis meanwhile (it waits for its checkpoint).
+    expect(await cut.increment('t:spend:k3', 5, HOUR)).toBe(5);
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * Redis Sentinel from options (ioredis's own support): two stores stand for two gateways
+ * spending from one budget while Sentinel fails the primary over. No operation fails (each is
+ * answered locally while the primary changes), the spend ends exact to within one request's
+ * estimate, and each store tells one outage and one recovery.
+ */
+import type { StoreAvailability } from '@switchyard/core';
+import { Redis } from 'ioredis';
+import { afterEach, expect, it } from 'vitest';
+import { createRedisStore, type RedisStateStore } from '../src/index.js';
+import { describeWithSentinel, SENTINEL_NAME, SENTINELS } from './support/redis-ha.js';
+import { execFileSync } from 'node:child_process';
+import { redisAnswers, uniquePrefix } from './support/redis.js';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+});
+
+function gateway(prefix: string): { store: RedisStateStore; changes: StoreAvailability['event'][] } {
+  const changes: StoreAvailability['event'][] = [];
+  // The test group persists nothing: opted out of the persistence check.
+  const store = createRedisStore({ sentinel: { name: SENTINEL_NAME, nodes: SENTINELS }, prefix, recheckMs: 100, commandTimeoutMs: 300, durableRedis: 'trust' });
+  store.watchAvailability((change) => changes.push(change.event));
+  cleanups.push(() => store.close());
+  return { store, changes };
+}
+
+/** Starts the old primary again with the arguments .ci/redis-ha.sh gave it. */
+async function restartAsBefore(port: number): Promise<void> {
+  const dir = process.env.SWITCHYARD_REDIS_HA_DIR ?? '/tmp/switchyard-redis-ha';
+  execFileSync('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--daemonize', 'yes', '--save', '', '--appendonly', 'no', '--dir', dir, '--pidfile', `${dir}/redis-${port}.pid`, '--logfile', `${dir}/redis-${port}.log`]);
+  await expect.poll(() => redisAnswers(`redis://127.0.0.1:${port}`), { timeout: 10_000, interval: 50 }).toBe(true);
+}
+
+describeWithSentinel('Redis Sentinel', () => {
+  it('a primary failover mid-traffic: no operation fails, spend is exact within one estimate, one outage and one recovery each', { timeout: 60_000 }, async () => {
+    const sentinel = new Redis(SENTINELS[0]);
+    cleanups.push(async () => sentinel.disconnect());
+    const before = (await sentinel.call('SENTINEL', 'get-master-addr-by-name', SENTINEL_NAME)) as string[];
+    const prefix = uniquePrefix('sentinel');
+    const a = gateway(prefix);
+    const b = gateway(prefix);
+    await Promise.all([a.store.ready(), b.store.ready()]);
+
+    const ESTIMATE = 500;
+    const ACTUAL = 300;
+    let requests = 0;
+    let failures = 0;
+    let stop = false;
+    // A request: reserve the estimate, then settle to the actual cost.
+    const traffic = async (store: RedisStateStore) => {
+      while (!stop) {
+        try {
+          await store.increment('spend', ESTIMATE, 3_600_000);
+          await store.increment('spend', ACTUAL - ESTIMATE, 3_600_000);
+          requests++;
+        } catch {
+          failures++;
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    const running = [traffic(a.store), traffic(b.store)];
+    await expect.poll(() => requests, { timeout: 5_000 }).toBeGreaterThan(50);
+    // The primary goes away (as a crashed one does); Sentinel promotes the replica after down-after-milliseconds.
+    const primary = new Redis({ host: before[0], port: Number(before[1]), maxRetriesPerRequest: 0, retryStrategy: () => null });
+    primary.on('error', () => undefined);
+    await primary.call('SHUTDOWN', 'NOSAVE').catch(() => undefined);
+    // Brought back afterwards: Sentinel makes it the new primary's replica, so the group stays whole for the next run.
+    cleanups.push(() => restartAsBefore(Number(before[1])));
+    await expect.poll(async () => ((await sentinel.call('SENTINEL', 'get-master-addr-by-name', SENTINEL_NAME)) as string[])[1], { timeout: 20_000, interval: 100 }).not.toBe(before[1]);
+    // Traffic goes on until both stores answer from the new primary again.
+    await expect.poll(() => a.store.available && b.store.available && a.changes.includes('store:recovered') && b.changes.includes('store:recovered'), { timeout: 20_000, interval: 100 }).toBe(true);
+    const afterRecovery = requests;
+    await expect.poll(() => requests, { timeout: 5_000 }).toBeGreaterThan(afterRecovery + 20);
+    stop = true;
+    await Promise.all(running);
+
+    expect(failures).toBe(0);
+    // What was counted locally during the switch was added to the new primary when it answered.
+    await expect.poll(async () => Math.abs(((await a.store.get<number>('spend')) ?? 0) - requests * ACTUAL), { timeout: 5_000, interval: 50 }).toBeLessThanOrEqual(ESTIMATE);
+    expect(await a.store.get('spend')).toBe(await b.store.get('spend'));
+    expect(a.changes).toEqual(['store:outage', 'store:recovered']);
+    expect(b.changes).toEqual(['store:outage', 'store:recovered']);
+  });
+});
