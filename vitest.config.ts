@@ -10,7 +10,7 @@ export default defineConfig({
   // imports that only bundlers resolve (prom-client and the AI SDK load it).
   ssr: { resolve: { conditions: ['@switchyard/source', 'node', 'default'], externalConditions: ['@switchyard/source'] } },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'plugins/*/src/**/*.test.ts', 'plugins/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'deploy/test/**/*.test.ts'],
+    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'plugins/*/src/**/*.test.ts', 'plugins/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'deploy/test/**/*.test.ts', 'scripts/test/**/*.test.ts'],
     reporters: ['default', new PlainSummaryReporter()],
     testTimeout: 20_000,
     hookTimeout: 20_000,

@@ -11,7 +11,10 @@
 # build the same thing.
 #
 # Usage: deploy/bundle.sh [out-dir]      (default: dist/bundle; the folder is replaced)
-#        SWITCHYARD_BUNDLE_BUILD=0 ...   reuse the packages' existing dist/ (local iteration only)
+#        SWITCHYARD_BUNDLE_BUILD=all ... rebuild every package the server needs
+#        SWITCHYARD_BUNDLE_BUILD=0 ...   reuse the packages' existing dist/ as they are
+# By default only packages whose dist/ is missing or older than their sources are built, so a
+# bundle right after `pnpm build` (or a previous bundle) reuses that build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,10 +26,13 @@ if [ ! -f node_modules/.modules.yaml ]; then
   pnpm install --frozen-lockfile
 fi
 
-# tsup builds every workspace package the server depends on (ESM + .d.ts, as published).
-if [ "${SWITCHYARD_BUNDLE_BUILD:-1}" != "0" ]; then
-  pnpm --filter '@switchyard/server^...' build
-fi
+# tsup builds the workspace packages the server depends on (ESM + .d.ts, as published); a
+# package whose dist/ is newer than its sources is reused (scripts/build-stale.sh).
+case "${SWITCHYARD_BUNDLE_BUILD:-stale}" in
+  0) ;;
+  all) SWITCHYARD_BUILD=all bash scripts/build-stale.sh '@switchyard/server^...' ;;
+  *) bash scripts/build-stale.sh '@switchyard/server^...' ;;
+esac
 
 rm -rf "$OUT"
 # inject-workspace-packages (for this command only): workspace packages are copied in, and the

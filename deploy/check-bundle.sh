@@ -2,6 +2,7 @@
 # The production bundle check (.ci/run runs it after pnpm test): builds the bundle with the
 # same script the Dockerfile runs, into a temp folder outside the workspace, then starts it
 # from there against a loopback mock vendor (deploy/check/check-bundle.mjs).
+# SWITCHYARD_BUNDLE_BUILD is deploy/bundle.sh's: by default a fresh build is reused.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,4 +13,6 @@ cleanup() { rm -rf "$WORK"; }
 bash deploy/bundle.sh "$WORK/bundle"
 # The checker and its mock vendor are copied too: nothing runs from the workspace.
 cp deploy/check/check-bundle.mjs deploy/check/mock-vendor.mjs "$WORK/"
-node "$WORK/check-bundle.mjs" "$WORK/bundle" "$WORK"
+# docs/deploy.md holds the measurements it prints: the check fails when they drift, and
+# SWITCHYARD_BUNDLE_DOCS=write (pnpm bundle:measure) writes them.
+node "$WORK/check-bundle.mjs" "$WORK/bundle" "$WORK" "$PWD/docs/deploy.md"

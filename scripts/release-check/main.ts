@@ -28,9 +28,11 @@ async function main(): Promise<void> {
   try {
     const packages = await publicPackages(ROOT);
     log(`public packages: ${packages.map((p) => p.name).join(', ')}`);
-    // RELEASE_CHECK_SKIP_BUILD=1 reuses the dist/ folders of a previous build (local iterations only).
-    if (!process.env.RELEASE_CHECK_SKIP_BUILD) await phase('build every package (tsup: ESM + .d.ts)', async () => {
-      await run('pnpm', ['-r', ...packages.flatMap((p) => ['--filter', `./${p.dir}`]), 'build'], { cwd: ROOT, timeoutMs: 900_000 });
+    // Packages whose dist/ is newer than their sources are reused (scripts/build-stale.sh);
+    // RELEASE_CHECK_SKIP_BUILD=1 reuses every dist/ as it is (local iterations only).
+    if (!process.env.RELEASE_CHECK_SKIP_BUILD) await phase('build every package whose dist/ is missing or stale (tsup: ESM + .d.ts)', async () => {
+      const built = await run('bash', ['scripts/build-stale.sh', ...packages.map((p) => `./${p.dir}`)], { cwd: ROOT, timeoutMs: 900_000 });
+      log(built.stdout.split('\n').find((line) => line.startsWith('build:')) ?? '');
     });
     registry = await phase('start a throwaway verdaccio', () => startRegistry(work, CACHE));
     const reg = registry;

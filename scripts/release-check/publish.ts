@@ -60,6 +60,9 @@ export async function copyWorkspace(root: string, target: string, packages: read
   log(`copied ${files.length} files and ${packages.length} dist folders to ${target}`);
 }
 
+/** The command that publishes a release: the release workflow's publish step runs the same. */
+export const RELEASE_PUBLISH = ['release:publish'] as const;
+
 export async function versionAndPublish(copy: string, packages: readonly PublicPackage[], registry: LocalRegistry, env: NodeJS.ProcessEnv): Promise<PublicPackage[]> {
   const templateManifest = path.join(copy, TEMPLATE_DIR, 'package.json');
   if (existsSync(templateManifest)) {
@@ -69,17 +72,16 @@ export async function versionAndPublish(copy: string, packages: readonly PublicP
   }
   const changeset = `---\n${packages.map((p) => `"${p.name}": patch`).join('\n')}\n---\n\nRelease check: every public package, as a real release publishes it.\n`;
   await writeFile(path.join(copy, '.changeset', 'release-check.md'), changeset);
-  const changesetBin = path.join(copy, 'node_modules', '.bin', 'changeset');
-  await run(changesetBin, ['version'], { cwd: copy, env });
-  const versioned = await Promise.all(packages.map(async (p) => ({ ...p, version: (await readJson<{ version: string }>(path.join(copy, p.dir, 'package.json'))).version })));
-  log(`versions after "changeset version": ${versioned.map((p) => `${p.name}@${p.version}`).join(', ')}`);
-  // dist/ is already built; prepublishOnly would rebuild every package a second time.
   // The token goes into a user config of this run only; ~/.npmrc is never read or written.
   const userconfig = path.join(copy, '..', 'publish.npmrc');
   await writeFile(userconfig, `registry=${registry.url}\n${registry.authKey}:_authToken=${registry.token}\n`);
-  const publishEnv = { ...env, npm_config_userconfig: userconfig, npm_config_registry: registry.url, npm_config_ignore_scripts: 'true', npm_config_git_checks: 'false' };
-  const result = await run(changesetBin, ['publish', '--no-git-tag'], { cwd: copy, env: publishEnv, timeoutMs: 600_000 });
+  const publishEnv = { ...env, npm_config_userconfig: userconfig, npm_config_registry: registry.url, npm_config_git_checks: 'false' };
+  // The release workflow's publish step (.github/workflows/release.yml), word for word:
+  // changeset version, then changeset publish of the built packages.
+  const result = await run('pnpm', [...RELEASE_PUBLISH], { cwd: copy, env: publishEnv, timeoutMs: 600_000 });
   for (const line of `${result.stdout}\n${result.stderr}`.split('\n')) if (/published|error/i.test(line)) log(`  changeset: ${line.trim()}`);
+  const versioned = await Promise.all(packages.map(async (p) => ({ ...p, version: (await readJson<{ version: string }>(path.join(copy, p.dir, 'package.json'))).version })));
+  log(`versions after "changeset version": ${versioned.map((p) => `${p.name}@${p.version}`).join(', ')}`);
   for (const p of versioned) {
     const res = await fetch(`${registry.url}${p.name.replace('/', '%2f')}`, { headers: { authorization: `Bearer ${registry.token}` } });
     const doc = (await res.json()) as { versions?: Record<string, { dist: { tarball: string } }> };

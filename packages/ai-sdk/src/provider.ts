@@ -9,7 +9,7 @@ import { v2, v3, type SpecificationVersion } from './dialects.js';
 import { SwitchyardLanguageModel } from './language-model.js';
 
 export interface SwitchyardProviderSettings<V extends SpecificationVersion = 'v3'> {
-  /** `'v3'` (default) for ai@6; `'v2'` for ai@5, which runs only LanguageModelV2. */
+  /** `'v3'` (default) for ai@6 and ai@7; `'v2'` for ai@5, which runs only LanguageModelV2. */
   specificationVersion?: V;
 }
 

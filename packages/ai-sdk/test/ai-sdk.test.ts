@@ -1,6 +1,7 @@
 /**
- * The provider driven by the AI SDK's own functions, on both majors that run on Node 20:
- * ai@5 (LanguageModelV2) and ai@6 (LanguageModelV3). The pipeline is real (provider-openai,
+ * The provider driven by the AI SDK's own functions, on three majors: ai@5 (LanguageModelV2),
+ * ai@6 (LanguageModelV3) and ai@7 (which runs LanguageModelV3 models as they are; it declares
+ * Node 22 but runs these paths on Node 20). The pipeline is real (provider-openai,
  * plugin-retry, undici) against loopback vendors: a primary that refuses connections and a
  * fallback whose answers each test scripts.
  */
@@ -8,6 +9,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as ai5 from 'ai5';
 import * as ai6 from 'ai6';
+import * as ai7 from 'ai7';
 import { z } from 'zod';
 import { createPipeline, type Pipeline } from '@switchyard/core';
 import { providers as openai } from '@switchyard/provider-openai';
@@ -61,10 +63,11 @@ const weather = { description: 'The weather in a city', inputSchema: z.object({ 
 const lastBody = () => JSON.parse(fallback.requests.at(-1)!.body) as Record<string, any>;
 
 describe.each([
-  // One body of tests for both majors: ai@5's functions are called through ai@6's signatures,
+  // One body of tests for every major: ai@5's and ai@7's functions are called through ai@6's signatures,
   // which are a superset for everything used here (the typed check is the test below).
   { sdk: 'ai@5', lib: ai5 as unknown as typeof ai6, model: () => switchyard(pipeline, { specificationVersion: 'v2' }).languageModel('chat') as never },
   { sdk: 'ai@6', lib: ai6, model: () => switchyard(pipeline).languageModel('chat') },
+  { sdk: 'ai@7', lib: ai7 as unknown as typeof ai6, model: () => switchyard(pipeline).languageModel('chat') },
 ])('$sdk', ({ lib, model }) => {
   it('generateText fails over to the fallback and reports text, usage, finish reason and who answered', async () => {
     reply = () => textAnswer('Hello from the fallback');
@@ -157,7 +160,8 @@ describe('switchyard(pipeline)', () => {
   it('its models are what each AI SDK major accepts as a model, without casts', () => {
     const forAi5: Parameters<typeof ai5.generateText>[0]['model'] = switchyard(pipeline, { specificationVersion: 'v2' }).languageModel('chat');
     const forAi6: Parameters<typeof ai6.streamText>[0]['model'] = switchyard(pipeline).languageModel('chat');
-    expect([typeof forAi5, typeof forAi6]).toEqual(['object', 'object']);
+    const forAi7: Parameters<typeof ai7.streamText>[0]['model'] = switchyard(pipeline).languageModel('chat');
+    expect([typeof forAi5, typeof forAi6, typeof forAi7]).toEqual(['object', 'object', 'object']);
   });
 
 

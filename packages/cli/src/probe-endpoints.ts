@@ -3,7 +3,7 @@
  * call) through the pipeline's own transport, so proxies and custom CAs apply as in serving.
  */
 import { performance } from 'node:perf_hooks';
-import { candidatesForDeployment, joinUrl, readBodyText, redactSecrets, type EndpointConfig, type Pipeline } from '@switchyard/core';
+import { candidatesForDeployment, isSwitchyardError, readBodyText, toWireRequest, redactSecrets, type EndpointConfig, type Pipeline } from '@switchyard/core';
 
 export interface ProbeResult {
   endpoint: string;
@@ -39,12 +39,10 @@ export async function probeEndpoint(pipeline: Pipeline, endpoint: EndpointConfig
   const provider = pipeline.providers.get(endpoint.provider);
   if (!provider?.probe) return { ...result, note: `provider ${endpoint.provider} has no probe` };
   const candidate = candidatesForDeployment(endpoint, { endpoint: endpoint.name, model: configured[0] ?? '' }, provider)[0];
-  const request = provider.probe(candidate);
-  const base = endpoint.baseUrl ?? provider.defaultBaseUrl ?? '';
   const signal = AbortSignal.timeout(timeoutMs);
   const started = performance.now();
   try {
-    const res = await pipeline.transport.request({ url: joinUrl(base, request.path), method: request.method, headers: { ...endpoint.headers, ...request.headers }, body: request.body, signal });
+    const res = await pipeline.transport.request({ ...(await toWireRequest(provider, candidate, provider.probe(candidate), signal)), signal });
     const text = await readBodyText(res.body);
     const latencyMs = Math.round(performance.now() - started);
     let json: unknown;
@@ -57,6 +55,8 @@ export async function probeEndpoint(pipeline: Pipeline, endpoint: EndpointConfig
     const note = res.status < 300 ? undefined : `HTTP ${res.status}`;
     return { ...result, reachable: 'yes', latencyMs, auth, listed: res.status < 300 ? listedModels(json) : undefined, note };
   } catch (error) {
+    // Credentials the provider could not get (no AWS chain source, an unreadable key file): nothing was sent.
+    if (isSwitchyardError(error) && error.kind === 'auth') return { ...result, auth: 'failed', note: redactSecrets(error.message, [candidate.apiKey]) };
     const reason = signal.aborted ? `no answer within ${timeoutMs} ms` : redactSecrets((error as Error).message, [candidate.apiKey]);
     return { ...result, reachable: 'no', note: reason };
   }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +11,9 @@ import { closeVendors, configFile, removeTempDirs, vendorSaying } from './suppor
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(here, '../../..');
 const BIN = path.resolve(here, '../src/bin.ts');
+const PACKAGE = JSON.parse(readFileSync(path.resolve(here, '../package.json'), 'utf8')) as { bin: { switchyard: string }; files: string[] };
+/** What package managers link as `switchyard`: a committed file, there before any build. */
+const SHIM = path.resolve(here, '..', PACKAGE.bin.switchyard);
 
 afterEach(async () => {
   await closeVendors();
@@ -86,4 +90,35 @@ describe('the switchyard process', () => {
       child.kill('SIGKILL');
     }
   }, 30_000);
+
+  it('the linked command is a committed, executable file that runs in the caller\'s folder and passes signals on', async () => {
+    expect(PACKAGE.bin.switchyard).toBe('./bin/switchyard.js');
+    expect(PACKAGE.files).toContain('bin');
+    accessSync(SHIM, constants.X_OK);
+    const a = await vendorSaying('from A');
+    const file = await configFile(config(a));
+    // A relative --config: it must be read from the caller's folder, not the package's.
+    const child = spawn(SHIM, ['serve', '--config', path.basename(file), '--port', '0', '--no-watch'], {
+      cwd: path.dirname(file),
+      env: { ...process.env, GW_KEY: 'gw-process-test' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    try {
+      await expect.poll(() => (child.exitCode === null ? stdout : `exited: ${stderr}`), { timeout: 60_000, interval: 100 }).toMatch(/"event":"listening","url":"(http[^"]+)"/);
+      const baseURL = /"event":"listening","url":"(http[^"]+)"/.exec(stdout)![1];
+      const client = new OpenAI({ baseURL, apiKey: 'gw-process-test', maxRetries: 0 });
+      expect((await client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] })).choices[0].message.content).toBe('from A');
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(stdout).toContain('"msg":"gateway closed"');
+      expect(stderr).toBe('');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 90_000);
 });

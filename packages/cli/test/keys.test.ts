@@ -74,6 +74,20 @@ describe('switchyard keys', () => {
     expect(l.requests[0].path).toBe('/switchyard/keys/key_0123456789abcdef/usage?since=2026-05-01');
   });
 
+  it("reads only the gateway's address from the config: the vendors' secrets need not be in the admin's shell", async () => {
+    const l = await adminApi(200, { keys: [] });
+    const port = new URL(l.url).port;
+    const file = await configFile(`server: { host: "\${GW_HOST:-127.0.0.1}", port: "\${GW_PORT}", apiKeys: ["\${SWITCHYARD_API_KEY}"], adminKeys: ["\${ADMIN}"] }\nendpoints: [{ name: a, provider: openai, apiKey: "\${OPENAI_API_KEY}" }, { name: b, provider: anthropic, apiKey: "\${file:missing-secret}" }]\nmodels: { chat: [{ endpoint: a, model: m }] }\n`);
+    const cli = capture({ SWITCHYARD_ADMIN_KEY: 'k', GW_PORT: port }, file.slice(0, file.lastIndexOf('/')));
+    expect(await main(['keys', 'list'], cli.io)).toBe(0);
+    expect(l.requests[0].path).toBe('/switchyard/keys');
+    // The address's own variables still have to be there, and the error says which.
+    const unset = capture({ SWITCHYARD_ADMIN_KEY: 'k' }, file.slice(0, file.lastIndexOf('/')));
+    expect(await main(['keys', 'list'], unset.io)).toBe(2);
+    expect(unset.err).toContain('server.port: environment variable GW_PORT is not set');
+    expect(l.requests).toHaveLength(1);
+  });
+
   it('validate: admin keys need the tenants plugin', async () => {
     const base = 'endpoints: [{ name: a, provider: openai, apiKey: sk-x }]\nmodels: { chat: [{ endpoint: a, model: m }] }\n';
     const without = capture();

@@ -3,7 +3,13 @@
  * a loopback vendor), each `switchyard …` line goes through the CLI, each `curl` line is sent
  * as it reads, the Python snippet is sent with the OpenAI SDK, and every output the page shows
  * must match what the command printed (ids, secrets, dates and amounts aside).
+ *
+ * The `switchyard keys` lines get the admin's environment, without the vendor's key and URL.
+ * With SWITCHYARD_WALKTHROUGH_BIN set (scripts/fresh-clone-check.sh sets it to the `switchyard`
+ * a fresh clone put on PATH), every `switchyard` line runs as that command in the config's
+ * folder, `serve` included, instead of in this process.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -17,14 +23,42 @@ import { startLoopback, completion, type Loopback } from '../../core/test/suppor
 const DOC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../docs/tenants.md');
 const DOC_ORIGIN = 'http://127.0.0.1:8787';
 
+const BIN = process.env.SWITCHYARD_WALKTHROUGH_BIN;
+
 let server: RunningServer | undefined;
+let served: ChildProcess | undefined;
 let vendor: Loopback | undefined;
 afterEach(async () => {
   await server?.stop();
+  served?.kill('SIGKILL');
   await vendor?.close();
-  server = vendor = undefined;
+  server = served = vendor = undefined;
   await cleanUp();
 });
+
+/** `switchyard <args>` as its own process in `cwd`: exit code and output. */
+function runBin(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(BIN!, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, out, err }));
+  });
+}
+
+/** `switchyard serve …` as its own process; resolves once it listens. */
+async function serveBin(args: string[], cwd: string, env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(BIN!, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (err += d));
+  await expect.poll(() => (child.exitCode !== null ? `exited: ${err}` : out), { timeout: 120_000, interval: 100 }).toMatch(/"event":"listening"/);
+  return child;
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -78,7 +112,7 @@ function shape(text: string): string {
     .trim();
 }
 
-it('the virtual keys walkthrough works as written', { timeout: 60_000 }, async () => {
+it('the virtual keys walkthrough works as written', { timeout: BIN ? 300_000 : 60_000 }, async () => {
   const doc = await readFile(DOC, 'utf8');
   const blocks = [...doc.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1], text: m[2] }));
   const yaml = blocks.find((b) => b.lang === 'yaml')!.text;
@@ -123,18 +157,25 @@ it('the virtual keys walkthrough works as written', { timeout: 60_000 }, async (
         vars[name] = /^key_[0-9a-f]{16}$/.test(value) ? lastId : /^sy-key_/.test(value) ? lastSecret : value;
         continue;
       }
-      const cli = capture({ ...vars }, dir);
       if (argv[0] === 'switchyard' && argv[1] === 'serve') {
-        server = await startServer({ file: path.resolve(dir, argv[argv.indexOf('--config') + 1]), io: cli.io, watch: false });
-        expect(server.address.port).toBe(port);
+        if (BIN) served = await serveBin(argv.slice(1), dir, vars);
+        else server = await startServer({ file: path.resolve(dir, argv[argv.indexOf('--config') + 1]), io: capture({ ...vars }, dir).io, watch: false });
+        if (server) expect(server.address.port).toBe(port);
         continue;
       }
       if (argv[0] === 'switchyard') {
-        const code = await main(argv.slice(1), cli.io);
-        expect(code, `${line}\n${cli.err}`).toBe(0);
-        lastOutput = cli.out;
-        lastId = /key_[0-9a-f]{16}/.exec(cli.out)?.[0] ?? lastId;
-        lastSecret = /sy-key_[0-9a-f]{16}\.[A-Za-z0-9_-]+/.exec(cli.out)?.[0] ?? lastSecret;
+        // The admin's shell: the gateway's address comes from the config, the vendor's secrets are not needed.
+        const admin = Object.fromEntries(Object.entries(vars).filter(([name]) => !name.startsWith('OPENAI_')));
+        let result: { code: number | null; out: string; err: string };
+        if (BIN) result = await runBin(argv.slice(1), dir, admin);
+        else {
+          const cli = capture(admin, dir);
+          result = { code: await main(argv.slice(1), cli.io), out: cli.out, err: cli.err };
+        }
+        expect(result.code, `${line}\n${result.err}`).toBe(0);
+        lastOutput = result.out;
+        lastId = /key_[0-9a-f]{16}/.exec(result.out)?.[0] ?? lastId;
+        lastSecret = /sy-key_[0-9a-f]{16}\.[A-Za-z0-9_-]+/.exec(result.out)?.[0] ?? lastSecret;
         continue;
       }
       expect(argv[0], line).toBe('curl');
@@ -159,5 +200,11 @@ it('the virtual keys walkthrough works as written', { timeout: 60_000 }, async (
   expect(vendor.requests.map((r) => JSON.parse(r.body).model)).toEqual(['gpt-4o-mini', 'gpt-4o-mini', 'gpt-4o']);
   const shown = capture({ ...vars }, dir);
   expect(await main(['keys', 'show', vars.KEY_ID, '--json'], shown.io)).toBe(0);
+  if (served) {
+    // The served process drains and exits 0 on SIGTERM, as `switchyard serve` in a shell does on Ctrl-C.
+    const exited = new Promise<number | null>((resolve) => served!.once('exit', (code) => resolve(code)));
+    served.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }
   expect(JSON.parse(shown.out)).toMatchObject({ id: vars.KEY_ID, name: 'team-a', team: 'a', status: 'revoked', models: ['gpt-4o*'], budget: { month: { limitUsd: 80 } } });
 });

@@ -39,6 +39,12 @@ export const endpointSchema = z
     apiKeys: z.array(z.string()).optional(),
     keyIds: z.array(z.string()).optional(),
     apiVersion: z.string().optional(),
+    /** A cloud provider's region (Bedrock: `us-east-1`). */
+    region: z.string().regex(/^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d+$/, 'expected an AWS region like us-east-1').optional(),
+    /** A Google Cloud project id (Vertex AI). */
+    project: z.string().regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, 'expected a Google Cloud project id (6-30 lower-case letters, digits or "-")').optional(),
+    /** A Google Cloud location (Vertex AI: `europe-west1`, `us-east5`, `global`). */
+    location: z.string().regex(/^(global|[a-z]+-[a-z]+\d+)$/, 'expected a Google Cloud location like europe-west1 or global').optional(),
     headers: z.record(z.string(), z.string()).optional(),
     enabled: z.boolean().optional(),
     timeouts: timeoutsSchema.optional(),

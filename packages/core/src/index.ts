@@ -35,7 +35,7 @@ export * from './secret-resolvers.js';
 export { createPipelineFromConfig, pluginProblems, type FromConfigOptions, type Importer } from './plugin-loader.js';
 export { createPipeline, defaultClassification, defaultRetryDecision, isPipeline, PIPELINE_MARKER } from './pipeline.js';
 export type { Pipeline, PipelineOptions, CallOptions, Owned } from './pipeline.js';
-export { joinUrl } from './provider-call.js';
+export { joinUrl, providerBaseUrl, toWireRequest } from './wire-request.js';
 export { CORE_VERSION } from './version.js';
 export * from './services.js';
 export * from './retry-after-verdict.js';

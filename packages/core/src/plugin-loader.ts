@@ -27,6 +27,8 @@ export const FIRST_PARTY_PROVIDERS: Readonly<Record<string, string>> = Object.fr
   deepseek: '@switchyard/provider-openai',
   anthropic: '@switchyard/provider-anthropic',
   gemini: '@switchyard/provider-gemini',
+  bedrock: '@switchyard/provider-bedrock',
+  vertex: '@switchyard/provider-vertex',
 });
 
 export type Importer = (specifier: string) => Promise<Record<string, unknown>>;

@@ -17,11 +17,10 @@ import { addFields } from './copy-fields.js';
 import { requestOriginOf } from './request-origin.js';
 import { keepWireText } from './wire-events.js';
 import { PartBatches, type PartBatch } from './part-batches.js';
+import { authorizeWireRequest, joinUrl, providerBaseUrl } from './wire-request.js';
 
-export function joinUrl(base: string, path: string): string {
-  if (/^https?:\/\//.test(path)) return path;
-  return base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`);
-}
+export { joinUrl } from './wire-request.js';
+
 
 function parseJson(text: string): unknown {
   if (text.length === 0) return undefined;
@@ -53,19 +52,20 @@ export interface CallEnv {
 }
 
 export async function sendProviderRequest(env: CallEnv, provider: ProviderV1, candidate: Candidate, built: ProviderRequest, attempt: Pick<Attempt, 'signal' | 'abort'>, traceparent?: string): Promise<TransportResponse> {
-  const base = candidate.endpoint.baseUrl ?? provider.defaultBaseUrl;
-  if (!base) throw new SwitchyardError('config', `endpoint ${candidate.endpoint.name} has no baseUrl and provider ${provider.id} has no default`, { code: 'SWITCHYARD_ERR_CONFIG' });
+  const base = providerBaseUrl(provider, candidate.endpoint);
   // The codec's own headers go as they are when nothing is added (a codec may share one object).
   let headers = built.headers;
   if (candidate.endpoint.headers || traceparent) {
     headers = addFields(addFields({} as Record<string, string>, candidate.endpoint.headers), built.headers);
     if (traceparent) headers.traceparent = traceparent;
   }
+  let url = joinUrl(base, built.path);
+  if (provider.authorize) ({ url, headers } = await authorizeWireRequest(provider, candidate, { url, method: built.method, headers, body: built.body }, attempt.signal));
   const { abort } = attempt;
-  if (!abort) return env.transport.request({ url: joinUrl(base, built.path), method: built.method, headers, body: built.body, signal: attempt.signal });
+  if (!abort) return env.transport.request({ url, method: built.method, headers, body: built.body, signal: attempt.signal });
   // The signal is made only if the transport reads it (the built-in one listens on `abort`).
   return env.transport.request({
-    url: joinUrl(base, built.path),
+    url,
     method: built.method,
     headers,
     body: built.body,
@@ -158,7 +158,7 @@ function sseText(event: SseEvent): string {
  */
 async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attempt, ctx: RequestContext, res: TransportResponse, request: ChatRequest): AsyncGenerator<PartBatch, void, undefined> {
   const { candidate } = attempt;
-  const parser = new SseParser();
+  const parser = provider.createFrameDecoder?.(candidate) ?? new SseParser();
   const decoder = provider.createStreamDecoder(candidate, request);
   // The client speaks the vendor's dialect: each event's text travels with its parts (wire-events.ts).
   const keepText = decoder.wireFormat !== undefined && requestOriginOf(request, decoder.wireFormat) !== undefined;

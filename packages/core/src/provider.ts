@@ -5,7 +5,7 @@
  */
 import type { SwitchyardError } from './errors.js';
 import type { SseEvent } from './sse.js';
-import type { Candidate, ChatRequest, ChatResponse, EmbeddingRequest, EmbeddingResponse, EndpointConfig, StreamPart, Capability } from './types.js';
+import type { Candidate, ChatRequest, EndpointConfig, ChatResponse, EmbeddingRequest, EmbeddingResponse, StreamPart, Capability } from './types.js';
 
 export const PROVIDER_MARKER = Symbol.for('switchyard.provider');
 
@@ -81,8 +81,33 @@ export interface BalanceQuery {
   parse(response: ProviderHttpResponse): AccountBalance[];
 }
 
+export interface EndpointReport {
+  /** Each names the setting, e.g. `region: bedrock needs a region (endpoint region or AWS_REGION)`. */
+  problems: string[];
+  /** Where credentials come from, e.g. `web identity (arn:aws:iam::1:role/x)`. */
+  credentials?: string;
+}
+
 export interface BuildOptions {
   stream: boolean;
+}
+
+/** A codec's request as it goes on the wire: the whole URL, every header, the body. */
+export interface WireRequest {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * Turns a streamed body that is not SSE (AWS event-stream frames) into events for the
+ * provider's StreamDecoder. A frame that proves the stream broken (a CRC mismatch) or a vendor
+ * exception frame throws a SwitchyardError: before the commit point it fails over like any error.
+ */
+export interface FrameDecoder {
+  push(chunk: Uint8Array): SseEvent[];
+  end(): SseEvent[];
 }
 
 export interface ProviderV1 {
@@ -91,6 +116,16 @@ export interface ProviderV1 {
   readonly id: string;
   /** Used when an endpoint has no baseUrl. */
   readonly defaultBaseUrl?: string;
+  /** The base URL an endpoint without baseUrl gets from its own settings (a cloud region or location); before `defaultBaseUrl`. */
+  baseUrlFor?(endpoint: EndpointConfig): string | undefined;
+  /**
+   * Headers that authorise `request` just before it is sent (a SigV4 signature over the final
+   * URL, headers and body; an OAuth access token). Asynchronous because credentials are fetched
+   * and refreshed. Failing to get credentials throws an `auth` SwitchyardError (a key failure).
+   */
+  authorize?(request: WireRequest, target: Candidate, signal?: AbortSignal): Promise<Record<string, string>>;
+  /** The framing of a streamed body when it is not SSE (default: SSE). */
+  createFrameDecoder?(target: Candidate): FrameDecoder;
   /** Capabilities every deployment of this provider has unless its config says otherwise. */
   readonly defaultCapabilities?: readonly Capability[];
   buildRequest(request: ChatRequest, target: Candidate, options: BuildOptions): ProviderRequest;
@@ -108,6 +143,12 @@ export interface ProviderV1 {
    * and a request no target can take fails with a 400 naming the field, before any vendor call.
    */
   unsupported?(request: ChatRequest, target: Candidate): Unsupported | undefined;
+  /**
+   * What `switchyard validate` says about an endpoint beyond the schema: settings this provider
+   * needs that are missing or unusable (a region, a project, a credentials file), and where its
+   * credentials will come from when they are not the endpoint's key.
+   */
+  describeEndpoint?(endpoint: EndpointConfig): EndpointReport;
   /** A cheap health request (`GET /models` style). */
   probe?(target: Candidate): ProviderRequest;
   /**

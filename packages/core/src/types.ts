@@ -241,6 +241,12 @@ export interface EndpointConfig {
   /** Labels used for keys in logs, errors and metrics instead of the secret (`endpoint#index` by default). */
   keyIds?: string[];
   apiVersion?: string;
+  /** A cloud provider's region (Bedrock). */
+  region?: string;
+  /** A Google Cloud project id (Vertex AI). */
+  project?: string;
+  /** A Google Cloud location (Vertex AI; `global` included). */
+  location?: string;
   headers?: Record<string, string>;
   enabled?: boolean;
   timeouts?: Partial<AttemptTimeouts>;

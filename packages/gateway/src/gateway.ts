@@ -404,7 +404,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     close() {
       closing ??= (async () => {
         draining = true;
-        const closed = address ? new Promise<void>((resolve) => httpServer.close(() => resolve())) : Promise.resolve();
+        // The listener stays open through the drain: probes on new connections keep answering
+        // (/health 200 "draining", /ready 503) and late requests get 503 shutting_down with
+        // Retry-After, which a client can act on faster than on a refused connection.
         httpServer.closeIdleConnections();
         await waitForIdle(server.shutdownGraceMs);
         if (inFlight > 0) {
@@ -412,6 +414,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           for (const abort of active) abort.abort(new SwitchyardError('cancelled', 'the gateway is shutting down; retry on another instance', { code: SHUTTING_DOWN_CODE, status: 503 }));
           await waitForIdle(1_000);
         }
+        const closed = address ? new Promise<void>((resolve) => httpServer.close(() => resolve())) : Promise.resolve();
         httpServer.closeAllConnections();
         await closed;
         await slot?.closeAll();

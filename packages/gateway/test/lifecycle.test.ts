@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { createUndiciTransport, parseConfig, type Transport } from '@switchyard/core';
@@ -78,22 +79,47 @@ describe('hot reload', () => {
   });
 });
 
+/** One request on a fresh connection, as a prober or a new client would open it. */
+function onNewConnection(origin: string, method: string, path: string, body?: string): Promise<{ status: number; json: any; connection?: string; retryAfter?: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(origin + path, { method, agent: false, headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(text), connection: res.headers.connection, retryAfter: res.headers['retry-after'] as string | undefined }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 describe('graceful shutdown', () => {
-  it('finishes requests in flight, refuses new ones, then closes the pipeline', async () => {
-    const slow = counted(answers(['finished']), 120);
-    const up = await vendor(slow.handler);
+  it('finishes requests in flight; new connections get the probes (/health 200 draining, /ready 503) and 503 shutting_down; then closes', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const up = await vendor(async (req, res, body) => {
+      await held;
+      await answers(['finished'])(req, res, body);
+    });
     let closed = false;
     const pipeline = pipelineFor({ vendors: { up } });
     pipeline.events.once('pipeline:close', () => (closed = true));
-    const { client, gateway } = await startGateway(pipeline);
+    const { client, gateway, origin } = await startGateway(pipeline);
     const inflight = client.chat.completions.create(ask);
     await expect.poll(() => gateway.inFlight).toBe(1);
     const closing = gateway.close();
-    const refused = await client.chat.completions.create(ask).catch((e) => e);
-    expect(refused).toBeInstanceOf(Error);
+    // Each call below opens a connection of its own (no agent, no keep-alive).
+    expect(await onNewConnection(origin, 'GET', '/health')).toMatchObject({ status: 200, json: { status: 'draining' }, connection: 'close' });
+    expect(await onNewConnection(origin, 'GET', '/ready')).toMatchObject({ status: 503, json: { status: 'draining' } });
+    const late = await onNewConnection(origin, 'POST', '/v1/chat/completions', JSON.stringify(ask));
+    expect(late).toMatchObject({ status: 503, retryAfter: '1', json: { error: { code: 'shutting_down' } } });
+    expect(closed).toBe(false);
+    release();
     expect((await inflight).choices[0].message.content).toBe('finished');
     await closing;
     expect(closed).toBe(true);
+    // Closed: the listener is gone.
+    await expect(onNewConnection(origin, 'GET', '/health')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
 
   it('aborts what is still running when the grace period is over', async () => {

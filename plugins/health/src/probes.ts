@@ -4,7 +4,7 @@
  * `completion` (a real tiny chat through the provider codec) and `quality` (a small test set
  * whose answers are checked). Settings come per deployment from the probe plan.
  */
-import { applyErrorRules, isSwitchyardError, joinUrl, outcomeOf, readBodyText, SwitchyardError, toSwitchyardError, type Candidate, type ChatRequest, type ChatResponse, type Pipeline, type ProviderHttpResponse, type ProviderRequest, type ProviderV1, type TimerHandle } from '@switchyard/core';
+import { applyErrorRules, isSwitchyardError, outcomeOf, readBodyText, SwitchyardError, toSwitchyardError, type Candidate, type ChatRequest, type ChatResponse, type Pipeline, type ProviderHttpResponse, type ProviderRequest, type ProviderV1, type TimerHandle, toWireRequest } from '@switchyard/core';
 import { checkAnswer } from './answer-checks.js';
 import type { DepthSettings, ProbeDepth, QualityCase } from './options.js';
 import { PROBE_DEPTHS } from './options.js';
@@ -227,9 +227,7 @@ export class Prober {
   }
 
   private async send(provider: ProviderV1, target: Candidate, built: ProviderRequest, signal: AbortSignal): Promise<ProviderHttpResponse> {
-    const base = target.endpoint.baseUrl ?? provider.defaultBaseUrl;
-    if (!base) throw new SwitchyardError('config', `endpoint ${target.endpoint.name} has no baseUrl`, { code: 'SWITCHYARD_ERR_CONFIG' });
-    const res = await this.pipeline.transport.request({ url: joinUrl(base, built.path), method: built.method, headers: { ...target.endpoint.headers, ...built.headers }, body: built.body, signal });
+    const res = await this.pipeline.transport.request({ ...(await toWireRequest(provider, target, built, signal)), signal });
     const text = await readBodyText(res.body);
     let json: unknown;
     try {

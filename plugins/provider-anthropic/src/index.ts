@@ -57,4 +57,9 @@ export default providers;
 export { ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS, buildMessagesBody } from './request.js';
 export { finishReasonOf, toUnifiedUsage } from './mapping.js';
 export { thinkingBlocksOf } from './thinking.js';
+// The wire codec other channels of Claude reuse (Bedrock, Vertex AI).
+export { classifyAnthropicError } from './classify-error.js';
+export { cloudMessagesBody, splitBetas, type CloudMessagesBody } from './cloud.js';
+export { parseMessagesResponse, forwardable } from './response.js';
+export { AnthropicStreamDecoder } from './stream-decoder.js';
 export type { MessagesRequestBody, MessagesResponseBody, SignedThinking } from './wire-types.js';

@@ -4,7 +4,8 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { parseConfig } from '@switchyard/core';
+import { substituteVariables } from '@switchyard/core';
+import { parseDocument } from 'yaml';
 import type { Command, OptionValues } from '../command.js';
 import { EXIT, type CliIO } from '../io.js';
 import { readTextFile } from '../read-text-file.js';
@@ -242,21 +243,33 @@ function durationMs(text: string, option: string): number {
   return Number(match[1]) * UNIT_MS[match[2] || 's'];
 }
 
-/** `--url`, else the config's server section (a wildcard host is reached on loopback), else the default port. */
+/**
+ * `--url`, else server.host and server.port of the config (a wildcard host is reached on
+ * loopback), else the default port. Only those two fields are read and substituted: an admin
+ * needs the gateway's address, not the vendors' secrets the rest of the config refers to.
+ */
 async function gatewayUrl(values: OptionValues, io: CliIO): Promise<string> {
   if (typeof values.url === 'string') return values.url.replace(/\/+$/, '').replace(/\/v1$/, '');
   const file = path.resolve(io.cwd, values.config as string);
   let host = '127.0.0.1';
   let port = 8787;
   if (existsSync(file)) {
-    let server;
     try {
-      server = parseConfig(await readTextFile(file, 'config file', 'SWITCHYARD_ERR_CONFIG_READ'), io.env, file).server;
+      const doc = parseDocument(await readTextFile(file, 'config file', 'SWITCHYARD_ERR_CONFIG_READ'));
+      if (doc.errors.length > 0) throw doc.errors[0];
+      const server = (doc.toJS() as { server?: { host?: unknown; port?: unknown } } | null)?.server;
+      const field = (name: 'host' | 'port') => {
+        const value = server?.[name];
+        return value === undefined ? undefined : substituteVariables(String(value), io.env, `server.${name}`, false, path.dirname(file));
+      };
+      const givenHost = field('host');
+      const givenPort = field('port');
+      if (givenPort !== undefined && !/^\d{1,5}$/.test(givenPort)) throw new Error(`server.port is not a port number: "${givenPort}"`);
+      if (givenHost && !['0.0.0.0', '::', '[::]'].includes(givenHost)) host = givenHost;
+      if (givenPort !== undefined) port = Number(givenPort);
     } catch (error) {
       throw new UsageError(`cannot read the gateway's address from ${file} (${(error as Error).message.split('\n')[0]}); pass --url`);
     }
-    if (server?.host && !['0.0.0.0', '::', '[::]'].includes(server.host)) host = server.host;
-    if (server?.port) port = server.port;
   }
   return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
 }

@@ -1,4 +1,5 @@
 /** `switchyard validate`: everything `serve` checks at start, without serving. */
+import type { EndpointConfig, Pipeline } from '@switchyard/core';
 import { EXIT } from '../io.js';
 import { buildPipeline, reportConfig } from '../load-config.js';
 import path from 'node:path';
@@ -8,6 +9,20 @@ import { cliImporter } from '../importer.js';
 import { formatError, formatProblems } from '../format-error.js';
 import type { Command } from '../command.js';
 import { SERVE_OPTIONS, SERVE_OPTIONS_HELP, SERVE_USAGE, serveArguments } from '../serve-arguments.js';
+
+/** Each enabled endpoint's provider report: `error: endpoints[i].field: …` lines, then credential sources. */
+function endpointReports(pipeline: Pipeline, endpoints: readonly EndpointConfig[]): string[] {
+  const errors: string[] = [];
+  const notes: string[] = [];
+  endpoints.forEach((endpoint, i) => {
+    if (endpoint.enabled === false) return;
+    const report = pipeline.providers.get(endpoint.provider)?.describeEndpoint?.(endpoint);
+    if (!report) return;
+    for (const problem of report.problems) errors.push(`error: endpoints[${i}] (${endpoint.name}).${problem}`);
+    if (report.credentials) notes.push(`  ${endpoint.name}: credentials from ${report.credentials}`);
+  });
+  return [...errors, ...notes];
+}
 
 export const validateCommand: Command = {
   name: 'validate',
@@ -44,17 +59,26 @@ ${SERVE_OPTIONS_HELP}
         return EXIT.FAILED;
       }
       const setup = report.setup;
+      const { config } = setup;
+      let reports: string[];
       try {
-        await (await buildPipeline(setup)).close();
+        const pipeline = await buildPipeline(setup);
+        reports = endpointReports(pipeline, config.endpoints);
+        await pipeline.close();
       } finally {
         await setup.external.close();
       }
-      const { config } = setup;
+      const reported = reports.filter((line) => line.startsWith('error: '));
+      if (reported.length > 0) {
+        io.err.write(reported.map((line) => `${line}\n`).join(''));
+        return EXIT.FAILED;
+      }
       const enabled = config.endpoints.filter((e) => e.enabled !== false).length;
       const disabled = config.endpoints.length - enabled;
       io.out.write(
         `ok: ${setup.file} is valid: ${enabled} endpoint(s)${disabled ? ` (+${disabled} disabled)` : ''}, ` +
-          `${Object.keys(config.models).length} model(s) [${Object.keys(config.models).join(', ')}], ${config.plugins.length} plugin(s)\n`,
+          `${Object.keys(config.models).length} model(s) [${Object.keys(config.models).join(', ')}], ${config.plugins.length} plugin(s)\n` +
+          reports.map((line) => `${line}\n`).join(''),
       );
       return EXIT.OK;
     } catch (error) {

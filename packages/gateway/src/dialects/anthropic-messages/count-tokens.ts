@@ -6,7 +6,7 @@
  * says which (`exact`, with `x-switchyard-endpoint` naming who counted, or `estimate`). Counts
  * are free at the vendors: they are not billed, budgeted or retried.
  */
-import { addFields, AbortLink, expressibleCandidates, getService, joinUrl, readBodyText, SERVICE, SwitchyardError, type Candidate, type ChatRequest, type ProviderV1 } from '@switchyard/core';
+import { AbortLink, expressibleCandidates, getService, readBodyText, SERVICE, SwitchyardError, toWireRequest, type Candidate, type ChatRequest, type ProviderV1 } from '@switchyard/core';
 import type { Exchange } from '../../exchange.js';
 import { sendJson } from '../../http-reply.js';
 import { replyWithError } from '../../openai-errors.js';
@@ -26,16 +26,13 @@ function parseJson(text: string): unknown {
 
 /** The vendor's count, or undefined when it could not give one (any failure: the next one is asked). */
 async function vendorCount(x: Exchange, provider: ProviderV1, candidate: Candidate, request: ChatRequest): Promise<number | undefined> {
-  const base = candidate.endpoint.baseUrl ?? provider.defaultBaseUrl;
-  if (!base) return undefined;
   const limit = new AbortLink();
   const timer = x.clock.setTimeout(() => limit.abort(new SwitchyardError('timeout', `${candidate.endpoint.name} did not count within ${candidate.timeouts.headersMs} ms`)), candidate.timeouts.headersMs);
   const client = x.call.signal;
   const stop = client instanceof AbortLink ? client.onAbort(() => limit.abort(client.reason)) : undefined;
   try {
-    const built = provider.buildCountTokensRequest!(request, candidate);
-    const headers = addFields(addFields({} as Record<string, string>, candidate.endpoint.headers), built.headers);
-    const res = await x.pipeline.transport.request({ url: joinUrl(base, built.path), method: built.method, headers, body: built.body, abort: limit, signal: limit.signal });
+    const wire = await toWireRequest(provider, candidate, provider.buildCountTokensRequest!(request, candidate), limit.signal);
+    const res = await x.pipeline.transport.request({ ...wire, abort: limit, signal: limit.signal });
     const text = res.text ? await res.text() : await readBodyText(res.body);
     if (res.status >= 300) return undefined;
     return provider.parseCountTokensResponse!({ status: res.status, headers: res.headers, text, json: parseJson(text) }, candidate);
