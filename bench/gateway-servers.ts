@@ -58,7 +58,9 @@ async function serveLogger() {
 
 async function gateway(first: string, second: string, withPlugins: boolean, logged: boolean): Promise<string> {
   const { createPipeline, createUndiciTransport } = await import('@switchyard/core');
-  const { createGateway } = await import('@switchyard/gateway');
+  const { createGateway, DEFAULT_DIALECTS } = await import('@switchyard/gateway');
+  const { providers: gemini } = await import('@switchyard/provider-gemini');
+  const { geminiDialect } = await import('@switchyard/provider-gemini/dialect');
   const { providers: openaiFamily } = await import('@switchyard/provider-openai');
   const { providers: anthropic } = await import('@switchyard/provider-anthropic');
   const plugins = [];
@@ -75,22 +77,25 @@ async function gateway(first: string, second: string, withPlugins: boolean, logg
     endpoints: [
       { name: 'primary', provider: 'openai-compatible', baseUrl: first },
       { name: 'secondary', provider: 'openai-compatible', baseUrl: second },
-      // The other dialects' pass-through paths: Messages → anthropic, Responses → openai.
+      // The other dialects' pass-through paths: Messages → anthropic, Responses → openai, Gemini → gemini.
       { name: 'claude-primary', provider: 'anthropic', baseUrl: first },
       { name: 'claude-secondary', provider: 'anthropic', baseUrl: second },
       { name: 'gpt-primary', provider: 'openai', baseUrl: first },
       { name: 'gpt-secondary', provider: 'openai', baseUrl: second },
+      { name: 'gemini-primary', provider: 'gemini', baseUrl: first },
+      { name: 'gemini-secondary', provider: 'gemini', baseUrl: second },
     ],
     models: {
       chat: [{ endpoint: 'primary', model: 'bench-model' }, { endpoint: 'secondary', model: 'bench-model' }],
       claude: [{ endpoint: 'claude-primary', model: 'bench-model' }, { endpoint: 'claude-secondary', model: 'bench-model' }],
       gpt: [{ endpoint: 'gpt-primary', model: 'bench-model' }, { endpoint: 'gpt-secondary', model: 'bench-model' }],
+      gemini: [{ endpoint: 'gemini-primary', model: 'bench-model' }, { endpoint: 'gemini-secondary', model: 'bench-model' }],
     },
-    providers: [...openaiFamily, ...anthropic],
+    providers: [...openaiFamily, ...anthropic, ...gemini],
     transport: createUndiciTransport({ dispatcher: agent }),
     plugins,
   });
-  const gw = createGateway({ pipeline, server: { host: '127.0.0.1', port: 0, maxInFlight: 100_000 }, logger: logged ? await serveLogger() : undefined });
+  const gw = createGateway({ pipeline, dialects: [...DEFAULT_DIALECTS, geminiDialect], server: { host: '127.0.0.1', port: 0, maxInFlight: 100_000 }, logger: logged ? await serveLogger() : undefined });
   return (await gw.listen()).url;
 }
 

@@ -36,9 +36,10 @@ const BASELINE_IN_PROCESS = BASELINE_KINDS.filter((kind): kind is GatewayKind =>
 /**
  * What the load generator sends: Chat Completions (the default modes), and the other ingress
  * dialects against a vendor of the same dialect (the pass-through paths): Anthropic Messages
- * to an `anthropic` endpoint, OpenAI Responses to an `openai` endpoint, JSON and streaming.
+ * to an `anthropic` endpoint, OpenAI Responses to an `openai` endpoint, the Gemini API to a
+ * `gemini` endpoint, JSON and streaming.
  */
-type Mode = 'chat' | 'stream' | 'messages' | 'messages-stream' | 'responses' | 'responses-stream';
+type Mode = 'chat' | 'stream' | 'messages' | 'messages-stream' | 'responses' | 'responses-stream' | 'gemini' | 'gemini-stream';
 const isStream = (mode: Mode) => mode === 'stream' || mode.endsWith('-stream');
 type GatewayKind = 'core' | 'plugins' | 'logged';
 type Target = 'direct' | 'thin' | 'served' | GatewayKind | `${GatewayKind | 'served'}-baseline`;
@@ -55,6 +56,8 @@ const bodies: Record<Mode, { path: string; body: string }> = {
   'messages-stream': { path: '/messages', body: JSON.stringify({ model: 'claude', max_tokens: 256, messages: ask, stream: true }) },
   responses: { path: '/responses', body: JSON.stringify({ model: 'gpt', input: 'Say something short.' }) },
   'responses-stream': { path: '/responses', body: JSON.stringify({ model: 'gpt', input: 'Say something short.', stream: true }) },
+  gemini: { path: '/models/gemini:generateContent', body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Say something short.' }] }] }) },
+  'gemini-stream': { path: '/models/gemini:streamGenerateContent?alt=sse', body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Say something short.' }] }] }) },
 };
 
 /** The contenders run built (see build-contenders.ts) unless BENCH_TSX=1. */

@@ -58,6 +58,16 @@ const responseSse =
   responsesEvent('response.output_item.done', { output_index: 0, item: outputMessage(streamedText) }) +
   responsesEvent('response.completed', { response: responseObject('completed', [outputMessage(streamedText)], { input_tokens: 12, output_tokens: 13, total_tokens: 25 }) });
 
+/** The same answer as the Gemini API writes it: one `GenerateContentResponse`, and its SSE chunks (CRLF-framed, as Google sends them). */
+const geminiChunk = (text: string, last: boolean) => ({
+  candidates: [{ content: { role: 'model', parts: [{ text }] }, ...(last ? { finishReason: 'STOP' } : {}), index: 0 }],
+  ...(last ? { usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 13, totalTokenCount: 25 } } : {}),
+  modelVersion: 'bench-model',
+  responseId: 'gemini-bench',
+});
+const geminiJson = JSON.stringify(geminiChunk('The quick brown fox jumps over the lazy dog.', true));
+const geminiSse = words.map((w, i) => `data: ${JSON.stringify(geminiChunk(i === 0 ? w : ` ${w}`, i === words.length - 1))}\r\n\r\n`).join('');
+
 /** What the mock answers on each API path: the JSON body and the SSE text. */
 const ANSWERS: Record<string, { json: string; sse: string }> = {
   '/v1/chat/completions': { json: completion, sse },
@@ -89,8 +99,10 @@ export async function startUpstream(): Promise<Upstream> {
         res.end('{"error":{"message":"overloaded","type":"server_error","code":null}}');
         return;
       }
-      const answer = ANSWERS[(req.url ?? '').split('?', 1)[0]!] ?? ANSWERS['/v1/chat/completions']!;
-      if (body.includes('"stream":true')) {
+      const path = (req.url ?? '').split('?', 1)[0]!;
+      const gemini = path.endsWith('GenerateContent') || path.endsWith(':generateContent');
+      const answer = gemini ? { json: geminiJson, sse: geminiSse } : (ANSWERS[path] ?? ANSWERS['/v1/chat/completions']!);
+      if (gemini ? path.endsWith(':streamGenerateContent') : body.includes('"stream":true')) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.end(answer.sse);
       } else {

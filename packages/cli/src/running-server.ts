@@ -6,7 +6,8 @@
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { Clock } from '@switchyard/core';
-import { createGateway, resolveServerOptions, type Gateway, type GatewayAddress, type Logger, type ServerOptions } from '@switchyard/gateway';
+import { createGateway, DEFAULT_DIALECTS, resolveServerOptions, type Gateway, type GatewayAddress, type Logger, type ServerOptions } from '@switchyard/gateway';
+import { geminiDialect } from '@switchyard/provider-gemini/dialect';
 import type { CliIO } from './io.js';
 import { cliImporter } from './importer.js';
 import { buildPipeline, type LoadedSetup } from './load-config.js';
@@ -61,7 +62,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let current: LoadedSetup = setup;
   const serveLogger = options.logger ? undefined : createServeLogger({ out: io.out, secrets, ownText: () => configPaths, level: resolveLogLevel(io.env, setup.config.server?.logLevel) });
   const logger = options.logger ?? serveLogger!;
-  const gateway = createGateway({ config: setup.config, server: overrides, logger, secrets, pipelineOptions: { importer: cliImporter(path.dirname(setup.file)) } });
+  // Every client API the bundled providers speak: the gateway takes dialects as the pipeline takes providers.
+  const gateway = createGateway({ config: setup.config, server: overrides, logger, secrets, dialects: [...DEFAULT_DIALECTS, geminiDialect], pipelineOptions: { importer: cliImporter(path.dirname(setup.file)) } });
   const address = await gateway.listen();
   const started = gateway.options;
 

@@ -73,7 +73,9 @@ models: { chat: [{ endpoint: up, model: m }] }
     expect(modules.some((url) => url.includes('/plugins/provider-openai/'))).toBe(true);
     expect(testTooling(modules)).toEqual([]);
     // Nor a policy plugin the config does not use (another command's import, loaded eagerly).
-    expect([...new Set(modules.map((url) => /\/plugins\/([^/]+)\//.exec(url)?.[1]).filter(Boolean))].sort()).toEqual(['provider-openai']);
+    expect([...new Set(modules.map((url) => /\/plugins\/([^/]+)\//.exec(url)?.[1]).filter(Boolean))].sort()).toEqual(['provider-anthropic', 'provider-gemini', 'provider-openai']);
+    // The Messages and Gemini APIs are served by default (their dialects, `@switchyard/provider-*/dialect`); their provider codecs are not loaded for it.
+    expect(modules.filter((url) => /\/plugins\/provider-(anthropic|gemini)\/src\/(provider|request|response|stream-decoder|index)\.ts/.test(url))).toEqual([]);
   }, 30_000);
 });
 

@@ -9,6 +9,8 @@ import type { ErrorReplyOptions } from './upstream-message.js';
 export interface Exchange {
   req: IncomingMessage;
   res: ServerResponse;
+  /** The URL's query. */
+  query: URLSearchParams;
   pipeline: Pipeline;
   /** Its `signal` aborts when the client disconnects before its answer is complete. */
   call: CallOptions;

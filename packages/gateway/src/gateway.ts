@@ -8,8 +8,9 @@ import { AbortLink, checkRequestLimits, getService, SERVICE, SwitchyardError, sy
 import type { Exchange } from './exchange.js';
 import { ADMIN_PATHS, CallerGate } from './caller-gate.js';
 import { adminRoute } from './admin-route.js';
-import { bearerCredential, renderError, type Dialect, type DialectRoute } from './dialect.js';
-import { DialectRoutes } from './dialect-routes.js';
+import { bearerCredential, renderError, type Dialect } from './dialect.js';
+import { DialectRoutes, type RouteMatch } from './dialect-routes.js';
+import { runRoute } from './dialect-runner.js';
 import { DEFAULT_DIALECTS } from './dialects/index.js';
 import { openaiChatDialect } from './dialects/openai-chat.js';
 import { sendError, sendJson } from './http-reply.js';
@@ -54,8 +55,10 @@ export interface GatewayOptions {
   /** Clock for heartbeats and the shutdown grace period. */
   clock?: Clock;
   /**
-   * The client APIs served (default: OpenAI Chat Completions, Anthropic Messages, OpenAI
-   * Responses). A third-party dialect is one more entry (see dialect.ts).
+   * The client APIs served (default `DEFAULT_DIALECTS`: OpenAI Chat Completions, Anthropic
+   * Messages, OpenAI Responses). A dialect is a `DialectV1` (`@switchyard/core/dialect`): the
+   * Gemini API is `geminiDialect` from `@switchyard/provider-gemini/dialect`; a third-party one is
+   * one more entry (docs/dialects.md).
    */
   dialects?: readonly Dialect[];
 }
@@ -165,7 +168,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     const requestId = requestIdOf(req);
     res.setHeader('x-request-id', requestId);
     if (draining) res.setHeader('connection', 'close');
-    const path = (req.url ?? '/').split('?', 1)[0];
+    const url = req.url ?? '/';
+    const queryAt = url.indexOf('?');
+    const path = queryAt < 0 ? url : url.slice(0, queryAt);
+    const query = new URLSearchParams(queryAt < 0 ? '' : url.slice(queryAt + 1));
     const method = req.method ?? 'GET';
     if (path === '/health') return sendJson(res, 200, { status: draining ? 'draining' : 'ok' });
     if (path === '/ready') return ready(res);
@@ -176,11 +182,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       return void res.end();
     }
     const statusRoute = method === 'GET' && STATUS_PATHS.has(path);
-    const matched = statusRoute ? undefined : routes.match(method, path);
+    const matched = statusRoute ? undefined : routes.match(method, path, req.headers, query);
     // Errors go out in the shape of the client's API, as far as the path tells it.
     const dialect = matched?.dialect ?? routes.dialectNear(path) ?? openaiChatDialect;
     const fail = (reply: ErrorReply, extra?: Record<string, string>) => sendError(res, renderError(dialect, reply), extra);
-    const presented = statusRoute ? basicPassword(req.headers.authorization) ?? bearerCredential(req) : (dialect.credential ?? bearerCredential)(req);
+    const presented = statusRoute ? basicPassword(req.headers.authorization) ?? bearerCredential(req.headers, query) : (dialect.credential ?? bearerCredential)(req.headers, query);
     if (ADMIN_PATHS.test(path)) {
       if (!gate.admitAdmin(presented)) return refuse(requestId, path, fail, false);
       return adminRoute(slot!.pipeline, req, res, path, errorOptions);
@@ -198,10 +204,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
     if (method === 'GET' && path === '/switchyard/usage') return usageRoute(slot!.pipeline, req.url ?? path, res);
     if (!matched) return fail(errorReply(404, `Invalid URL (${method} ${path})`, 'invalid_request_error', 'unknown_url'));
-    const route = matched.route;
-    if (!route) return fail(errorReply(405, `${path} accepts ${matched.allowed.join(', ')} only`, 'invalid_request_error', 'method_not_allowed'), { allow: matched.allowed.join(', ') });
+    if (!matched.route) return fail(errorReply(405, `${path} accepts ${matched.allowed.join(', ')} only`, 'invalid_request_error', 'method_not_allowed'), { allow: matched.allowed.join(', ') });
     // Reads (GET /v1/models, a stored response) answer at once: no body, no slot of maxInFlight.
-    if (method !== 'POST') return route.handle(exchangeFor(req, res, requestId, slot!.pipeline, new AbortLink(), dialect, caller), undefined, matched.param);
+    if (method !== 'POST') return runRoute(exchangeFor(req, res, requestId, query, slot!.pipeline, new AbortLink(), dialect, caller), matched, undefined);
     if (draining) return fail(shuttingDown());
     // The body is read before the request takes a slot: a slow body holds bytes of the read
     // budget for at most bodyTimeoutMs, never one of the maxInFlight slots.
@@ -222,7 +227,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       slot?.pipeline.events.emit('request:shed', { inFlight, limit: server.maxInFlight });
       return fail(errorReply(503, `the gateway is at its limit of ${server.maxInFlight} requests in flight; retry shortly`, 'server_error', 'overloaded', null, { 'retry-after': '1' }));
     }
-    await serve(route, dialect, path, body, req, res, requestId, matched.param, caller);
+    await serve(matched, path, body, req, res, requestId, query, caller);
   }
 
   /** 401 for a missing, wrong, unknown or revoked key alike; an expired key's refusal names the expiry. */
@@ -235,10 +240,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     fail(reply, challenge ? { 'www-authenticate': 'Basic realm="switchyard", charset="UTF-8"' } : {});
   }
 
-  function exchangeFor(req: IncomingMessage, res: ServerResponse, requestId: string, pipeline: Pipeline, abort: AbortLink, dialect: Dialect, caller: CallerIdentity | undefined, bodyText?: string): Exchange {
+  function exchangeFor(req: IncomingMessage, res: ServerResponse, requestId: string, query: URLSearchParams, pipeline: Pipeline, abort: AbortLink, dialect: Dialect, caller: CallerIdentity | undefined, bodyText?: string): Exchange {
     return {
       req,
       res,
+      query,
       pipeline,
       call: { signal: abort, requestId, traceparent: traceparentOf(req), deadlineMs: server.requestTimeoutMs, idempotencyKey: idempotencyKeyOf(req), caller },
       clock,
@@ -252,7 +258,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     };
   }
 
-  async function serve(route: DialectRoute, dialect: Dialect, path: string, body: JsonBody, req: IncomingMessage, res: ServerResponse, requestId: string, param: string | undefined, caller: CallerIdentity | undefined): Promise<void> {
+  async function serve(matched: RouteMatch, path: string, body: JsonBody, req: IncomingMessage, res: ServerResponse, requestId: string, query: URLSearchParams, caller: CallerIdentity | undefined): Promise<void> {
+    const { dialect } = matched;
     inFlight++;
     const begunAt = clock.now();
     if (options.logger) accessLog.begin(requestId);
@@ -267,7 +274,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       abort.abort(new SwitchyardError('cancelled', 'the client disconnected'));
     });
     try {
-      await route.handle(exchangeFor(req, res, requestId, lease.pipeline, abort, dialect, caller, body.text), body.value, param);
+      await runRoute(exchangeFor(req, res, requestId, query, lease.pipeline, abort, dialect, caller, body.text), matched, body.value);
     } catch (error) {
       replyWithError({ res, dialect, errorOptions }, error);
     } finally {

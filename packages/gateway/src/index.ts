@@ -11,3 +11,5 @@ export { CLIENT_CLOSED_STATUS, type AccessOutcome } from './access-log.js';
 export { silentLogger, flatLineWriterOf, LOGGER_FLAT_LINE, type FlatLineWriter, type Logger, type LogFields } from './logger.js';
 export { StatusBoard, type StatusReport, type DeploymentStatus, type BreakerView, type KeyView } from './status-board.js';
 export { statusPage } from './status-page.js';
+export { DEFAULT_DIALECTS, openaiChatDialect, anthropicMessagesDialect, openaiResponsesDialect } from './dialects/index.js';
+export { TOKEN_COUNT_HEADER } from './count-tokens.js';

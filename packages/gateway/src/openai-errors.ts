@@ -9,6 +9,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { httpStatusOf, IDEMPOTENCY_CONFLICT, IDEMPOTENCY_UNAVAILABLE, isSwitchyardError, type SwitchyardError } from '@switchyard/core';
+import type { GatewayErrorReply } from '@switchyard/core/dialect';
 import { renderError, type Dialect } from './dialect.js';
 import { sendError } from './http-reply.js';
 import { clientMessage, type ErrorReplyOptions } from './upstream-message.js';
@@ -19,11 +20,8 @@ export interface OpenAIErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
 }
 
-export interface ErrorReply {
-  status: number;
-  body: OpenAIErrorBody;
-  headers: Record<string, string>;
-}
+/** The gateway's neutral error reply (core's `GatewayErrorReply`), which each dialect renders. */
+export type ErrorReply = GatewayErrorReply;
 
 export function errorReply(status: number, message: string, type: string, code: string | null, param: string | null = null, headers: Record<string, string> = {}): ErrorReply {
   return { status, body: { error: { message, type, param, code } }, headers };

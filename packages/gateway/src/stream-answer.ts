@@ -5,6 +5,7 @@
  * with its clean closing. The dialect only encodes.
  */
 import { SwitchyardError, type ChatRequest, type ChatStream } from '@switchyard/core';
+import type { StreamFraming } from '@switchyard/core/dialect';
 import type { StreamEncoderFactory } from './dialect.js';
 import type { Exchange } from './exchange.js';
 import { drained, infoHeaders, StreamWriter } from './http-reply.js';
@@ -12,20 +13,24 @@ import { replyForError, replyWithError } from './openai-errors.js';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
 
+const SSE_HEARTBEAT = ': heartbeat\n\n';
+
 /**
  * Streams the answer to `request`; `encoderFor` makes the dialect's encoder once the stream
  * committed. `inClientTerms` lets a dialect whose requests were translated rename the fields an
  * error names before it is answered (see the Messages dialect's client-paths.ts).
  */
-export async function serveStream(x: Exchange, request: ChatRequest, encoderFor: StreamEncoderFactory, inClientTerms?: (error: unknown) => unknown): Promise<void> {
+export async function serveStream(x: Exchange, request: ChatRequest, encoderFor: StreamEncoderFactory, inClientTerms?: (error: unknown) => unknown, framing?: StreamFraming): Promise<void> {
   const { res } = x;
+  const head = framing ? Object.assign({}, SSE_HEADERS, { 'content-type': framing.contentType }) : SSE_HEADERS;
+  const heartbeatText = framing ? framing.heartbeat : SSE_HEARTBEAT;
   let heartbeat: ReturnType<Exchange['clock']['setTimeout']> | undefined;
   const beat = () => {
     if (!res.headersSent) {
-      res.writeHead(200, SSE_HEADERS);
+      res.writeHead(200, head);
       res.flushHeaders();
     }
-    res.write(': heartbeat\n\n');
+    res.write(heartbeatText);
     heartbeat = x.clock.setTimeout(beat, x.heartbeatMs);
   };
   heartbeat = x.clock.setTimeout(beat, x.heartbeatMs);
@@ -41,7 +46,7 @@ export async function serveStream(x: Exchange, request: ChatRequest, encoderFor:
     x.clock.clearTimeout(heartbeat);
   }
   // The head goes out with the committed first part, in the same write.
-  if (!res.headersSent) res.writeHead(200, Object.assign({}, SSE_HEADERS, infoHeaders(stream.info)));
+  if (!res.headersSent) res.writeHead(200, Object.assign({}, head, infoHeaders(stream.info)));
 
   const encoder = encoderFor(stream.info);
   const writer = new StreamWriter(res);

@@ -8,7 +8,7 @@ import { startFaultServer, type FaultName, type FaultOptions, type FaultServer, 
 import { raw, stopAll } from './support/harness.js';
 import { MODEL, pipelineOf, startMessagesGateway, type Deployment } from './support/messages.js';
 import { errorReply } from '../src/index.js';
-import { renderMessagesError } from '../src/dialects/anthropic-messages/errors.js';
+import { renderMessagesError } from '../../../plugins/provider-anthropic/src/dialect/errors.js';
 
 const faults: FaultServer[] = [];
 afterEach(async () => {

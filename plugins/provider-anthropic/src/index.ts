@@ -63,3 +63,4 @@ export { cloudMessagesBody, splitBetas, type CloudMessagesBody } from './cloud.j
 export { parseMessagesResponse, forwardable } from './response.js';
 export { AnthropicStreamDecoder } from './stream-decoder.js';
 export type { MessagesRequestBody, MessagesResponseBody, SignedThinking } from './wire-types.js';
+export { anthropicMessagesDialect } from './dialect/index.js';

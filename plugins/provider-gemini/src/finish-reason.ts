@@ -10,3 +10,21 @@ export function mapFinishReason(raw: string, hasToolCalls: boolean): FinishReaso
   if (CONTENT_FILTER.has(raw)) return 'content_filter';
   return 'other';
 }
+
+/** The unified finish reason → Gemini's (the gateway's Gemini dialect writes it). */
+export function geminiFinishReason(reason: FinishReason | null | undefined): string {
+  switch (reason) {
+    case 'length':
+      return 'MAX_TOKENS';
+    case 'content_filter':
+      return 'SAFETY';
+    case 'stop':
+    case 'tool_calls':
+    case 'function_call':
+    case null:
+    case undefined:
+      return 'STOP';
+    default:
+      return 'OTHER';
+  }
+}

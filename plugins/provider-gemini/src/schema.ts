@@ -138,3 +138,25 @@ export function toGeminiParameters(schema: unknown): Schema | undefined {
   if (converted.type === 'object' && converted.properties === undefined && converted.anyOf === undefined) return undefined;
   return converted;
 }
+
+/**
+ * A Gemini schema (the OpenAPI subset, `type: "OBJECT"`, `nullable`) → JSON Schema, for vendors
+ * of other APIs: types in lower case, `nullable` as a `"null"` type. What JSON Schema also
+ * knows (`enum`, `format`, `description`, `required`…) is kept as it is.
+ */
+export function fromGeminiSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(fromGeminiSchema);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  const source = schema as Record<string, unknown>;
+  for (const key in source) {
+    if (!Object.hasOwn(source, key) || key === 'nullable') continue;
+    const value = source[key];
+    if (key === 'type' && typeof value === 'string') out.type = value.toLowerCase();
+    else if (key === 'properties' && typeof value === 'object' && value !== null) out.properties = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, fromGeminiSchema(sub)]));
+    else if (key === 'items' || key === 'anyOf' || key === 'additionalProperties') out[key] = fromGeminiSchema(value);
+    else out[key] = value;
+  }
+  if (source.nullable === true && typeof out.type === 'string') out.type = [out.type, 'null'];
+  return out;
+}

@@ -12,6 +12,7 @@ import { applyPartialArg } from './partial-args.js';
 import type { GeminiMessageMetadata } from './thought-signatures.js';
 import { mapUsage } from './usage.js';
 import type { GeminiErrorBody, GeminiFunctionCall, GeminiPart, GeminiResponse } from './wire-types.js';
+import { GEMINI_GENERATE_CONTENT } from './wire-format.js';
 
 /** A call whose arguments are still arriving as `partialArgs` fragments. */
 interface OpenCall {
@@ -26,6 +27,8 @@ function createdSeconds(createTime: string | undefined): number | undefined {
 }
 
 export class GeminiStreamDecoder implements StreamDecoder {
+  /** A Gemini client's stream gets the vendor's own events (core's wire-events.ts). */
+  readonly wireFormat = GEMINI_GENERATE_CONTENT;
   private responseKey: string | undefined;
   private nextCallIndex = 0;
   private open: OpenCall | undefined;

@@ -12,3 +12,14 @@ export function mapUsage(meta: GeminiUsageMetadata | undefined): Usage | undefin
   if (meta.thoughtsTokenCount !== undefined) usage.completion_tokens_details = { reasoning_tokens: meta.thoughtsTokenCount };
   return usage;
 }
+
+/** OpenAI `usage` → Gemini `usageMetadata` (the inverse of mapUsage: thinking tokens apart again). */
+export function geminiUsage(usage: Usage | undefined): GeminiUsageMetadata | undefined {
+  if (!usage) return undefined;
+  const thoughts = usage.completion_tokens_details?.reasoning_tokens;
+  const meta: GeminiUsageMetadata = { promptTokenCount: usage.prompt_tokens, candidatesTokenCount: usage.completion_tokens - (thoughts ?? 0), totalTokenCount: usage.total_tokens };
+  if (thoughts) meta.thoughtsTokenCount = thoughts;
+  const cached = usage.prompt_tokens_details?.cached_tokens;
+  if (cached) meta.cachedContentTokenCount = cached;
+  return meta;
+}

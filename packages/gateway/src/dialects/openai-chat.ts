@@ -1,36 +1,39 @@
 /**
  * The OpenAI dialect: Chat Completions, embeddings and the model list, the shapes every OpenAI
- * SDK speaks. Its unified types are the pipeline's own, so requests go in as they came.
+ * SDK speaks. Its unified types are the pipeline's own, so requests go in as they came, and a
+ * Chat Completions vendor's text and chunks come back as they came.
  */
-import { OPENAI_CHAT_COMPLETION } from '@switchyard/core';
-import { chatCompletions } from '../chat-completions.js';
-import type { Dialect } from '../dialect.js';
-import { embeddings } from '../embeddings.js';
-import { sendError, sendJson } from '../http-reply.js';
-import { modelEntry, modelList, visibleModels } from '../models.js';
-import { errorReply } from '../openai-errors.js';
-import { sseErrorEvent } from '../openai-wire.js';
+import { OPENAI_CHAT_COMPLETION, setRequestOrigin, type ChatRequest, type EmbeddingRequest } from '@switchyard/core';
+import { defineDialect } from '@switchyard/core/dialect';
+import { modelEntry } from '../models.js';
+import { chatCompletionBody, ChunkEncoder, embeddingsBody, sseErrorEvent } from '../openai-wire.js';
+import { wantsStream } from '../stream-answer.js';
 
-export const openaiChatDialect: Dialect = {
+export const openaiChatDialect = defineDialect({
+  specificationVersion: 'v1',
   id: OPENAI_CHAT_COMPLETION,
   routes: [
-    { method: 'POST', path: '/v1/chat/completions', handle: chatCompletions },
-    { method: 'POST', path: '/v1/embeddings', handle: embeddings },
-    { method: 'GET', path: '/v1/models', handle: async (x) => sendJson(x.res, 200, modelList(x.pipeline, x.startedAt, x.call.caller)) },
-    {
-      method: 'GET',
-      path: '/v1/models/',
-      async handle(x, _body, param) {
-        let id: string;
-        try {
-          id = decodeURIComponent(param ?? '');
-        } catch {
-          return sendError(x.res, errorReply(400, 'the model id in the URL is not valid percent-encoding', 'invalid_request_error', 'invalid_url', 'model'));
-        }
-        if (visibleModels(x.pipeline, x.call.caller).includes(id)) return sendJson(x.res, 200, modelEntry(id, x.startedAt));
-        sendError(x.res, errorReply(404, `The model '${id}' does not exist`, 'invalid_request_error', 'model_not_found', 'model'));
-      },
-    },
+    { method: 'POST', path: '/v1/chat/completions', operation: 'generate' },
+    { method: 'POST', path: '/v1/embeddings', operation: 'embed' },
+    { method: 'GET', path: '/v1/models', operation: 'models' },
+    { method: 'GET', path: '/v1/models/{model*}', operation: 'model' },
   ],
+  decodeRequest({ body, bodyText }) {
+    const stream = wantsStream(body);
+    const request = body as ChatRequest;
+    // A Chat Completions vendor gets the client's text. (Anything but an object is refused by the pipeline's checks, naming what is wrong.)
+    if (typeof body === 'object' && body !== null) setRequestOrigin(request, { format: OPENAI_CHAT_COMPLETION, body: request, text: bodyText });
+    return { request, stream, hints: [], capabilities: [] };
+  },
+  encodeResponse: (response) => chatCompletionBody(response),
+  createStreamEncoder: (info, { request }) => new ChunkEncoder(info, request.stream_options?.include_usage === true),
   streamError: (reply) => sseErrorEvent(reply.body),
-};
+  embeddings: {
+    decode: ({ body }) => body as EmbeddingRequest,
+    encode: (response) => embeddingsBody(response),
+  },
+  models: {
+    list: (models, created) => ({ object: 'list', data: models.map((id) => modelEntry(id, created)) }),
+    one: (id, created) => modelEntry(id, created),
+  },
+});

@@ -4,21 +4,19 @@
  * field, and a 404 for `GET /v1/responses/{id}`), and the stream's `error` event.
  */
 import { isSwitchyardError } from '@switchyard/core';
-import { renderError } from '../../dialect.js';
-import type { Exchange } from '../../exchange.js';
-import { sendError } from '../../http-reply.js';
-import { errorReply, replyWithError, type ErrorReply } from '../../openai-errors.js';
+import type { WireError } from '@switchyard/core/dialect';
+import { errorReply, type ErrorReply } from '../../openai-errors.js';
 
 export const RESPONSE_NOT_FOUND = 'SWITCHYARD_ERR_RESPONSE_NOT_FOUND';
 export const PREVIOUS_RESPONSE_NOT_FOUND = 'SWITCHYARD_ERR_PREVIOUS_RESPONSE_NOT_FOUND';
 
-/** Answers a failed Responses request (before or after its head, like every route). */
-export function replyInResponses(x: Exchange, error: unknown): void {
-  if (isSwitchyardError(error) && !x.res.headersSent) {
-    if (error.code === PREVIOUS_RESPONSE_NOT_FOUND) return sendError(x.res, renderError(x.dialect, errorReply(400, error.message, 'invalid_request_error', 'previous_response_not_found', 'previous_response_id', { 'x-should-retry': 'false' })));
-    if (error.code === RESPONSE_NOT_FOUND) return sendError(x.res, renderError(x.dialect, errorReply(404, error.message, 'invalid_request_error', 'response_not_found', null, { 'x-should-retry': 'false' })));
+/** A failed Responses request in OpenAI's terms: the stored-response codes, the rest as the gateway gives them. */
+export function renderResponsesError(reply: ErrorReply, error?: unknown): WireError {
+  if (isSwitchyardError(error)) {
+    if (error.code === PREVIOUS_RESPONSE_NOT_FOUND) return errorReply(400, error.message, 'invalid_request_error', 'previous_response_not_found', 'previous_response_id', { 'x-should-retry': 'false' });
+    if (error.code === RESPONSE_NOT_FOUND) return errorReply(404, error.message, 'invalid_request_error', 'response_not_found', null, { 'x-should-retry': 'false' });
   }
-  replyWithError(x, error);
+  return reply;
 }
 
 /** The stream's `error` event (a failure after heartbeats, before any response existed). */

@@ -5,20 +5,27 @@
  * every OpenAI SDK, and get errors in the OpenAI error shape.
  */
 import { OPENAI_RESPONSES } from '@switchyard/core';
-import type { Dialect } from '../../dialect.js';
-import { createResponse } from './create-response.js';
-import { errorEvent } from './errors.js';
+import { defineDialect } from '@switchyard/core/dialect';
+import { decodeResponsesRequest, type DecodedResponses } from './decode-responses.js';
+import { errorEvent, renderResponsesError } from './errors.js';
+import { responseBody } from './response-body.js';
+import { ResponsesStreamEncoder } from './stream-encoder.js';
 import { deleteStoredResponse, getStoredResponse } from './stored-responses.js';
 
-export const openaiResponsesDialect: Dialect = {
+export const openaiResponsesDialect = defineDialect<DecodedResponses>({
+  specificationVersion: 'v1',
   id: OPENAI_RESPONSES,
   routes: [
-    { method: 'POST', path: '/v1/responses', handle: createResponse },
-    { method: 'GET', path: '/v1/responses/', handle: getStoredResponse },
-    { method: 'DELETE', path: '/v1/responses/', handle: deleteStoredResponse },
+    { method: 'POST', path: '/v1/responses', operation: 'generate' },
+    { method: 'GET', path: '/v1/responses/{id*}', operation: 'custom', handle: getStoredResponse },
+    { method: 'DELETE', path: '/v1/responses/{id*}', operation: 'custom', handle: deleteStoredResponse },
   ],
+  decodeRequest: decodeResponsesRequest,
+  encodeResponse: (response, { echo }) => responseBody(response, echo),
+  createStreamEncoder: (info, { echo, keep }) => new ResponsesStreamEncoder(info, { echo, onFinal: keep }),
+  renderError: renderResponsesError,
   streamError: errorEvent,
-};
+});
 
 export { ResponsesStreamEncoder, type ResponsesStreamOptions } from './stream-encoder.js';
 export { responseBody, requestEcho } from './response-body.js';

@@ -4,11 +4,10 @@
  * them). Only responses created with `store: true` are there, until their TTL runs out.
  */
 import { SwitchyardError } from '@switchyard/core';
-import type { Exchange } from '../../exchange.js';
-import { sendJson } from '../../http-reply.js';
+import type { DialectCall, DialectContext, DialectReply } from '@switchyard/core/dialect';
 import { invalid } from './decode-request.js';
-import { responseStoreOf } from './create-response.js';
-import { RESPONSE_NOT_FOUND, replyInResponses } from './errors.js';
+import { responseStoreOf } from './decode-responses.js';
+import { RESPONSE_NOT_FOUND } from './errors.js';
 import type { StoredResponse } from './response-store.js';
 
 function notFound(id: string): SwitchyardError {
@@ -27,14 +26,13 @@ function target(param: string | undefined): { id: string; sub: string | undefine
   return slash < 0 ? { id: decoded, sub: undefined } : { id: decoded.slice(0, slash), sub: decoded.slice(slash + 1) };
 }
 
-async function loadOrFail(x: Exchange, id: string): Promise<StoredResponse> {
-  const record = await responseStoreOf(x).load(id);
+async function loadOrFail(context: DialectContext, id: string): Promise<StoredResponse> {
+  const record = await responseStoreOf(context).load(id);
   if (!record) throw notFound(id);
   return record;
 }
 
-function inputItemsPage(x: Exchange, record: StoredResponse): Record<string, unknown> {
-  const query = new URL(x.req.url ?? '/', 'http://gateway').searchParams;
+function inputItemsPage(query: URLSearchParams, record: StoredResponse): Record<string, unknown> {
   const order = query.get('order') ?? 'desc';
   if (order !== 'asc' && order !== 'desc') throw invalid('order', 'must be "asc" or "desc"');
   const limitText = query.get('limit');
@@ -52,24 +50,16 @@ function inputItemsPage(x: Exchange, record: StoredResponse): Record<string, unk
   return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: start + limit < items.length };
 }
 
-export async function getStoredResponse(x: Exchange, _body: unknown, param?: string): Promise<void> {
-  try {
-    const { id, sub } = target(param);
-    if (sub !== undefined && sub !== 'input_items') throw notFound(`${id}/${sub}`);
-    if (new URL(x.req.url ?? '/', 'http://gateway').searchParams.get('stream') === 'true') throw invalid('stream', 'a stored response cannot be streamed again; fetch it without stream');
-    const record = await loadOrFail(x, id);
-    sendJson(x.res, 200, sub === 'input_items' ? inputItemsPage(x, record) : record.response);
-  } catch (error) {
-    replyInResponses(x, error);
-  }
+export async function getStoredResponse(call: DialectCall, context: DialectContext): Promise<DialectReply> {
+  const { id, sub } = target(call.params.id);
+  if (sub !== undefined && sub !== 'input_items') throw notFound(`${id}/${sub}`);
+  if (call.query.get('stream') === 'true') throw invalid('stream', 'a stored response cannot be streamed again; fetch it without stream');
+  const record = await loadOrFail(context, id);
+  return { status: 200, body: sub === 'input_items' ? inputItemsPage(call.query, record) : record.response };
 }
 
-export async function deleteStoredResponse(x: Exchange, _body: unknown, param?: string): Promise<void> {
-  try {
-    const { id, sub } = target(param);
-    if (sub !== undefined || !(await responseStoreOf(x).delete(id))) throw notFound(sub === undefined ? id : `${id}/${sub}`);
-    sendJson(x.res, 200, { id, object: 'response.deleted', deleted: true });
-  } catch (error) {
-    replyInResponses(x, error);
-  }
+export async function deleteStoredResponse(call: DialectCall, context: DialectContext): Promise<DialectReply> {
+  const { id, sub } = target(call.params.id);
+  if (sub !== undefined || !(await responseStoreOf(context).delete(id))) throw notFound(sub === undefined ? id : `${id}/${sub}`);
+  return { status: 200, body: { id, object: 'response.deleted', deleted: true } };
 }

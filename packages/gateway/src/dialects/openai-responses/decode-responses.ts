@@ -1,0 +1,99 @@
+/**
+ * Decoding `POST /v1/responses`. The body is decoded into the unified request (any vendor can
+ * answer it) and kept as the request's origin (the `openai` provider sends it on to `/responses`
+ * as it came). With `previous_response_id`, the stored conversation is expanded into the request
+ * before routing; with `store: true`, the answer is stored before the client sees its end, so a
+ * client that continues at once finds it.
+ */
+import { checkRequestLimits, DEFAULT_REQUEST_LIMITS, OPENAI_RESPONSES, setRequestOrigin, SwitchyardError, type CallerIdentity } from '@switchyard/core';
+import type { DecodedRequest, DialectCall, DialectContext } from '@switchyard/core/dialect';
+import { ownerOf } from '../../caller-gate.js';
+import { wantsStream } from '../../stream-answer.js';
+import { decodeRequest, inputItems, invalid, isObject, type SourcedItem } from './decode-request.js';
+import { PREVIOUS_RESPONSE_NOT_FOUND } from './errors.js';
+import { requestEcho, type RequestEcho } from './response-body.js';
+import { ResponseStore, withItemIds } from './response-store.js';
+import { statelessItems } from './vendor-state.js';
+import type { Json, ResponseItem, ResponseObject } from './wire-types.js';
+
+export function responseStoreOf(context: DialectContext): ResponseStore {
+  return new ResponseStore(context.store, context.clock, context.storeTtlMs, ownerOf(context.caller as CallerIdentity | undefined));
+}
+
+export interface DecodedResponses extends DecodedRequest {
+  readonly echo: RequestEcho;
+  /** Stores the final response (`store: true`) before the client sees its end. */
+  readonly keep?: (response: ResponseObject) => Promise<void>;
+}
+
+/**
+ * The stored conversation as input for a vendor that keeps no state (the gateway asks OpenAI
+ * with `store: false`): without the reasoning items it could not take back, and without the
+ * ids of the others, which it would look up and not find. Reasoning items keep theirs (their
+ * encrypted content is what OpenAI reads).
+ */
+export function statelessHistory(items: ResponseItem[]): ResponseItem[] {
+  return statelessItems(items).map((item) => {
+    if (item.type === 'reasoning' || item.id === undefined) return item;
+    const { id: _id, ...rest } = item;
+    return rest as ResponseItem;
+  });
+}
+
+function optionalFlag(body: Json, field: string): boolean {
+  const value = body[field];
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw invalid(field, 'must be a boolean');
+  return value;
+}
+
+export async function decodeResponsesRequest({ body }: DialectCall, context: DialectContext): Promise<DecodedResponses> {
+  if (!isObject(body)) throw invalid('(body)', 'must be a JSON object');
+  const stream = wantsStream(body);
+  const store = optionalFlag(body, 'store');
+  const previousId = body.previous_response_id;
+  if (previousId !== undefined && previousId !== null && (typeof previousId !== 'string' || previousId.length === 0)) throw invalid('previous_response_id', 'must be a response id');
+  if (previousId && body.conversation !== undefined && body.conversation !== null) throw invalid('conversation', 'cannot be used together with previous_response_id');
+  const responses = responseStoreOf(context);
+  let history: ResponseItem[] = [];
+  if (previousId) {
+    const record = await responses.load(previousId);
+    if (!record) {
+      throw new SwitchyardError('invalid-request', `Previous response with id '${previousId}' not found (unknown, expired after ${context.storeTtlMs} ms, deleted, or stored without store: true).`, {
+        code: PREVIOUS_RESPONSE_NOT_FOUND,
+        path: 'previous_response_id',
+      });
+    }
+    history = record.input.concat(record.response.output);
+  }
+  const input = inputItems(body);
+  const conversation: SourcedItem[] = [];
+  for (const item of history) conversation.push({ item, path: 'previous_response_id' });
+  for (let i = 0; i < input.length; i++) conversation.push({ item: input[i]!, path: `input[${i}]` });
+  const maxItems = context.limits?.maxMessages ?? DEFAULT_REQUEST_LIMITS.maxMessages;
+  if (conversation.length > maxItems) throw invalid('input', `the conversation has ${conversation.length} items (${history.length} stored, ${input.length} in input); the limit is ${maxItems}`);
+  const { request, untranslatable } = decodeRequest(body, conversation);
+  // Checked here with the gateway's limits, so the pipeline does not check it again with its defaults.
+  checkRequestLimits(request, context.limits);
+  const upstreamInput = previousId ? statelessHistory(history).concat(statelessItems(input)) : statelessItems(input);
+  const origin = upstreamInput === input ? body : Object.assign({}, body, { input: upstreamInput });
+  setRequestOrigin(request, { format: OPENAI_RESPONSES, body: origin, untranslatable });
+
+  const keep = store
+    ? async (response: ResponseObject) => {
+        try {
+          await responses.save(response, withItemIds(history.concat(input)));
+        } catch (error) {
+          // The answer still reaches the client; only continuing from it will not work.
+          context.warn({ event: 'response_store_failed', requestId: context.requestId, error: (error as Error).message }, 'storing a response failed');
+        }
+      }
+    : undefined;
+  const settle = keep
+    ? async (text: string) => {
+        const final = JSON.parse(text) as ResponseObject;
+        if (final.status !== 'failed') await keep(final);
+      }
+    : undefined;
+  return { request, stream, hints: [], capabilities: untranslatable, echo: requestEcho(body, store), keep, settle };
+}
