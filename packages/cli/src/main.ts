@@ -8,11 +8,12 @@ import { replayCommand } from './commands/replay.js';
 import { simulateCommand } from './commands/simulate.js';
 import { usageCommand } from './commands/usage.js';
 import { keysCommand } from './commands/keys.js';
+import { importCommand } from './commands/import.js';
 import { demoCommand } from './demo-command.js';
 import { EXIT, processIO, type CliIO } from './io.js';
 import { cliVersion } from './package-files.js';
 
-export const COMMANDS: readonly Command[] = [serveCommand, validateCommand, checkCommand, demoCommand, simulateCommand, replayCommand, usageCommand, keysCommand];
+export const COMMANDS: readonly Command[] = [serveCommand, validateCommand, checkCommand, demoCommand, simulateCommand, replayCommand, usageCommand, keysCommand, importCommand];
 
 export function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

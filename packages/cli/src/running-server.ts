@@ -5,7 +5,7 @@
  */
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import { toSwitchyardError, type Clock } from '@switchyard/core';
+import type { Clock } from '@switchyard/core';
 import { createGateway, DEFAULT_DIALECTS, resolveServerOptions, type Gateway, type GatewayAddress, type Logger, type ServerOptions } from '@switchyard/gateway';
 import { geminiDialect } from '@switchyard/provider-gemini/dialect';
 import type { CliIO } from './io.js';
@@ -57,9 +57,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const overrides = options.overrides ?? {};
   const setup = await readServedConfig({ file: options.file, envFile: options.envFile, overrides }, io, options.file, options.clock);
   addSecrets(setup.secrets);
+  const configPaths: readonly string[] = Object.freeze([setup.file]);
   /** The loaded config in use: its external secret resolvers stay open while it serves. */
   let current: LoadedSetup = setup;
-  const serveLogger = options.logger ? undefined : createServeLogger({ out: io.out, secrets, level: resolveLogLevel(io.env, setup.config.server?.logLevel) });
+  const serveLogger = options.logger ? undefined : createServeLogger({ out: io.out, secrets, ownText: () => configPaths, level: resolveLogLevel(io.env, setup.config.server?.logLevel) });
   const logger = options.logger ?? serveLogger!;
   // Every client API the bundled providers speak: the gateway takes dialects as the pipeline takes providers.
   const gateway = createGateway({ config: setup.config, server: overrides, logger, secrets, dialects: [...DEFAULT_DIALECTS, geminiDialect], pipelineOptions: { importer: cliImporter(path.dirname(setup.file)) } });
@@ -97,7 +98,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         return true;
       } catch (error) {
         logger.error({ event: 'reload', ok: false, reason, error: formatError(error).trim() }, 'config reload rejected; the running config stays');
-        gateway.pipeline?.events.emit('config:reload', { ok: false, error: toSwitchyardError(error) });
+        gateway.reloadRejected(error);
         return false;
       }
     });

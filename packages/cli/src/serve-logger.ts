@@ -20,6 +20,8 @@ export interface ServeLoggerOptions {
   /** Where lines go. An output with a file descriptor (stdout) gets its lines in batches (line-batch.ts). */
   out: Output & { isTTY?: boolean; fd?: number };
   secrets: () => readonly string[];
+  /** Text the CLI writes itself (the config's path): a key fragment within it is not masked. */
+  ownText?: () => readonly string[];
   level?: string;
   /** Human-readable lines instead of JSON (default: whether `out` is a terminal). */
   pretty?: boolean;
@@ -54,7 +56,7 @@ export interface ServeLogger extends PinoLogger {
 }
 
 export function createServeLogger(options: ServeLoggerOptions): ServeLogger {
-  const masker = new SecretMasker(options.secrets);
+  const masker = new SecretMasker(options.secrets, options.ownText);
   const pretty = options.pretty ?? options.out.isTTY === true;
   // stdout (an output with a descriptor) gets one write per turn of the event loop; a terminal and a test's sink get every line as it comes.
   const batch = typeof options.out.fd === 'number' && !pretty ? new LineBatch(options.out) : undefined;

@@ -11,6 +11,11 @@ export interface StreamInfo {
   /** Attempts made before the commit point (final count is on the collected response). */
   attempts: number;
   model: string;
+  /**
+   * Set when the stream was cut after its commit point and continued on another deployment:
+   * the deployment that continued it (the fields above name the one that started it).
+   */
+  continuedOn?: string;
   degraded?: string;
   stale?: boolean;
   cached?: boolean;

@@ -3,6 +3,7 @@
  * (provider-call.ts holds parts back until the first content token, or the end for
  * `commit: 'end'`); the request run hands the stream over here once it has one.
  */
+import { candidateRef } from './candidate-ref.js';
 import { ResponseAccumulator } from './aggregate.js';
 import type { AttemptRunner, LiveAttempt } from './attempt-runner.js';
 import { ChatStream, type StreamInfo } from './chat-stream.js';
@@ -10,6 +11,8 @@ import type { RequestContext, RequestOutcome, StreamAttemptResult } from './cont
 import { SwitchyardError } from './errors.js';
 import { attributeError } from './provider-call.js';
 import type { StreamPart } from './types.js';
+import type { AttemptFailure } from './events.js';
+import type { AttemptOutcome } from './outcomes.js';
 import { nextBatchOf, PartBatches, type PartBatch } from './part-batches.js';
 
 /** What a committed stream needs from its request run. */
@@ -52,6 +55,11 @@ export class CommittedStream {
     if (this.recorded) return;
     this.recorded = true;
     await this.owner.attempts.recordAfterCommit(this.live, error, this.acc);
+  }
+
+  private attemptFailed(error: SwitchyardError, decision: AttemptFailure['decision'], reason: string): void {
+    const { events } = this.owner.ctx.pipeline;
+    if (events.listenerCount('attempt:failed')) events.emit('attempt:failed', { requestId: this.owner.ctx.id, attempt: this.live.number, candidate: candidateRef(this.live.candidate), error, decision, backoffMs: 0, level: 0, reason });
   }
 
   /** The consumer stopped reading: abort the upstream; a cancellation counts against nobody. */
@@ -106,8 +114,12 @@ export class CommittedStream {
       // Release the upstream body now (an error event may leave the connection open).
       if (failure) await this.result.rest.return?.(undefined);
       await this.record(failure);
+      let continuedBy: AttemptOutcome | undefined;
       if (failure && failure.kind !== 'cancelled') {
+        const cut = failure;
         const continuation = await ctx.pipeline.hooks.continueStream.promise({ error: failure, candidate: this.live.candidate, partial: acc.toResponse() }, ctx);
+        // The cut attempt is a failed attempt like any other (its log line, its trace event).
+        this.attemptFailed(cut, continuation ? 'next-candidate' : 'give-up', continuation ? 'stream cut after commit: continued elsewhere' : 'stream cut after commit: no candidate can continue it');
         if (continuation) {
           let continued = false;
           try {
@@ -121,7 +133,10 @@ export class CommittedStream {
             // The caller learns about the original failure, never a fallback's prefill rejection.
             ctx.pipeline.events.emit('plugin-error', { plugin: 'continueStream', stage: 'continueStream', error });
           }
-          if (continued) failure = undefined;
+          if (continued) {
+            failure = undefined;
+            continuedBy = ctx.attempts.findLast((a) => a.ok && a.attempt > this.live.number);
+          }
         }
       }
       this.done = true;
@@ -133,6 +148,13 @@ export class CommittedStream {
         const response = acc.toResponse();
         // Not `{ ...info, attempts, latencyMs }`: see copy-fields.ts.
         response.switchyard = Object.assign({}, info, { attempts: ctx.attempts.length, latencyMs: ctx.clock.now() - ctx.startedAt });
+        if (continuedBy) {
+          // Booked to the deployment that finished the answer, one endpoint/model pair; the cut one is named beside it.
+          const { candidate } = continuedBy;
+          response.model = candidate.model;
+          Object.assign(response.switchyard, { endpoint: candidate.endpoint.name, deployment: candidate.deploymentId, provider: candidate.provider, continuedFrom: this.live.candidate.deploymentId });
+          info.continuedOn = candidate.deploymentId;
+        }
         await owner.recordRequest({ ok: true, response });
       }
       owner.dispose();

@@ -4,9 +4,10 @@
  */
 import { errorRuleSchema } from './error-rules.js';
 import { z } from 'zod';
+import { didYouMean, knownFieldsAt, unknownFieldsMessage } from './did-you-mean.js';
 import { SwitchyardError } from './errors.js';
 import { requestLimitsSchema } from './request-limits.js';
-import type { DeploymentConfig, EndpointConfig, ModelsConfig } from './types.js';
+import type { EndpointConfig, ModelsConfig } from './types.js';
 
 const timeoutsSchema = z
   .object({
@@ -73,6 +74,7 @@ export const modelLimitsSchema = z
     presencePenalty: range,
     frequencyPenalty: range,
     maxStop: z.number().int().nonnegative(),
+    values: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/, 'expected a request field path like thinking.type'), z.array(z.string()).min(1, 'list at least one accepted value')),
   })
   .partial()
   .strict();
@@ -213,40 +215,65 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out || '(root)';
 }
 
-/** Turns zod issues into one coded config error that names every bad path. */
-export function configError(error: z.ZodError, prefix = ''): SwitchyardError {
-  const lines = error.issues.map((issue) => {
+/** One problem per zod issue, each naming its path; unknown fields with the closest known one. */
+export function schemaProblems(error: z.ZodError, prefix = '', schema: z.ZodType = configSchema): SwitchyardError[] {
+  return error.issues.map((issue) => {
     const path = formatPath([...(prefix ? [prefix] : []), ...issue.path]);
-    let message = issue.message;
-    if (issue.code === 'unrecognized_keys') message = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-    return `${path}: ${message}`;
+    const message = issue.code === 'unrecognized_keys' ? unknownFieldsMessage(issue.keys, knownFieldsAt(schema, issue.path)) : issue.message;
+    return new SwitchyardError('config', `${path}: ${message}`, { code: 'SWITCHYARD_ERR_CONFIG', path });
   });
-  const first = error.issues[0];
-  return new SwitchyardError('config', lines.join('\n'), { code: 'SWITCHYARD_ERR_CONFIG', path: first ? formatPath([...(prefix ? [prefix] : []), ...first.path]) : undefined });
+}
+
+/** Several problems as one coded error: every message, one a line; the first one's code and path. */
+export function combineProblems(problems: readonly SwitchyardError[]): SwitchyardError {
+  if (problems.length === 1) return problems[0];
+  const [first] = problems;
+  return new SwitchyardError(first.kind, problems.map((p) => p.message).join('\n'), { code: first.code, path: first.path, cause: problems });
+}
+
+/** Turns zod issues into one coded config error that names every bad path. */
+export function configError(error: z.ZodError, prefix = '', schema: z.ZodType = configSchema): SwitchyardError {
+  return combineProblems(schemaProblems(error, prefix, schema));
+}
+
+/** What a deployment names, read from a config that may not have passed the schema. */
+interface ReferenceInput {
+  endpoints: readonly { name?: unknown }[];
+  models: Readonly<Record<string, readonly { endpoint?: unknown }[] | unknown>>;
+}
+
+/** Cross-references zod cannot express, every one: unique names, deployments pointing at real endpoints. */
+export function referenceProblems({ endpoints, models }: ReferenceInput): SwitchyardError[] {
+  const problems: SwitchyardError[] = [];
+  const names = new Set<string>();
+  endpoints.forEach((e, i) => {
+    if (typeof e?.name !== 'string') return;
+    if (names.has(e.name)) problems.push(new SwitchyardError('config', `endpoints[${i}].name: duplicate endpoint name "${e.name}"`, { code: 'SWITCHYARD_ERR_CONFIG', path: `endpoints[${i}].name` }));
+    names.add(e.name);
+  });
+  for (const [model, deployments] of Object.entries(models)) {
+    if (!Array.isArray(deployments)) continue;
+    deployments.forEach((d: { endpoint?: unknown } | undefined, i) => {
+      if (typeof d?.endpoint === 'string' && !names.has(d.endpoint)) {
+        const path = `models.${model}[${i}].endpoint`;
+        problems.push(new SwitchyardError('config', `${path}: unknown endpoint "${d.endpoint}"${didYouMean(d.endpoint, names)} (known: ${[...names].join(', ')})`, { code: 'SWITCHYARD_ERR_CONFIG', path }));
+      }
+    });
+  }
+  return problems;
 }
 
 /** Cross-references zod cannot express: unique names, deployments pointing at real endpoints. */
 export function checkReferences(endpoints: readonly EndpointConfig[], models: ModelsConfig): void {
-  const names = new Set<string>();
-  endpoints.forEach((e, i) => {
-    if (names.has(e.name)) throw new SwitchyardError('config', `endpoints[${i}].name: duplicate endpoint name "${e.name}"`, { code: 'SWITCHYARD_ERR_CONFIG', path: `endpoints[${i}].name` });
-    names.add(e.name);
-  });
-  for (const [model, deployments] of Object.entries(models)) {
-    deployments.forEach((d: DeploymentConfig, i) => {
-      if (!names.has(d.endpoint)) {
-        const path = `models.${model}[${i}].endpoint`;
-        throw new SwitchyardError('config', `${path}: unknown endpoint "${d.endpoint}" (known: ${[...names].join(', ')})`, { code: 'SWITCHYARD_ERR_CONFIG', path });
-      }
-    });
-  }
+  const problems = referenceProblems({ endpoints, models });
+  if (problems.length) throw combineProblems(problems);
 }
 
 export function validateEndpointsAndModels(endpoints: unknown, models: unknown): { endpoints: EndpointConfig[]; models: ModelsConfig } {
   const e = z.array(endpointSchema).safeParse(endpoints);
-  if (!e.success) throw configError(e.error, 'endpoints');
+  if (!e.success) throw configError(e.error, 'endpoints', z.array(endpointSchema));
   const m = modelsSchema.safeParse(models);
-  if (!m.success) throw configError(m.error, 'models');
+  if (!m.success) throw configError(m.error, 'models', modelsSchema);
   checkReferences(e.data as EndpointConfig[], m.data as ModelsConfig);
   return { endpoints: e.data as EndpointConfig[], models: m.data as ModelsConfig };
 }

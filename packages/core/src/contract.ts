@@ -99,6 +99,13 @@ export interface RequestState {
   [plugin: string]: unknown;
 }
 
+/** A candidate held back until `until` (the pipeline clock's ms); `rateLimited`: because its vendor rate-limited it. */
+export interface CandidateHold {
+  candidate: string;
+  until: number;
+  rateLimited: boolean;
+}
+
 export interface RunAttemptOptions {
   signal?: AbortSignal;
   /** Plugin name, recorded on the attempt outcome. */
@@ -135,6 +142,12 @@ export interface RequestContext {
   current?: Candidate;
   readonly attempts: AttemptOutcome[];
   readonly state: RequestState;
+  /**
+   * Candidates a policy held back for a while (a cooldown after a 429): when none is left to
+   * try, the request fails with the soonest `until` as its Retry-After, as a 429 when every
+   * hold is a rate limit.
+   */
+  readonly holds: CandidateHold[];
   /** Settle the request early (a cache hit); works in classify and route. */
   respond(response: ChatResponse): void;
   /** Start an attempt on a candidate (hedging); it goes through `call` and `recordAttempt`. */

@@ -13,3 +13,7 @@ export { defineSecretResolver, EXTERNAL_SECRET_RE, isSecretResolverFactory, reso
 export { switchyardHintsSchema } from './switchyard-hints.js';
 export { configDir, resolveCa, transportFromConfig } from './transport-from-config.js';
 export { createDispatcher, createUndiciTransport, type UndiciTransportOptions } from './transport.js';
+export { readConfigReport, type ConfigReport } from './config.js';
+export { combineProblems } from './config-schema.js';
+export { closestName, didYouMean } from './did-you-mean.js';
+export { pluginProblems } from './plugin-loader.js';

@@ -20,3 +20,5 @@ export { keepWireText, wireTextOf } from './wire-events.js';
 export { ANTHROPIC_MESSAGES, OPENAI_CHAT_COMPLETION, OPENAI_RESPONSES } from './wire-formats.js';
 export { providerBaseUrl, toWireRequest } from './wire-request.js';
 export type { FrameDecoder, WireRequest } from './provider.js';
+export { secretRandomPart } from './redact-secrets.js';
+export { DEFAULT_RESPONSE_LIMITS, RESPONSE_TOO_LARGE_CODE, responseTooLarge, type ResponseLimits } from './response-limits.js';

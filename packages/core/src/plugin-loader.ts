@@ -85,6 +85,8 @@ export async function loadProviders(config: Pick<LoadedConfig, 'endpoints'>, imp
     }
     const chosen = wantedId ? found.find((p) => p.id === wantedId) : found[0];
     if (!chosen) throw new SwitchyardError('plugin', `${where}: "${pkg}" has no provider with id "${wantedId}" (it has: ${found.map((p) => p.id).join(', ')})`, { code: 'SWITCHYARD_ERR_PLUGIN_INVALID' });
+    const mistake = endpoint.baseUrl ? chosen.checkEndpoint?.(endpoint) : undefined;
+    if (mistake) throw new SwitchyardError('config', `endpoints[${i}].baseUrl: ${mistake}`, { code: 'SWITCHYARD_ERR_CONFIG', path: `endpoints[${i}].baseUrl` });
     if (!firstParty) endpoint.provider = chosen.id;
     for (const p of found) providers.add(p);
   }
@@ -93,30 +95,61 @@ export async function loadProviders(config: Pick<LoadedConfig, 'endpoints'>, imp
 
 export async function loadPlugins(entries: LoadedConfig['plugins'], importer: Importer): Promise<Plugin[]> {
   const plugins: Plugin[] = [];
-  for (let i = 0; i < entries.length; i++) {
-    const entry = entries[i];
-    const name = typeof entry === 'string' ? entry : entry.use;
-    const options = typeof entry === 'string' ? undefined : entry.options;
-    const where = `plugins[${i}]`;
-    const mod = await importModule(importer, name, where);
-    const candidate = mod.default ?? mod.plugin;
-    let plugin: unknown;
-    try {
-      if (isPlugin(candidate)) plugin = candidate;
-      else if (typeof candidate === 'function') plugin = (candidate as (o: unknown) => unknown)(options);
-    } catch (error) {
-      if (isSwitchyardError(error)) {
-        const prefix = (p: string) => (p && p !== '(options)' ? `${where}.options.${p}` : `${where}.options`);
-        const issues = (error.cause as { issues?: { path: PropertyKey[]; message: string }[] } | undefined)?.issues;
-        const message = issues ? `${issues.map((i) => `${prefix(i.path.map(String).join('.'))}: ${i.message}`).join('; ')} (${name})` : `${prefix('')}: ${error.message}`;
-        throw new SwitchyardError('plugin', message, { code: error.code, path: prefix(error.path ?? ''), cause: error });
-      }
-      throw error;
-    }
-    if (!isPlugin(plugin)) throw new SwitchyardError('plugin', `${where}: "${name}" does not export a Switchyard plugin (made with definePlugin()) as its default export`, { code: 'SWITCHYARD_ERR_PLUGIN_INVALID' });
-    plugins.push(plugin);
-  }
+  for (let i = 0; i < entries.length; i++) plugins.push(await loadPlugin(entries[i], i, importer));
   return plugins;
+}
+
+/** Imports the plugin of `plugins[index]` and parses its options. */
+async function loadPlugin(entry: LoadedConfig['plugins'][number], index: number, importer: Importer): Promise<Plugin> {
+  const name = typeof entry === 'string' ? entry : entry.use;
+  const options = typeof entry === 'string' ? undefined : entry.options;
+  const where = `plugins[${index}]`;
+  const mod = await importModule(importer, name, where);
+  const candidate = mod.default ?? mod.plugin;
+  let plugin: unknown;
+  try {
+    if (isPlugin(candidate)) plugin = candidate;
+    else if (typeof candidate === 'function') plugin = (candidate as (o: unknown) => unknown)(options);
+  } catch (error) {
+    if (isSwitchyardError(error)) {
+      const prefix = (p: string) => (p && p !== '(options)' ? `${where}.options.${p}` : `${where}.options`);
+      const issues = (error.cause as { issues?: { path: PropertyKey[]; message: string }[] } | undefined)?.issues;
+      const message = issues ? `${issues.map((i) => `${prefix(i.path.map(String).join('.'))}: ${i.message}`).join('; ')} (${name})` : `${prefix('')}: ${error.message}`;
+      throw new SwitchyardError('plugin', message, { code: error.code, path: prefix(error.path ?? ''), cause: error });
+    }
+    throw error;
+  }
+  if (!isPlugin(plugin)) throw new SwitchyardError('plugin', `${where}: "${name}" does not export a Switchyard plugin (made with definePlugin()) as its default export`, { code: 'SWITCHYARD_ERR_PLUGIN_INVALID' });
+  return plugin;
+}
+
+/**
+ * Every provider and plugin problem of a config at once (`switchyard validate`): each endpoint's
+ * provider and each plugin is imported and its options parsed on its own, so one bad entry does
+ * not hide the next. Takes a config that may have failed the schema: entries of the wrong shape
+ * are left to the schema's report.
+ */
+export async function pluginProblems(config: { endpoints?: unknown; plugins?: unknown }, importer: Importer): Promise<SwitchyardError[]> {
+  const problems: SwitchyardError[] = [];
+  const endpoints = Array.isArray(config.endpoints) ? (config.endpoints as unknown[]) : [];
+  for (let i = 0; i < endpoints.length; i++) {
+    const endpoint = endpoints[i] as Partial<LoadedConfig['endpoints'][number]> | null;
+    if (typeof endpoint?.provider !== 'string' || !endpoint.provider || endpoint.enabled === false) continue;
+    // Positions matter in the messages: the others stand in as disabled.
+    const only = endpoints.map((e, j) => (j === i ? { ...endpoint } : { name: '', provider: '', enabled: false }));
+    await loadProviders({ endpoints: only as LoadedConfig['endpoints'] }, importer).catch((error: unknown) => problems.push(toSwitchyardProblem(error)));
+  }
+  const plugins = Array.isArray(config.plugins) ? (config.plugins as unknown[]) : [];
+  for (let i = 0; i < plugins.length; i++) {
+    const entry = plugins[i] as LoadedConfig['plugins'][number];
+    if (typeof entry !== 'string' && typeof (entry as { use?: unknown } | null)?.use !== 'string') continue;
+    await loadPlugin(entry, i, importer).catch((error: unknown) => problems.push(toSwitchyardProblem(error)));
+  }
+  return problems;
+}
+
+function toSwitchyardProblem(error: unknown): SwitchyardError {
+  return isSwitchyardError(error) ? error : new SwitchyardError('plugin', (error as Error).message ?? String(error), { code: 'SWITCHYARD_ERR_PLUGIN', cause: error });
 }
 
 function isStateStore(value: unknown): value is StateStore {

@@ -4,6 +4,7 @@
  * bad plugin fails at load with a coded error, never mid-request.
  */
 import semver from 'semver';
+import { knownFieldsAt, unknownFieldsMessage } from './did-you-mean.js';
 import { SwitchyardError } from './errors.js';
 import type { Pipeline, Plugin, PluginDefinition } from './contract.js';
 import { PLUGIN_MARKER } from './plugin-marker.js';
@@ -42,6 +43,8 @@ function parsePluginOptions<O, I>(definition: PluginDefinition<O, I>, input: unk
   if (!definition.optionsSchema) return input as O;
   const result = definition.optionsSchema.safeParse(input ?? {});
   if (result.success) return result.data;
+  // An unknown option names the closest known one; the loader reads these issues' messages.
+  for (const issue of result.error.issues) if (issue.code === 'unrecognized_keys') (issue as { message: string }).message = unknownFieldsMessage(issue.keys, knownFieldsAt(definition.optionsSchema, issue.path));
   const first = result.error.issues[0];
   const field = first?.path.length ? first.path.join('.') : '(options)';
   const detail = result.error.issues.map((i) => `${i.path.join('.') || '(options)'}: ${i.message}`).join('; ');

@@ -152,6 +152,12 @@ export interface ProviderV1 {
   /** A cheap health request (`GET /models` style). */
   probe?(target: Candidate): ProviderRequest;
   /**
+   * A mistake in an endpoint's config that would fail every request at run time (an Anthropic
+   * base URL without `/v1`, an Azure URL with the deployment path in it): what is wrong and what
+   * to write instead. Checked when the config is loaded (`validate`, `serve`).
+   */
+  checkEndpoint?(endpoint: EndpointConfig): string | undefined;
+  /**
    * The account balance of `target`'s key, where the vendor has an endpoint for it (DeepSeek,
    * Moonshot); undefined when it has none. Policy plugins poll it (`@switchyard/plugin-balance`).
    */

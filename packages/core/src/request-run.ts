@@ -10,7 +10,8 @@ import { sleep, type Clock } from './clock.js';
 import { isSilentEndpoint, RequestTimer } from './request-timer.js';
 import { AttemptRunner, type AnswerResult, type AttemptScope, type AttemptSettlement, type LiveAttempt } from './attempt-runner.js';
 import { CommittedStream, type CommittedStreamOwner } from './committed-stream.js';
-import type { AttemptOutcome, AttemptResult, CallOptions, Pipeline, PipelineHooks, RequestContext, RequestOutcome, RequestState, RunAttemptOptions, StreamAttemptResult } from './contract.js';
+import { heldBackError } from './held-back.js';
+import type { AttemptOutcome, AttemptResult, CallOptions, CandidateHold, Pipeline, PipelineHooks, RequestContext, RequestOutcome, RequestState, RunAttemptOptions, StreamAttemptResult } from './contract.js';
 import type { AttemptFailure } from './events.js';
 import type { CallerIdentity } from './caller.js';
 import { isSwitchyardError, outcomeOf, SwitchyardError, toSwitchyardError } from './errors.js';
@@ -280,7 +281,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     if (stopError && outcomeOf(stopError) === 'request-failure') return attach(stopError, errors);
     if (errors.length === 0) {
       if (reason) return reason;
-      return new SwitchyardError('no-candidate', `no candidate can serve model "${this.ctx.model}" right now (all filtered out by policies)`, { status: 503 });
+      return heldBackError(this.ctx.holds, this.ctx.clock.now(), this.ctx.model) ?? new SwitchyardError('no-candidate', `no candidate can serve model "${this.ctx.model}" right now (all filtered out by policies)`, { status: 503 });
     }
     const last = errors[errors.length - 1];
     const summary = errors.map((e) => `${e.deployment ?? e.endpoint ?? '?'}: ${e.kind}${e.status ? ` ${e.status}` : ''}`).join('; ');
@@ -336,6 +337,7 @@ class RunContext implements RequestContext {
   current?: Candidate;
   readonly attempts: AttemptOutcome[] = [];
   readonly state: RequestState = {};
+  readonly holds: CandidateHold[] = [];
 
   constructor(
     run: RequestRun,

@@ -33,7 +33,7 @@ export function checkSwitchyardHints(value: unknown): asserts value is Switchyar
   if (value === undefined) return;
   const parsed = switchyardHintsSchema.safeParse(value);
   if (parsed.success) return;
-  const described = configError(parsed.error, 'switchyard');
+  const described = configError(parsed.error, 'switchyard', switchyardHintsSchema);
   throw new SwitchyardError('invalid-request', described.message, { code: INVALID_HINTS_CODE, path: described.path, status: 400, retryable: false });
 }
 

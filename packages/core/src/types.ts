@@ -130,6 +130,8 @@ export interface ResponseInfo {
   queued?: string;
   /** The prompt was shortened to fit the target's context window before it was sent. */
   truncated?: TruncationInfo;
+  /** A stream cut mid-answer was continued on this deployment: the one whose stream was cut (endpoint, deployment…, are the continuing one's). */
+  continuedFrom?: string;
 }
 
 /** What was left out of a prompt too long for the target (oldest turns first). */
@@ -285,6 +287,11 @@ export interface ModelLimits {
   presencePenalty?: [number, number];
   frequencyPenalty?: [number, number];
   maxStop?: number;
+  /**
+   * The values a field accepts, by its path in the request (`reasoning_effort`, `thinking.type`,
+   * `response_format.type`): a vendor's `type must be in [enabled, disabled, auto]`, checked before sending.
+   */
+  values?: Record<string, string[]>;
 }
 
 /** A logical model: the deployments that can serve it, in default priority order. */

@@ -5,7 +5,7 @@
 import { SERVICE } from '@switchyard/contracts';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getService, SwitchyardError, systemClock, type CallerIdentity, type Clock, type Pipeline, type StateStore } from '@switchyard/core';
+import { getService, SwitchyardError, systemClock, toSwitchyardError, type CallerIdentity, type Clock, type Pipeline, type StateStore } from '@switchyard/core';
 import { AbortLink, checkRequestLimits } from '@switchyard/core/internal';
 import { type FromConfigOptions, type LoadedConfig } from '@switchyard/core/config';
 import type { Exchange } from './exchange.js';
@@ -23,7 +23,7 @@ import { logPipelineEvents } from './event-log.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { flatLineWriterOf, silentLogger, type Logger } from './logger.js';
 import { openGatewayStore, type GatewayStore } from './gateway-store.js';
-import { gatewaySecrets, maskerOf, maskingLogger, SecretMasker } from './secret-masking.js';
+import { gatewayOwnText, gatewaySecrets, maskerOf, maskingLogger, SecretMasker } from './secret-masking.js';
 import { StatusBoard, type StatusReport } from './status-board.js';
 import { basicPassword, sendStatus, STATUS_PATHS } from './status-route.js';
 import { withSpendForecast } from './status-forecast.js';
@@ -88,6 +88,8 @@ export interface Gateway {
   close(): Promise<void>;
   /** Swaps the pipeline atomically; requests in flight finish on the old one. */
   reload(pipeline: Pipeline, options?: ReloadOptions): void;
+  /** A reload its caller could not carry out (a config that does not load): counted in /metrics, announced as `config:reload`. */
+  reloadRejected(error: unknown): void;
   readonly address: GatewayAddress | undefined;
   readonly pipeline: Pipeline | undefined;
   /**
@@ -116,10 +118,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   // Admin keys are masked like gateway keys (one frozen list, rebuilt when the keys change).
   let ownKeys: readonly string[] = Object.freeze([...apiKeys, ...adminKeys]);
   const ownSecrets = gatewaySecrets(() => [ownKeys, slot?.pipeline, options.secrets?.()]);
-  const masker = new SecretMasker(ownSecrets);
+  const ownText = gatewayOwnText(() => slot?.pipeline ?? options.pipeline);
+  const masker = new SecretMasker(ownSecrets, ownText);
   // A logger that masks every call itself learns this gateway's secrets; any other is wrapped.
   const loggerMasker = options.logger && maskerOf(options.logger);
-  const forgetSecrets = loggerMasker ? loggerMasker.addSource(ownSecrets) : undefined;
+  const forgetSecrets = loggerMasker ? loggerMasker.addSource(ownSecrets, ownText) : undefined;
   const logger = options.logger ? (loggerMasker ? options.logger : maskingLogger(options.logger, masker)) : silentLogger;
   // A logger that masks itself may write flat lines (the access line) without its generic serializer.
   const flatLine = options.logger && loggerMasker ? flatLineWriterOf(options.logger) : undefined;
@@ -233,8 +236,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   /** 401 for a missing, wrong, unknown or revoked key alike; an expired key's refusal names the expiry. */
   function refuse(requestId: string, path: string, fail: (reply: ErrorReply, extra?: Record<string, string>) => void, challenge: boolean, error?: SwitchyardError): void {
     const reply = error ? replyForError(error, errorOptions) : errorReply(401, 'Incorrect or missing gateway API key. Send "Authorization: Bearer <gateway key>" (or "x-api-key: <gateway key>" on the Anthropic API).', 'invalid_request_error', 'invalid_api_key');
-    metrics.request('auth', reply.status);
-    logger.warn({ event: 'access', requestId, route: path, outcome: 'error', status: reply.status, errorCode: reply.body.error.code }, 'request');
+    // Counted under the route asked for, and logged like any other client error (info, not warn).
+    metrics.request(path, reply.status);
+    logger.info({ event: 'access', requestId, route: path, outcome: 'error', status: reply.status, errorCode: reply.body.error.code }, 'request');
     // Browsers ask for the key (as a Basic password) and resend it on the page's refreshes.
     fail(reply, challenge ? { 'www-authenticate': 'Basic realm="switchyard", charset="UTF-8"' } : {});
   }
@@ -402,6 +406,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       metrics.reloaded('ok');
       pipeline.events.emit('config:reload', { ok: true });
       logger.info({ event: 'reload', ok: true, models: pipeline.modelNames(), inFlight }, 'pipeline reloaded');
+    },
+    reloadRejected(error) {
+      metrics.reloaded('failed');
+      slot?.pipeline.events.emit('config:reload', { ok: false, error: toSwitchyardError(error) });
     },
     close() {
       closing ??= (async () => {

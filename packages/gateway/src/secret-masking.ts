@@ -29,6 +29,7 @@ function isSensitive(lowerKey: string, parent: string | undefined): boolean {
 }
 
 type SecretSource = () => readonly (string | undefined)[];
+type OwnTextSource = () => readonly string[];
 
 /** Fields whose value is new in every line (request ids): masked but never remembered as clean. */
 export const UNIQUE_FIELDS: ReadonlySet<string> = new Set(['requestId']);
@@ -49,17 +50,43 @@ export class SecretMasker {
   /** Field names and whether they may be credential fields (`MAYBE_SENSITIVE`). */
   private readonly fieldNames = new Map<string, boolean>();
 
-  constructor(source: SecretSource) {
+  /** The words the gateway writes itself (endpoint and model names): a key fragment among them is not masked. */
+  private readonly ownTextSources: OwnTextSource[] = [];
+  private ownText: readonly string[] | undefined;
+  private lastOwnReads: (readonly string[])[] = [];
+
+  constructor(source: SecretSource, ownText?: OwnTextSource) {
     this.sources = [source];
+    if (ownText) this.ownTextSources.push(ownText);
   }
 
-  /** Masks these secrets too (a gateway logging through a logger that masks); returns the removal. */
-  addSource(source: SecretSource): () => void {
+  /** Masks these secrets too (a gateway logging through a logger that masks), sparing its own words; returns the removal. */
+  addSource(source: SecretSource, ownText?: OwnTextSource): () => void {
     this.sources.push(source);
+    if (ownText) this.ownTextSources.push(ownText);
     return () => {
       const at = this.sources.indexOf(source);
       if (at > 0) this.sources.splice(at, 1);
+      const own = ownText ? this.ownTextSources.indexOf(ownText) : -1;
+      if (own >= 0) this.ownTextSources.splice(own, 1);
     };
+  }
+
+  /** Reads the own-text sources again; a change forgets the strings remembered clean. */
+  private refreshOwnText(): void {
+    const { ownTextSources, lastOwnReads } = this;
+    let unchanged = ownTextSources.length === lastOwnReads.length;
+    for (let i = 0; i < ownTextSources.length; i++) {
+      const read = ownTextSources[i]();
+      if (read !== lastOwnReads[i] || !Object.isFrozen(read)) unchanged = false;
+      lastOwnReads[i] = read;
+    }
+    lastOwnReads.length = ownTextSources.length;
+    if (unchanged) return;
+    const current = [...new Set(lastOwnReads.flat())];
+    if (this.ownText && current.length === this.ownText.length && current.every((s, i) => s === this.ownText![i])) return;
+    this.ownText = current.length ? Object.freeze(current) : undefined;
+    this.clean.clear();
   }
 
   /**
@@ -68,6 +95,7 @@ export class SecretMasker {
    * nothing; any other read is compared element by element.
    */
   private refresh(): void {
+    this.refreshOwnText();
     const { sources, lastReads } = this;
     let unchanged = sources.length === lastReads.length;
     for (let i = 0; i < sources.length; i++) {
@@ -102,7 +130,7 @@ export class SecretMasker {
    */
   maskedText(value: string, unique = false): string {
     if (!unique) return this.maskText(value);
-    return this.clean.has(value) ? value : redactSecrets(value, this.secrets);
+    return this.clean.has(value) ? value : redactSecrets(value, this.secrets, this.ownText);
   }
 
   /** A top-level string field of a log line, as `value()` masks it: censored by its name, or masked (after `refreshSecrets()`). */
@@ -121,7 +149,7 @@ export class SecretMasker {
     const { clean } = this;
     if (clean.has(value)) return value;
     // Core's rules: whole keys and any 8+ character piece (any case, URL-encoded), known key shapes, bearer tokens.
-    const masked = redactSecrets(value, this.secrets);
+    const masked = redactSecrets(value, this.secrets, this.ownText);
     if (masked === value && value.length <= REMEMBERED_LENGTH_MAX) {
       if (clean.size >= REMEMBERED_MAX) clean.clear();
       clean.add(value);
@@ -144,7 +172,7 @@ export class SecretMasker {
    * or array with nothing to mask comes back as it is: a copy is made at the first change.
    */
   private maskValue(value: unknown, depth: number, parent?: string): unknown {
-    if (typeof value === 'string') return parent !== undefined && UNIQUE_FIELDS.has(parent) ? redactSecrets(value, this.secrets) : this.maskText(value);
+    if (typeof value === 'string') return parent !== undefined && UNIQUE_FIELDS.has(parent) ? redactSecrets(value, this.secrets, this.ownText) : this.maskText(value);
     if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return value;
     if (isSwitchyardError(value)) return this.maskValue(value.summary(), depth + 1);
     if (value instanceof Error) return this.maskValue({ type: value.name, message: value.message, stack: value.stack, ...(value as unknown as Record<string, unknown>) }, depth + 1);
@@ -191,6 +219,30 @@ export function pipelineSecrets(pipeline: Pipeline | undefined): string[] {
     for (const value of Object.values(endpoint.headers ?? {})) if (value.length >= SECRET_FRAGMENT_LENGTH) out.push(value);
   }
   return out;
+}
+
+/** The names a pipeline's lines carry (endpoints, models, upstream models, plugins): a key fragment among them is not masked. */
+export function pipelineOwnText(pipeline: Pipeline | undefined): string[] {
+  const out = new Set<string>();
+  for (const endpoint of pipeline?.endpoints ?? []) {
+    out.add(endpoint.name);
+    if (endpoint.provider) out.add(endpoint.provider);
+  }
+  for (const [model, deployments] of Object.entries(pipeline?.models ?? {})) {
+    out.add(model);
+    for (const deployment of deployments) if (deployment.model) out.add(deployment.model);
+  }
+  return [...out];
+}
+
+/** `pipelineOwnText` of the pipeline in use, as one frozen list rebuilt only when the pipeline changed (a reload). */
+export function gatewayOwnText(pipeline: () => Pipeline | undefined): () => readonly string[] {
+  let last: { pipeline: Pipeline | undefined; list: readonly string[] } | undefined;
+  return () => {
+    const current = pipeline();
+    if (!last || last.pipeline !== current) last = { pipeline: current, list: Object.freeze(pipelineOwnText(current)) };
+    return last.list;
+  };
 }
 
 /**

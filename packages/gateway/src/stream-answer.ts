@@ -73,6 +73,9 @@ export async function serveStream(x: Exchange, request: ChatRequest, encoderFor:
     const reply = replyForError(failure, x.errorOptions);
     writer.end(encoder.fail ? encoder.fail(reply) : x.dialect.streamError(reply));
   } else {
+    // The headers went out before the cut: an SSE comment (ignored by clients' parsers) says the answer was continued elsewhere.
+    const { continuedOn, deployment } = stream.info;
+    if (continuedOn) writer.write(x.errorOptions.exposeUpstream ? `: switchyard-continued from=${deployment} on=${continuedOn}\n\n` : ': switchyard-continued\n\n');
     const closing = encoder.end();
     writer.end(typeof closing === 'string' ? closing : await closing);
   }

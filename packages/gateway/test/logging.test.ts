@@ -140,7 +140,7 @@ describe('gateway logs', () => {
     expect(logger.lines.filter((l) => l.event === 'access').map((l) => [l.status, l.outcome])).toEqual([[503, 'error'], [200, 'success']]);
     // A request without a gateway key gets an access line too.
     expect((await fetch(`${gateway.address!.url}/models`)).status).toBe(401);
-    expect(logger.lines.at(-1)).toMatchObject({ event: 'access', level: 'warn', status: 401, errorCode: 'invalid_api_key', route: '/v1/models' });
+    expect(logger.lines.at(-1)).toMatchObject({ event: 'access', level: 'info', status: 401, errorCode: 'invalid_api_key', route: '/v1/models' });
   });
 
   it('logs a health flip and /status shows the score', async () => {

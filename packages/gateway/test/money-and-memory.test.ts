@@ -147,8 +147,8 @@ describeWithRedis('issue 34: hostile tenants cannot spend past their budgets', (
     }
     // Each abandoned call is recorded once its attempt ends (after the client left): wait for all three.
     const ledgerLine = async () => (await (await fetch(`${rig.h.origin}/switchyard/usage?groupBy=gatewayKey`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json()).groups[k.id];
-    await expect.poll(async () => (await ledgerLine())?.estimated.attempts).toBe(3);
-    await expect.poll(async () => Math.abs((await ledgerLine()).costUsd - (await rig.spentToday(k.id)))).toBeLessThan(1e-9);
+    await expect.poll(async () => (await ledgerLine())?.estimated.attempts, { timeout: 10_000 }).toBe(3);
+    await expect.poll(async () => Math.abs((await ledgerLine()).costUsd - (await rig.spentToday(k.id))), { timeout: 10_000 }).toBeLessThan(1e-9);
     expect(await rig.spentToday(k.id)).toBeGreaterThan(0);
   });
 

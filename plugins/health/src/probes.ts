@@ -132,13 +132,13 @@ export class Prober {
     let result: ProbeResult | undefined;
     if (depth === 'quality') result = await this.runQuality(provider, target, settings as DepthSettings['quality']);
     else {
-      const built = depth === 'reachability' ? this.reachabilityRequest(provider, target, settings as DepthSettings['reachability']) : this.chatRequest(provider, target, settings as DepthSettings['completion']);
+      const built = depth === 'reachability' ? this.reachabilityRequest(provider, target, settings as DepthSettings['reachability']) : this.completionRequest(provider, target, settings as DepthSettings['completion']);
       if (!built) return undefined;
       const sent = await this.exchange(provider, target, depth, built, settings);
       if ('failed' in sent) result = sent.failed;
       else {
         const judged = this.judgeStatus(provider, target, depth, sent.http);
-        result = { deployment: target.deploymentId, depth, latencyMs: sent.latencyMs, ...(judged ?? (depth === 'completion' ? this.parsed(provider, target, sent.http).verdict : { ok: true })) };
+        result = { deployment: target.deploymentId, depth, latencyMs: sent.latencyMs, ...(judged ?? (depth === 'completion' ? this.completionVerdict(provider, target, sent.http) : { ok: true })) };
       }
     }
     if (result && !this.stopped && report) this.onResult(result);
@@ -175,6 +175,27 @@ export class Prober {
     const built = provider.probe?.(target);
     if (!path) return built;
     return { method: 'GET', path, headers: built?.headers ?? {} };
+  }
+
+  /** An embeddings deployment answers an embeddings call: a chat completion would get "not a chat model". */
+  private static embeds(provider: ProviderV1, target: Candidate): boolean {
+    return target.capabilities.has('embeddings') && provider.buildEmbeddingsRequest !== undefined && provider.parseEmbeddingsResponse !== undefined;
+  }
+
+  private completionRequest(provider: ProviderV1, target: Candidate, probe: { prompt: string; maxTokens: number }): ProviderRequest {
+    if (Prober.embeds(provider, target)) return provider.buildEmbeddingsRequest!({ model: target.model, input: probe.prompt }, target);
+    return this.chatRequest(provider, target, probe);
+  }
+
+  private completionVerdict(provider: ProviderV1, target: Candidate, http: ProviderHttpResponse): Pick<ProbeResult, 'ok' | 'failure' | 'error'> {
+    if (!Prober.embeds(provider, target)) return this.parsed(provider, target, http).verdict;
+    try {
+      const answer = provider.parseEmbeddingsResponse!(http, target);
+      if (answer.data.length > 0) return { ok: true };
+      return { ok: false, failure: 'endpoint', error: new SwitchyardError('server', 'embeddings probe answered no vector') };
+    } catch (cause) {
+      return { ok: false, failure: 'endpoint', error: new SwitchyardError('server', 'probe answer could not be parsed', { cause }) };
+    }
   }
 
   private chatRequest(provider: ProviderV1, target: Candidate, probe: { prompt: string; maxTokens: number }): ProviderRequest {

@@ -33,7 +33,22 @@ export function violation(request: ChatRequest, limits: ModelLimits): Violation 
   if (limits.maxStop !== undefined && Array.isArray(request.stop) && request.stop.length > limits.maxStop) {
     return { path: 'stop', reason: `${request.stop.length} stop sequences, at most ${limits.maxStop} accepted` };
   }
+  for (const path in limits.values) {
+    const value = valueAt(request, path);
+    const accepted = limits.values[path]!;
+    if (value !== undefined && value !== null && !accepted.includes(String(value))) return { path, reason: `${JSON.stringify(value)} is not one of [${accepted.join(', ')}]` };
+  }
   return undefined;
+}
+
+/** The value at a dotted path of the request (`thinking.type`), if every step is an object. */
+function valueAt(request: ChatRequest, path: string): unknown {
+  let at: unknown = request;
+  for (const key of path.split('.')) {
+    if (at === null || typeof at !== 'object') return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at;
 }
 
 /** The limits of a candidate: the provider preset, then the plugin's per-provider limits, then its own. */
@@ -42,5 +57,8 @@ export function limitsOf(candidate: Candidate, presets: Readonly<Record<string, 
   const preset = presets[candidate.provider];
   const configured = providers[candidate.provider];
   if (!preset && !configured) return own ?? {};
-  return Object.assign({}, preset, configured, own);
+  const merged = Object.assign({}, preset, configured, own);
+  // Accepted values merge field by field: a deployment that lists one field keeps the preset's others.
+  if (preset?.values || configured?.values || own?.values) merged.values = Object.assign({}, preset?.values, configured?.values, own?.values);
+  return merged;
 }

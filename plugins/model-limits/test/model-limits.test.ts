@@ -93,6 +93,21 @@ describe('parameter checks before sending', () => {
     await expect(noPresets.pipeline.chat(ask({ max_tokens: 100 }))).rejects.toMatchObject({ path: 'max_tokens' });
   });
 
+  it('checks enumerated values from the per-model table before sending (issue 38: "type must be in [enabled, disabled, auto]")', async () => {
+    const { pipeline: p, a, b } = await setup(() => [
+      { endpoint: 'a', model: 'glm-4.6', limits: { values: { 'thinking.type': ['enabled', 'disabled', 'auto'] } } },
+      { endpoint: 'b', model: 'gpt-4o', limits: { values: { 'thinking.type': ['enabled', 'disabled'] } } },
+    ]);
+    const err = await p.chat(ask({ thinking: { type: 'always' } })).catch((e) => e);
+    expect(err).toMatchObject({ kind: 'invalid-request', code: 'SWITCHYARD_ERR_PARAMETER_LIMIT', status: 400, path: 'thinking.type' });
+    expect(err.message).toContain('thinking.type: "always" is not one of [enabled, disabled, auto]');
+    expect(a.requests.length + b.requests.length).toBe(0);
+    // Only the deployment that accepts `auto` is tried; the preset's response formats still apply beside the deployment's own table.
+    expect((await p.chat(ask({ thinking: { type: 'auto' } }))).switchyard.deployment).toBe('a/glm-4.6');
+    await expect(p.chat(ask({ response_format: { type: 'yaml' } as never }))).rejects.toMatchObject({ path: 'response_format.type', message: expect.stringContaining('"yaml" is not one of [text, json_object, json_schema]') });
+    expect(() => createPipeline({ endpoints: [{ name: 'a', provider: 'openai' }], models: { chat: [{ endpoint: 'a', model: 'm', limits: { values: { 'thinking type': ['x'] } } }] }, providers: [openaiProvider] })).toThrow(/limits\.values\.thinking type: Invalid key/);
+  });
+
   it('refuses bad limits in the config with the path', () => {
     expect(() => createPipeline({ endpoints: [{ name: 'a', provider: 'openai' }], models: { chat: [{ endpoint: 'a', model: 'm', limits: { temperature: [2, 0] } as never }] }, providers: [openaiProvider] })).toThrow(/models\.chat\[0\]\.limits\.temperature: expected \[min, max\]/);
     expect(() => modelLimits({ providers: { openai: { maxStop: -1 } } })).toThrow(expect.objectContaining({ code: 'SWITCHYARD_ERR_PLUGIN_OPTIONS' }));

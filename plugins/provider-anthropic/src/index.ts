@@ -11,6 +11,7 @@ import { buildMessagesBody, requestHeaders } from './request.js';
 import { forwardable, parseMessagesResponse } from './response.js';
 import { AnthropicStreamDecoder } from './stream-decoder.js';
 import { anthropicUnsupported } from './unsupported.js';
+import { checkAnthropicBaseUrl } from './base-url.js';
 
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com/v1';
 
@@ -21,6 +22,7 @@ export const anthropicProvider = defineProvider({
   // No native JSON mode in API version 2023-06-01, so `json` is not claimed.
   defaultCapabilities: ['tools', 'vision', 'prefill', 'stream'],
   speaks: (format) => format === ANTHROPIC_MESSAGES,
+  checkEndpoint: (endpoint) => checkAnthropicBaseUrl(endpoint.baseUrl),
   unsupported: anthropicUnsupported,
   buildRequest(request, target, { stream }) {
     // A client of the Messages API gets its own request sent on (pass-through.ts).

@@ -26,8 +26,22 @@ export function azurePath(operation: OpenAIOperation, target: Candidate): string
   return `${prefix}/deployments/${encodeURIComponent(target.model)}/${operation}${query}`;
 }
 
+/**
+ * The deployment goes in the path from each deployment's `model`: a base URL copied from the
+ * portal's "target URI" (`…/openai/deployments/NAME/chat/completions?api-version=…`) would
+ * put it there twice.
+ */
+export function checkAzureBaseUrl(baseUrl: string | undefined): string | undefined {
+  if (!baseUrl) return undefined;
+  const at = baseUrl.search(/\/deployments(\/|$)|\/chat\/completions|\?api-version=/);
+  if (at < 0) return undefined;
+  const root = baseUrl.slice(0, at).replace(/\/openai\/?$/, '');
+  return `an Azure base URL is the resource root ("${root}"): the deployment comes from each deployment's model and the version from apiVersion`;
+}
+
 export const azureProvider = defineOpenAIFamilyProvider({
   id: 'azure',
+  checkEndpoint: (endpoint) => checkAzureBaseUrl(endpoint.baseUrl),
   defaultCapabilities: ['tools', 'json', 'vision', 'stream'],
   pathFor: azurePath,
   authHeaders: (target): Record<string, string> => (target.apiKey ? { 'api-key': target.apiKey } : {}),

@@ -41,6 +41,8 @@ export interface OpenAIFamilyOptions {
   documentTypes?: ReadonlySet<string>;
   /** The vendor's account balance route, if it has one (balance.ts). */
   balance?: BalanceRoute;
+  /** A mistake in an endpoint's config that would fail every request (ProviderV1.checkEndpoint). */
+  checkEndpoint?: ProviderV1['checkEndpoint'];
 }
 
 export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): ProviderV1 {
@@ -58,6 +60,7 @@ export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): Provid
     id,
     ...(options.defaultBaseUrl ? { defaultBaseUrl: options.defaultBaseUrl } : {}),
     defaultCapabilities: options.defaultCapabilities,
+    ...(options.checkEndpoint ? { checkEndpoint: options.checkEndpoint } : {}),
     speaks: (format, target) => format === OPENAI_RESPONSES && responsesApiEnabled(target, responsesByDefault),
     // A request passed through to /responses goes as the client wrote it: only a translated one is checked.
     unsupported: (request, target) => (responsesOrigin(request, target, responsesByDefault) ? undefined : openAIFamilyUnsupported(request, id, options.documentTypes ?? (target.capabilities.has('documents') ? PDF_DOCUMENTS : undefined))),

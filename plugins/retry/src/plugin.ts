@@ -107,6 +107,9 @@ async function waitOutCooldown(policy: RetryPolicy, candidates: Candidate[], wai
 function recordSkipped(ctx: RequestContext, candidates: Candidate[], cooling: (Cooldown | undefined)[]): void {
   const skipped = retryState(ctx).skipped;
   cooling.forEach((c, i) => {
-    if (c) skipped.push({ candidate: candidates[i].id, until: c.until, reason: c.reason });
+    if (!c) return;
+    skipped.push({ candidate: candidates[i].id, until: c.until, reason: c.reason });
+    // The core's slot: with no candidate left, the client is told when the first is back (a 429 when all are rate-limited).
+    ctx.holds.push({ candidate: candidates[i].id, until: c.until, rateLimited: c.reason.startsWith('rate-limited') });
   });
 }

@@ -163,7 +163,10 @@ describe('rate limits', () => {
     expect(first.kind).toBe('all-candidates-failed');
     expect(first.status).toBe(429);
     const second = await chat().catch((e) => e);
-    expect(second.kind).toBe('no-candidate');
+    // Every candidate is rate-limited: a 429 that says when the first is back (issue 38), not a 503.
+    expect(second).toMatchObject({ kind: 'rate-limit', status: 429 });
+    expect(second.retryAfterMs).toBeGreaterThan(19_000);
+    expect(second.retryAfterMs).toBeLessThanOrEqual(20_000 * 1.1);
     expect(hosts(transport)).toBe('ab');
   });
 

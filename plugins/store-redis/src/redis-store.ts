@@ -326,7 +326,8 @@ export class RedisStateStore implements StateStore {
 
   /** The first failure of an outage is reported; the rest of it is quiet. */
   private degrade(cause: unknown): void {
-    if (this.outage) return;
+    // A closed store has no outage: a command still running when its pipeline closed (`validate`) finds the connection ended.
+    if (this.outage || this.closed) return;
     this.outage = true;
     const error = this.unavailable(cause);
     this.tell({ event: 'store:outage', where: this.where, error });

@@ -280,7 +280,7 @@ function decoded(segment: string): string {
 function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
-  const described = configError(parsed.error);
+  const described = configError(parsed.error, '', schema);
   throw inputError(described.message, described.path);
 }
 

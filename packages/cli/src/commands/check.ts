@@ -15,7 +15,8 @@ export const checkCommand: Command = {
   help: `Usage: switchyard check [--config <file>] [--timeout <ms>] [--max-tokens <n>]
 
 Sends each enabled endpoint its provider's cheap probe (a "list models" request) and then
-every deployment a real chat completion of one token, through the same transport the gateway
+every deployment a real chat completion of one token (an embeddings call to a deployment with
+the embeddings capability), through the same transport the gateway
 uses (proxy and CA settings apply). Prints one row per endpoint (reachable, latency, auth,
 models) and one per deployment (ok or failed, latency, the error class). Exits 0 when every
 enabled endpoint answered with working credentials and every deployment completed, 1 otherwise.

@@ -1,10 +1,14 @@
 /** `switchyard validate`: everything `serve` checks at start, without serving. */
 import type { EndpointConfig, Pipeline } from '@switchyard/core';
 import { EXIT } from '../io.js';
-import { buildPipeline } from '../load-config.js';
-import { formatError } from '../format-error.js';
+import { buildPipeline, reportConfig } from '../load-config.js';
+import path from 'node:path';
+import { pluginProblems } from '@switchyard/core/config';
+import { envWithFile } from '../env-file.js';
+import { cliImporter } from '../importer.js';
+import { formatError, formatProblems } from '../format-error.js';
 import type { Command } from '../command.js';
-import { readServedConfig, SERVE_OPTIONS, SERVE_OPTIONS_HELP, SERVE_USAGE, serveArguments } from '../serve-arguments.js';
+import { SERVE_OPTIONS, SERVE_OPTIONS_HELP, SERVE_USAGE, serveArguments } from '../serve-arguments.js';
 
 /** Each enabled endpoint's provider report: `error: endpoints[i].field: …` lines, then credential sources. */
 function endpointReports(pipeline: Pipeline, endpoints: readonly EndpointConfig[]): string[] {
@@ -27,8 +31,9 @@ export const validateCommand: Command = {
 
 Loads the config exactly as "serve" does, with the same options (environment substitution with
 the env file, schema, cross references, the binding with --host / --port applied, plugin and
-provider imports with their version and option checks) and reports every problem with the path
-where it is. Exits 0 when the config is valid, 1 when it is not, 2 for a bad option.
+provider imports with their version and option checks) and reports every problem of every
+phase in one run, each with the path where it is (and the closest known name for a mistyped
+option or endpoint). Exits 0 when the config is valid, 1 when it is not, 2 for a bad option.
 Secrets are never printed.
 
 Options (the same as serve's; --no-watch is accepted and changes nothing here):
@@ -43,8 +48,17 @@ ${SERVE_OPTIONS_HELP}
     }
     let secrets: string[] = [];
     try {
-      const setup = await readServedConfig(args, io);
-      secrets = setup.secrets;
+      // Every phase runs whatever the one before found: one run names every problem.
+      const report = await reportConfig(args.file, await envWithFile(io.env, args.envFile, io.cwd), io.cwd, { overrides: args.overrides });
+      secrets = report.secrets;
+      const configured = report.setup?.config ?? report.substituted;
+      const problems = [...report.problems, ...(configured ? await pluginProblems(configured, cliImporter(path.dirname(path.resolve(io.cwd, args.file)))) : [])];
+      if (problems.length || !report.setup) {
+        await report.setup?.external.close();
+        io.err.write(formatProblems(problems, secrets));
+        return EXIT.FAILED;
+      }
+      const setup = report.setup;
       const { config } = setup;
       let reports: string[];
       try {
@@ -54,9 +68,9 @@ ${SERVE_OPTIONS_HELP}
       } finally {
         await setup.external.close();
       }
-      const problems = reports.filter((line) => line.startsWith('error: '));
-      if (problems.length > 0) {
-        io.err.write(problems.map((line) => `${line}\n`).join(''));
+      const reported = reports.filter((line) => line.startsWith('error: '));
+      if (reported.length > 0) {
+        io.err.write(reported.map((line) => `${line}\n`).join(''));
         return EXIT.FAILED;
       }
       const enabled = config.endpoints.filter((e) => e.enabled !== false).length;

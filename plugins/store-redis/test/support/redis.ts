@@ -3,7 +3,10 @@
  * one, the Redis tests are skipped locally and fail under CI, where a skip would hide them.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { describe, it } from 'vitest';
@@ -88,6 +91,8 @@ export async function freePort(): Promise<number> {
  */
 export class OwnRedisServer {
   private process: ChildProcess | undefined;
+  /** Its working folder: a test that turns persistence on (CONFIG SET appendonly yes) writes there, never into the repository. */
+  private readonly dir = mkdtempSync(join(tmpdir(), 'switchyard-own-redis-'));
   constructor(readonly port: number) {}
 
   static async start(): Promise<OwnRedisServer> {
@@ -101,7 +106,7 @@ export class OwnRedisServer {
   }
 
   async start(): Promise<void> {
-    this.process = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(this.port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    this.process = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(this.port), '--save', '', '--appendonly', 'no', '--dir', this.dir], { stdio: 'ignore' });
     for (let i = 0; i < 100 && !(await redisAnswers(this.url)); i++) await sleep(20);
   }
 
