@@ -12,7 +12,7 @@ const packageName = (dir: string) => (JSON.parse(readRepo(`${dir}/package.json`)
 describe('the production bundle package', () => {
   it('depends on the CLI and on every first-party plugin a config may use:', () => {
     const plugins = readdirSync(repoPath('plugins')).map((dir) => packageName(`plugins/${dir}`));
-    const wanted = ['@switchyard/cli', '@switchyard/core', '@switchyard/gateway', ...plugins].sort();
+    const wanted = ['@switchyard/cli', '@switchyard/contracts', '@switchyard/core', '@switchyard/gateway', ...plugins].sort();
     expect(Object.keys(server.dependencies).sort()).toEqual(wanted);
     for (const range of Object.values(server.dependencies)) expect(range).toBe('workspace:*');
   });

@@ -1,27 +1,59 @@
 /**
  * When a request's body has been fully written to the vendor's socket, told by undici's own
- * diagnostics channel (`undici:request:bodySent`): undici's handler API has no such callback
- * for the dispatch handlers the transport uses. The body goes to undici as a Buffer, which
- * undici keeps as the request's `body`: that Buffer is what finds the request's callback.
- * One subscription per process; a request no callback waits for costs a WeakMap lookup.
+ * diagnostics channels: undici's handler API has no such callback for the dispatch handlers the
+ * transport uses. The body goes to undici as a Buffer, which undici keeps as the request's
+ * `body`: that Buffer is what finds the request's callback.
+ *
+ * undici reports `bodySent` as soon as it handed the Buffer to `socket.write`, which buffers in
+ * the process whatever the kernel did not take yet (a vendor that stopped reading leaves all of a
+ * large body there). So the socket seen at `sendHeaders` is watched too: while it still holds
+ * unwritten bytes, the body counts as written only at its `drain`; a socket closed before
+ * then never wrote it. One subscription per process; a request no callback waits for costs a
+ * WeakMap lookup.
  */
 import diagnostics from 'node:diagnostics_channel';
+import type { Socket } from 'node:net';
 
 const waiting = new WeakMap<Buffer, () => void>();
+const socketOf = new WeakMap<Buffer, Socket>();
 let subscribed = false;
 
-function onBodySent(message: unknown): void {
+function bodyOf(message: unknown): Buffer | undefined {
   const body = (message as { request?: { body?: unknown } }).request?.body;
-  if (!Buffer.isBuffer(body)) return;
+  return Buffer.isBuffer(body) ? body : undefined;
+}
+
+function onSendHeaders(message: unknown): void {
+  const body = bodyOf(message);
+  if (!body || !waiting.has(body)) return;
+  const socket = (message as { socket?: Socket }).socket;
+  if (socket) socketOf.set(body, socket);
+}
+
+function onBodySent(message: unknown): void {
+  const body = bodyOf(message);
+  if (!body) return;
   const sent = waiting.get(body);
   if (!sent) return;
   waiting.delete(body);
-  sent();
+  const socket = socketOf.get(body);
+  socketOf.delete(body);
+  if (!socket || !socket.writableNeedDrain) return sent();
+  const settle = (drained: boolean) => {
+    socket.off('drain', onDrain);
+    socket.off('close', onClose);
+    if (drained) sent();
+  };
+  const onDrain = () => settle(true);
+  const onClose = () => settle(false);
+  socket.on('drain', onDrain);
+  socket.on('close', onClose);
 }
 
-/** The body to hand undici, and `sent` called once undici has written all of it. */
+/** The body to hand undici, and `sent` called once all of it has left the process for the vendor. */
 export function trackedBody(body: string, sent: () => void): Buffer {
   if (!subscribed) {
+    diagnostics.subscribe('undici:client:sendHeaders', onSendHeaders);
     diagnostics.subscribe('undici:request:bodySent', onBodySent);
     subscribed = true;
   }

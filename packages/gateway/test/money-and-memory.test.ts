@@ -221,7 +221,11 @@ describeWithRedis('issue 34: hostile tenants cannot spend past their budgets', (
   it('row 9: an attempt whose body never fully reached the vendor (it stopped reading), then timed out, is never billed', async () => {
     stores.usePrefix('i34-row9');
     // A vendor that accepts connections and reads nothing: a 16 MiB body never leaves the socket buffers.
-    const deaf = net.createServer((socket) => socket.pause());
+    const held = new Set<net.Socket>();
+    const deaf = net.createServer((socket) => {
+      held.add(socket);
+      socket.pause();
+    });
     await new Promise<void>((resolve) => deaf.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(deaf.address() as net.AddressInfo).port}/v1`;
@@ -232,6 +236,7 @@ describeWithRedis('issue 34: hostile tenants cannot spend past their budgets', (
       const ledger = await (await fetch(`${rig.h.origin}/switchyard/usage?groupBy=gatewayKey`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json();
       expect(ledger.groups[waiter.id]).toMatchObject({ failures: 1, costUsd: 0, estimated: { attempts: 0 } });
     } finally {
+      for (const socket of held) socket.destroy();
       await new Promise((resolve) => deaf.close(resolve));
     }
   });
