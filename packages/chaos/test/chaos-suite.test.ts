@@ -5,7 +5,7 @@
  * clean, bounded error (never a truncated success), and the vendors see bounded attempts.
  */
 import { describe, expect, it } from 'vitest';
-import { createPipeline, isSwitchyardError, runWithVirtualTime, seededRandom, VirtualClock, type ChatRequest, type StreamPart } from '@switchyard/core';
+import { isSwitchyardError, runWithVirtualTime, type ChatRequest, type StreamPart } from '@switchyard/core';
 import { providers as openai } from '@switchyard/provider-openai';
 import { providers as anthropic } from '@switchyard/provider-anthropic';
 import { providers as gemini } from '@switchyard/provider-gemini';
@@ -13,39 +13,16 @@ import { retry } from '@switchyard/plugin-retry';
 import { circuitBreaker } from '@switchyard/plugin-circuit-breaker';
 import { router } from '@switchyard/plugin-router';
 import { hedge } from '@switchyard/plugin-hedge';
-import { createMswDispatcher, FAULT_NAMES, vendorFaults, type FaultName, type Vendor } from '../src/index.js';
+import { FAULT_NAMES, type FaultName, type Vendor } from '../src/index.js';
+import { failoverRig } from './support/failover-rig.js';
 
 /** Faults that are the request's own doing: never retried, never failed over, reason kept. */
 const REQUEST_FAILURES: Partial<Record<FaultName, string>> = { 'context-length': 'context-length', 'content-filter': 'content-filter' };
-const BASE: Record<Vendor, string> = { openai: 'http://primary.test/v1', anthropic: 'http://primary.test/v1', gemini: 'http://primary.test/v1beta' };
-const MODEL: Record<Vendor, string> = { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-5', gemini: 'gemini-2.5-flash' };
 
 type Outcome = { kind: 'answer'; text: string; finish: string | null } | { kind: 'error'; errorKind: string; code: string };
 
 async function run(vendor: Vendor, fault: FaultName, stream: boolean) {
-  const clock = new VirtualClock();
-  const random = seededRandom(42);
-  const backupVendor: Vendor = vendor === 'anthropic' ? 'openai' : 'anthropic';
-  const primary = vendorFaults(vendor, { baseUrl: BASE[vendor], clock, random });
-  const backup = vendorFaults(backupVendor, { baseUrl: 'http://backup.test/v1', clock, random });
-  const primaryHandler = primary.handler(fault, { tokens: 12 });
-  const backupHandler = backup.ok({ tokens: 12 });
-  const pipeline = createPipeline({
-    clock,
-    random,
-    dispatcher: createMswDispatcher([primaryHandler, backupHandler]),
-    endpoints: [
-      { name: 'primary', provider: vendor, baseUrl: BASE[vendor], apiKey: 'sk-chaos-primary-0123456789' },
-      { name: 'backup', provider: backupVendor, baseUrl: 'http://backup.test/v1', apiKey: 'sk-chaos-backup-0123456789' },
-    ],
-    models: {
-      chat: [
-        { endpoint: 'primary', model: MODEL[vendor] },
-        { endpoint: 'backup', model: MODEL[backupVendor], priority: 1, capabilities: ['tools', 'prefill', 'stream'] },
-      ],
-    },
-    plugins: [...openai, ...anthropic, ...gemini, circuitBreaker(), retry(), router(), hedge({ tiers: { '*': { continuation: true } } })],
-  });
+  const { clock, pipeline, primaryHandler, backupHandler } = failoverRig(vendor, fault, { seed: 42, keys: ['sk-chaos-primary-0123456789', 'sk-chaos-backup-0123456789'], plugins: [...openai, ...anthropic, ...gemini, circuitBreaker(), retry(), router(), hedge({ tiers: { '*': { continuation: true } } })] });
   const request: ChatRequest = { model: 'chat', messages: [{ role: 'user', content: 'chaos' }] };
   const started = clock.now();
   const work = async (): Promise<Outcome> => {

@@ -8,7 +8,7 @@
  * `endpoint#index`, deployment and model.
  */
 import { describe, expect, it } from 'vitest';
-import { createPipeline, isSwitchyardError, runWithVirtualTime, seededRandom, VirtualClock, type ChatRequest, type Pipeline, type SwitchyardEventName } from '@switchyard/core';
+import { isSwitchyardError, runWithVirtualTime, type ChatRequest, type Pipeline, type SwitchyardEventName } from '@switchyard/core';
 import { providers as openai } from '@switchyard/provider-openai';
 import { providers as anthropic } from '@switchyard/provider-anthropic';
 import { retry } from '@switchyard/plugin-retry';
@@ -17,11 +17,10 @@ import { router } from '@switchyard/plugin-router';
 import { hedge } from '@switchyard/plugin-hedge';
 import { health } from '@switchyard/plugin-health';
 import { quota } from '@switchyard/plugin-quota';
-import { createMswDispatcher, FAULT_NAMES, vendorFaults, type FaultName, type Vendor } from '../src/index.js';
+import { FAULT_NAMES, type FaultName, type Vendor } from '../src/index.js';
+import { failoverRig } from './support/failover-rig.js';
 
 const KEYS = ['sk-observe-primary-0123456789', 'sk-observe-backup-0123456789'];
-const BASE: Record<Vendor, string> = { openai: 'http://primary.test/v1', anthropic: 'http://primary.test/v1', gemini: 'http://primary.test/v1beta' };
-const MODEL: Record<Vendor, string> = { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-5', gemini: 'gemini-2.5-flash' };
 /** Every event the first-party packages emit (core's and @switchyard/contracts'). */
 const EVENT_NAMES: SwitchyardEventName[] = [
   'request:start', 'attempt:start', 'attempt:end', 'attempt:failed', 'retry', 'failover', 'stream:commit', 'stream:malformed', 'degraded', 'request:end', 'plugin-error', 'idempotency:unshared',
@@ -44,29 +43,7 @@ function record(pipeline: Pipeline): { name: string; json: string }[] {
 }
 
 async function run(vendor: Vendor, fault: FaultName, stream: boolean, mode: 'recorded' | 'silenced') {
-  const clock = new VirtualClock();
-  const random = seededRandom(7);
-  const backupVendor: Vendor = vendor === 'anthropic' ? 'openai' : 'anthropic';
-  const primary = vendorFaults(vendor, { baseUrl: BASE[vendor], clock, random });
-  const backup = vendorFaults(backupVendor, { baseUrl: 'http://backup.test/v1', clock, random });
-  const primaryHandler = primary.handler(fault, { tokens: 12 });
-  const backupHandler = backup.ok({ tokens: 12 });
-  const pipeline = createPipeline({
-    clock,
-    random,
-    dispatcher: createMswDispatcher([primaryHandler, backupHandler]),
-    endpoints: [
-      { name: 'primary', provider: vendor, baseUrl: BASE[vendor], apiKey: KEYS[0] },
-      { name: 'backup', provider: backupVendor, baseUrl: 'http://backup.test/v1', apiKey: KEYS[1] },
-    ],
-    models: {
-      chat: [
-        { endpoint: 'primary', model: MODEL[vendor] },
-        { endpoint: 'backup', model: MODEL[backupVendor], priority: 1, capabilities: ['tools', 'prefill', 'stream'] },
-      ],
-    },
-    plugins: [...openai, ...anthropic, circuitBreaker({ consecutiveFailures: 1 }), health(), quota(), retry(), router(), hedge({ tiers: { '*': { continuation: true } } })],
-  });
+  const { clock, pipeline, primaryHandler, backupHandler } = failoverRig(vendor, fault, { seed: 7, keys: [KEYS[0]!, KEYS[1]!], plugins: [...openai, ...anthropic, circuitBreaker({ consecutiveFailures: 1 }), health(), quota(), retry(), router(), hedge({ tiers: { '*': { continuation: true } } })] });
   await pipeline.ready;
   const events = mode === 'recorded' ? record(pipeline) : undefined;
   if (mode === 'silenced') silence(pipeline);
