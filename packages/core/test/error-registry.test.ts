@@ -1,21 +1,10 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { ROOT, sources } from './support/repo-sources.js';
 import { defineErrorCodes, errorCodeInfo, httpStatusOf, SwitchyardError, type ErrorKind } from '../src/index.js';
 import { errorCode, isSwitchyardErrorCode, registeredErrorCodes } from '../src/internal.js';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-
-function sources(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    if (name === 'node_modules' || name === 'dist' || name === 'test' || name.endsWith('.test.ts')) continue;
-    const file = path.join(dir, name);
-    if (statSync(file).isDirectory()) sources(file, out);
-    else if (name.endsWith('.ts')) out.push(file);
-  }
-  return out;
-}
 
 /** Each package keeps its codes in src/error-codes.ts (contracts: the shared ones); loading them registers them. */
 async function loadEveryOwner(): Promise<string[]> {

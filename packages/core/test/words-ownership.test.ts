@@ -5,20 +5,8 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-
-function sources(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    if (name === 'node_modules' || name === 'dist' || name === 'test' || name.endsWith('.test.ts')) continue;
-    const file = path.join(dir, name);
-    if (statSync(file).isDirectory()) sources(file, out);
-    else if (name.endsWith('.ts')) out.push(file);
-  }
-  return out;
-}
+import { ROOT, sources } from './support/repo-sources.js';
 
 describe('who owns which words', () => {
   it('core declares only the events core emits', () => {
