@@ -55,12 +55,29 @@ if pong 7101 && redis-cli -p 7101 cluster info 2>/dev/null | grep -q 'cluster_st
   echo "redis-ha: Cluster already answering"
 else
   for port in 7101 7102 7103; do
-    pong "$port" || server "$port" --cluster-enabled yes --cluster-config-file "$DIR/nodes-$port.conf" --cluster-node-timeout 2000
+    if pong "$port"; then continue; fi
+    # A node file left by an earlier machine image or run names nodes that no longer exist, and
+    # `--cluster create` refuses a node that "already knows other nodes": start each node blank.
+    rm -f "$DIR/nodes-$port.conf"
+    server "$port" --cluster-enabled yes --cluster-config-file "$DIR/nodes-$port.conf" --cluster-node-timeout 2000
   done
-  redis-cli --cluster create 127.0.0.1:7101 127.0.0.1:7102 127.0.0.1:7103 --cluster-replicas 0 --cluster-yes >/dev/null
-  for _ in $(seq 1 100); do
-    redis-cli -p 7101 cluster info | grep -q 'cluster_state:ok' && break
+  known="$(redis-cli -p 7101 cluster info | sed -n 's/^cluster_known_nodes:\([0-9]*\).*/\1/p')"
+  if [ "${known:-1}" -le 1 ]; then
+    if ! out="$(redis-cli --cluster create 127.0.0.1:7101 127.0.0.1:7102 127.0.0.1:7103 --cluster-replicas 0 --cluster-yes 2>&1)"; then
+      echo "redis-ha: redis-cli --cluster create failed:" >&2
+      echo "$out" >&2
+      exit 1
+    fi
+  fi
+  ok=""
+  for _ in $(seq 1 150); do
+    if redis-cli -p 7101 cluster info | grep 'cluster_state:ok' >/dev/null; then ok=1; break; fi
     sleep 0.1
   done
+  if [ -z "$ok" ]; then
+    echo "redis-ha: the Cluster on 7101-7103 did not reach cluster_state:ok in 15 s" >&2
+    redis-cli -p 7101 cluster info >&2 || true
+    exit 1
+  fi
   echo "redis-ha: Cluster answering (primaries 7101-7103)"
 fi
