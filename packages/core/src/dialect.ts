@@ -268,3 +268,9 @@ export function headerValue(headers: DialectHeaders, name: string): string | und
 export function sseEvent(data: unknown, event?: string): string {
   return `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
 }
+
+/** A top-level field of a client's body met in `recorder`'s table (a name with `:` is never a table key). */
+export function meetField(recorder: { meet(key: string, path: string, what?: string): unknown }, key: string, table: TranslationTable): void {
+  const listed = !key.includes(':') && Object.hasOwn(table, key);
+  recorder.meet(listed ? key : `field:${key}`, key, listed ? undefined : `the field "${key}"`);
+}

@@ -11,7 +11,7 @@
  * a signature (reasoning another vendor streamed back as thinking) are left out of what
  * Anthropic gets: it would reject them.
  */
-import type { DialectHeaders, RequestFeature } from '@switchyard/core/dialect';
+import { meetField, type DialectHeaders, type RequestFeature } from '@switchyard/core/dialect';
 import { type ChatRequest, type ToolChoice } from '@switchyard/core';
 import { ANTHROPIC_MESSAGES, setRequestOrigin, type RequestOrigin } from '@switchyard/core/wire';
 import type { PathRecorder } from './client-paths.js';
@@ -130,7 +130,7 @@ export function decodeMessagesRequest(body: unknown, headers: DialectHeaders, op
   const userId = metadata?.user_id;
   if (userId !== undefined && userId !== null) requireString(userId, 'metadata.user_id');
 
-  for (const key in body) if (Object.hasOwn(body, key)) decoder.meet(key.includes(':') ? `field:${key}` : key, key, Object.hasOwn(MESSAGES_TABLE, key) ? undefined : `the field "${key}"`);
+  for (const key in body) if (Object.hasOwn(body, key)) meetField(decoder, key, MESSAGES_TABLE);
   const forwarded = forwardedHeaders(headers);
   if (forwarded?.['anthropic-beta']) decoder.meet('header:anthropic-beta', 'anthropic-beta');
 

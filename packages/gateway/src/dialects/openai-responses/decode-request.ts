@@ -9,7 +9,7 @@
  * the Responses API skipped before an attempt (core's expressible.ts).
  */
 import { SwitchyardError, type ChatMessage, type ChatRequest, type ContentPart, type ProviderMetadata, type ResponseFormat, type ToolCall, type ToolChoice, type ToolDefinition } from '@switchyard/core';
-import { FeatureRecorder, type RequestFeature } from '@switchyard/core/dialect';
+import { FeatureRecorder, meetField, type RequestFeature } from '@switchyard/core/dialect';
 import { customCallArguments, customToolFunction, flatName, type ToolNames } from './tool-names.js';
 import { RESPONSES_TABLE, toolKey } from './translation-table.js';
 import { mergeMetadata, vendorStateOf } from './vendor-state.js';
@@ -381,7 +381,7 @@ export function decodeRequest(body: Json, conversation: readonly SourcedItem[]):
   if (typeof body.model !== 'string' || body.model.length === 0) throw invalid('model', 'is required and must be a non-empty string');
   if (body.background === true) throw invalid('background', 'background responses are not supported by the gateway (it answers while the client waits)');
   const builder = new ConversationBuilder();
-  for (const key in body) if (Object.hasOwn(body, key)) builder.meet(key.includes(':') ? `field:${key}` : key, key, Object.hasOwn(RESPONSES_TABLE, key) ? undefined : `the field "${key}"`);
+  for (const key in body) if (Object.hasOwn(body, key)) meetField(builder, key, RESPONSES_TABLE);
   const instructions = body.instructions;
   if (!isAbsent(instructions) && typeof instructions !== 'string') throw invalid('instructions', 'must be a string');
   if (typeof instructions === 'string' && instructions.length > 0) builder.messages.push({ role: 'system', content: instructions });

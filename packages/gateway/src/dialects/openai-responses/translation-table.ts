@@ -54,7 +54,7 @@ export const RESPONSES_TABLE: TranslationTable = {
   'item:custom_tool_call_output': carried('a custom tool call output'),
   'item:additional_tools': carried('tools offered in the input (ordinary tools)'),
   'item:web_search_call': hint('a hosted web search made earlier (its results are left out)'),
-  'item:item_reference': capability('a reference to an item stored by OpenAI'),
+  'item:item_reference': capability('an item_reference (an item stored by OpenAI)'),
   'item:file_search_call': capability('a file_search_call item'),
   'item:computer_call': capability('a computer_call item'),
   'item:computer_call_output': capability('a computer_call_output item'),
