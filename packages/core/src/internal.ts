@@ -29,7 +29,7 @@ export { isProvider, PROVIDER_MARKER } from './provider.js';
 export { defaultClassification, defaultRetryDecision } from './request-defaults.js';
 export { buildOrRefuse, isUnsentFailure, REQUEST_UNSENT_CODE, unsentRequestError } from './request-failure.js';
 export { checkRequestLimits, DEFAULT_REQUEST_LIMITS, REQUEST_LIMIT_CODE, type RequestLimits } from './request-limits.js';
-export { attemptMoves, type RequestOutcomeClass, requestOutcomeClass } from './request-summary.js';
+export { attemptMoves, type RequestOutcomeClass, requestOutcomeClass, unansweredCause } from './request-summary.js';
 export { type AttemptPhase, isSilentEndpoint, RequestTimer, SILENT_ENDPOINT_KINDS } from './request-timer.js';
 export { retryAfterVerdict, type WaitLimits, type WaitVerdict } from './retry-after-verdict.js';
 export { readMany, readManyNow, type StoreSnapshot } from './state-store.js';
