@@ -253,11 +253,13 @@ export class StatusBoard {
     }
   }
 
-  /** `callers`: track gateway keys too (the pipeline has virtual keys); otherwise no listener makes the pipeline build each request's outcome for it. */
+  /** `callers`: track gateway keys too (the pipeline has virtual keys). Every request's outcome is read: the model verdicts count what clients saw. */
   observe(pipeline: Pipeline, { callers = false } = {}): () => void {
+    // Only the config's models get a row: a client naming others cannot grow the board.
+    const models = new Set(pipeline.modelNames());
     const detach = listenAll(pipeline.events, {
       'request:end': (e) => {
-        this.countRequest(e);
+        if (models.has(e.model)) this.countRequest(e);
         if (callers) this.countCaller(pipeline, e);
       },
       'attempt:end': (e) => {
