@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { APIError } from 'openai';
 import { VirtualClock } from '@switchyard/core';
-import { answers, chatBody, fails, pipelineFor, raw, sseBody, startGateway, stopAll, vendor } from './support/harness.js';
+import { answers, chatBody, fails, held, pipelineFor, raw, sseBody, startGateway, stopAll, vendor } from './support/harness.js';
 
 afterEach(stopAll);
 
@@ -15,26 +15,6 @@ function chunk(delta: Record<string, unknown>, finish: string | null = null) {
 function lastEvent(text: string): unknown {
   const events = text.split('\n\n').filter((e) => e.startsWith('data: '));
   return JSON.parse(events.at(-1)!.slice(6));
-}
-
-/**
- * Wraps a vendor's handler so each request waits until `release()`; `waiting()` counts those
- * held. `release({ from: 'now on' })` also lets every later request through at once.
- */
-function held(handler: Parameters<typeof vendor>[0]) {
-  const waiting: (() => void)[] = [];
-  let open = false;
-  return {
-    handler: async (...args: Parameters<Parameters<typeof vendor>[0]>) => {
-      if (!open) await new Promise<void>((r) => waiting.push(r));
-      return handler(...args);
-    },
-    waiting: () => waiting.length,
-    release(options: { from?: 'now on' } = {}) {
-      if (options.from) open = true;
-      for (const go of waiting.splice(0)) go();
-    },
-  };
 }
 
 describe('streaming chat through the OpenAI SDK', () => {
