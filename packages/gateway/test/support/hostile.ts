@@ -52,6 +52,7 @@ export async function healthLatencyDuring(origin: string, attack: () => Promise<
     const res = await fetch(`${origin}/health`);
     await res.text();
     samples.push(performance.now() - started);
+    // The sampling rate of the measurement, not a wait for anything.
     await new Promise((r) => setTimeout(r, intervalMs));
   }
   await work;
@@ -59,7 +60,7 @@ export async function healthLatencyDuring(origin: string, attack: () => Promise<
   return { worstMs: sorted[sorted.length - 1], medianMs: sorted[Math.floor(sorted.length / 2)], samples };
 }
 
-/** An OpenAI stream that sends one chunk every `gapMs`. */
+/** An OpenAI stream that sends one chunk every `gapMs`: a slow vendor on a real socket is the fault under test. */
 export const sseSlowly = (chunks: string[], gapMs: number): Handler => async (_req, res) => {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   for (const chunk of textChunks(chunks)) {
