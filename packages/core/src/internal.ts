@@ -42,5 +42,4 @@ export { CORE_VERSION } from './version.js';
 export { createWarmConnector, type WarmConnector } from './warm-connector.js';
 export type { DurableKeyRegistry } from './durable-records.js';
 export { JournalRecords } from './journal-records.js';
-export { RecordKeepingStore, type RecordKeepingOptions } from './record-keeping-store.js';
 export type { CandidateHold } from './contract.js';

@@ -1,7 +1,7 @@
 /** The gateway tells people: breaker alerts and a parked key reach a real webhook receiver. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { alerts, getAlerts } from '@switchyard/plugin-alerts';
-import { circuitBreaker } from '@switchyard/plugin-circuit-breaker';
+import { circuitBreaker, getBreaker } from '@switchyard/plugin-circuit-breaker';
 import { quota } from '@switchyard/plugin-quota';
 import { retry } from '@switchyard/plugin-retry';
 import { VirtualClock } from '@switchyard/core';
@@ -17,13 +17,16 @@ async function webhookReceiver(): Promise<Loopback & { alerts(): { alert: string
   return Object.assign(hook, { alerts: () => hook.requests.map((r) => JSON.parse(r.body)) });
 }
 
+/** Waits until `condition()` holds (calling `poke` between checks), failing after `withinMs`. */
 async function eventually(condition: () => boolean, withinMs: number, poke?: () => Promise<unknown>): Promise<void> {
-  const end = Date.now() + withinMs;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error(`condition not met within ${withinMs} ms`);
-    await poke?.();
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await vi.waitFor(
+    async () => {
+      if (condition()) return;
+      await poke?.();
+      if (!condition()) throw new Error(`condition not met within ${withinMs} ms`);
+    },
+    { timeout: withinMs, interval: 50 },
+  );
 }
 
 const ask = { model: 'chat', messages: [{ role: 'user' as const, content: 'hi' }] };
@@ -47,7 +50,7 @@ describe('gateway alerts', () => {
     expect(Date.now() - startedAt).toBeLessThan(10_000);
     await getAlerts(pipeline)!.settled();
     // More traffic while it stays down (and half-open probes that fail again) is still the same incident.
-    await new Promise((r) => setTimeout(r, 400));
+    await vi.waitFor(async () => expect((await getBreaker(pipeline).getState('primary/primary-model')).state).toBe('half-open'), { timeout: 5_000, interval: 20 });
     for (let i = 0; i < 3; i++) await client.chat.completions.create(ask);
     await getAlerts(pipeline)!.settled();
     const opened = hook.alerts().filter((a) => a.alert === 'breaker-open');

@@ -69,8 +69,7 @@ describe('racing the last-resort tier', () => {
     const startOf = (endpoint: string) => starts.find((s) => s.endpoint === endpoint)!.at;
     expect(startOf('u2')).toBe(startOf('u1'));
     expect(withdrawals).toEqual(['u2/m2']);
-    await new Promise((res) => setTimeout(res, 30));
-    expect(loserClosed).toBe(true);
+    await expect.poll(() => loserClosed, { timeout: 5_000, interval: 5 }).toBe(true);
     expect(outcomes.map((o) => [o.candidate.endpoint.name, o.outcome])).toEqual(
       expect.arrayContaining([
         ['u0', 'endpoint-failure'],
