@@ -5,7 +5,7 @@
  * with the vendor's own explanation, never as a 502 or a failover.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPipeline } from '@switchyard/core';
+import { createPipeline, MemoryStateStore } from '@switchyard/core';
 import { anthropicProvider } from '@switchyard/provider-anthropic';
 import { openaiProvider } from '@switchyard/provider-openai';
 import { raw, startGateway, stopAll, vendor, VENDOR_KEY } from './support/harness.js';
@@ -22,9 +22,9 @@ async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
   throw new Error('condition never held');
 }
 
-async function claudeGateway(script = textScript('Paris.')) {
+async function claudeGateway(script = textScript('Paris.'), store?: MemoryStateStore) {
   const claude = await vendor(anthropicVendor(script));
-  const pipeline = createPipeline({ endpoints: [{ name: 'claude', provider: 'anthropic', baseUrl: claude.url, apiKey: VENDOR_KEY }], models: { chat: [{ endpoint: 'claude', model: 'claude-x' }] }, providers: [anthropicProvider] });
+  const pipeline = createPipeline({ endpoints: [{ name: 'claude', provider: 'anthropic', baseUrl: claude.url, apiKey: VENDOR_KEY }], models: { chat: [{ endpoint: 'claude', model: 'claude-x' }] }, providers: [anthropicProvider], ...(store ? { store } : {}) });
   return { claude, ...(await startGateway(pipeline)) };
 }
 
@@ -39,6 +39,30 @@ describe('Responses state', () => {
       return res.status === 200 ? res.json : undefined;
     });
     expect(stored.output[0].content[0].text).toBe('Paris.');
+  });
+
+  it('a next turn that arrives while its previous answer is still being written waits for the write, never "not found"', async () => {
+    // A store whose writes are held until the test lets them go: the agent's next turn lands first.
+    const held: (() => void)[] = [];
+    class SlowStore extends MemoryStateStore {
+      override async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
+        await new Promise<void>((resolve) => held.push(resolve));
+        return super.set(key, value, ttlMs);
+      }
+    }
+    const { origin } = await claudeGateway(textScript('Paris.'), new SlowStore());
+    const first = await raw(origin, '/v1/responses', { body: JSON.stringify({ model: 'chat', input: 'Capital of France?' }) });
+    expect(first.status).toBe(200);
+    await until(async () => (held.length > 0 ? true : undefined));
+    const second = raw(origin, '/v1/responses', { body: JSON.stringify({ model: 'chat', input: 'And of Italy?', previous_response_id: first.json.id }) });
+    // The second turn is in the gateway before the first answer's write is let go.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    while (held.length > 0) held.shift()!();
+    const answer = await until(async () => {
+      while (held.length > 0) held.shift()!();
+      return Promise.race([second, new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)))]);
+    });
+    expect(answer.status).toBe(200);
   });
 
   it('an item_reference naming an item the gateway stored is resolved: a vendor of another API takes the turn', async () => {

@@ -18,7 +18,7 @@ import { CONVERSATION_TOO_LARGE, PREVIOUS_RESPONSE_NOT_FOUND } from './errors.js
 import { requestEcho, type RequestEcho } from './response-body.js';
 import { ResponseStore, withItemIds } from './response-store.js';
 import { statelessItems } from './vendor-state.js';
-import { writeBehind } from './write-behind.js';
+import { writeBehind, writesSettled } from './write-behind.js';
 import type { ToolNames } from './tool-names.js';
 import type { Json, ResponseItem, ResponseObject } from './wire-types.js';
 
@@ -70,6 +70,9 @@ export async function decodeResponsesRequest({ body }: DialectCall, context: Dia
   if (previousId !== undefined && previousId !== null && (typeof previousId !== 'string' || previousId.length === 0)) throw invalid('previous_response_id', 'must be a response id');
   if (previousId && body.conversation !== undefined && body.conversation !== null) throw invalid('conversation', 'cannot be used together with previous_response_id');
   const responses = responseStoreOf(context);
+  const items = inputItems(body);
+  // A turn that names stored state waits for this gateway's own pending writes (see write-behind.ts).
+  if (previousId || items.some((item) => item.type === 'item_reference')) await writesSettled(context.store);
   let history: ResponseItem[] = [];
   if (previousId) {
     const record = await responses.load(previousId);
@@ -85,7 +88,6 @@ export async function decodeResponsesRequest({ body }: DialectCall, context: Dia
     const most = context.storeCaps.maxConversationBytes;
     if (size > most) throw new SwitchyardError('invalid-request', `the conversation stored under previous_response_id '${previousId}' is ${size} bytes; the limit is ${most} (server.responseStore.maxConversationBytes): start a new conversation, or send a shortened history as input`, { code: CONVERSATION_TOO_LARGE, path: 'previous_response_id', status: 400 });
   }
-  const items = inputItems(body);
   const input = await resolveReferences(items, responses);
   const conversation: SourcedItem[] = [];
   for (const item of history) conversation.push({ item, path: 'previous_response_id' });

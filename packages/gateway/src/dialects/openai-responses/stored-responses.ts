@@ -8,6 +8,7 @@ import type { DialectCall, DialectContext, DialectReply } from '@switchyard/core
 import { invalid } from './decode-request.js';
 import { responseStoreOf } from './decode-responses.js';
 import { RESPONSE_NOT_FOUND } from './errors.js';
+import { writesSettled } from './write-behind.js';
 import type { StoredResponse } from './response-store.js';
 
 function notFound(id: string): SwitchyardError {
@@ -27,6 +28,7 @@ function target(param: string | undefined): { id: string; sub: string | undefine
 }
 
 async function loadOrFail(context: DialectContext, id: string): Promise<StoredResponse> {
+  await writesSettled(context.store);
   const record = await responseStoreOf(context).load(id);
   if (!record) throw notFound(id);
   return record;
