@@ -1,0 +1,67 @@
+/**
+ * Agent conformance suite: each pinned client (test/agents/<folder>, installed by
+ * .ci/install-agents.sh) runs a short tool-using session through the gateway against scripted
+ * loopback vendors, once per path (support/rig.ts). A client × path passes only when the scripted
+ * vendor received the tool result, the client's output holds the vendor's final marker, no
+ * vendor refused the thinking history as Anthropic would, no non-loopback dial was tried, and after
+ * a cut the second turn of the same session is answered.
+ *
+ * KNOWN_FAILING lists the client × paths that do not pass yet, with why: they run as `it.fails`,
+ * so the suite turns red the day one starts passing (move it out of the list then), and
+ * scripts/agents-table.ts reports them as failing in the README table. Without the installed
+ * clients the suite skips, except under CI=true where that is an error.
+ */
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { stopAll } from '../../packages/gateway/test/support/harness.js';
+import { AGENTS_DIR, CLIENTS, type AgentClient, type Run } from './support/clients.js';
+import { PATHS, startRig, type PathName, type Rig } from './support/rig.js';
+import { FINAL_MARKER, SECOND_MARKER, SECOND_PROMPT } from './support/scripted-vendor.js';
+
+const rigs: Rig[] = [];
+afterEach(async () => {
+  await Promise.all(rigs.splice(0).map((r) => r.close()));
+  await stopAll();
+});
+
+const missing = CLIENTS.filter((c) => !c.installed());
+if (missing.length && process.env.CI === 'true') throw new Error(`agent clients not installed under ${AGENTS_DIR}: ${missing.map((c) => c.name).join(', ')} (.ci/run installs them: bash .ci/install-agents.sh)`);
+
+/** `client × path` → why it does not pass yet. */
+export const KNOWN_FAILING: Record<string, string> = {};
+
+const PROMPT = 'What do my notes in notes.txt say? Read the file, then tell me.';
+
+function outputOf(run: Run): string {
+  return `${run.stdout}\n${run.stderr}`;
+}
+
+async function check(client: AgentClient, path: PathName): Promise<void> {
+  const rig = await startRig(client.api, path);
+  rigs.push(rig);
+  const first = await client.turn(rig.session, PROMPT, 1);
+  const detail = `${client.name} × ${path}\nstdout:\n${first.stdout.slice(-2000)}\nstderr:\n${first.stderr.slice(-2000)}\nrefusals: ${rig.script.refusals.join(' | ')}`;
+  expect(rig.script.toolCalls, detail).toBeGreaterThan(0);
+  expect(rig.script.toolResults.length, detail).toBeGreaterThan(0);
+  expect(rig.vendors.every((v) => v.requests.length > 0), detail).toBe(true);
+  if (path !== 'cut, not continued') expect(outputOf(first), detail).toContain(FINAL_MARKER);
+  if (path.startsWith('cut')) {
+    expect(rig.script.cuts, detail).toBe(1);
+    const second = await client.turn(rig.session, SECOND_PROMPT, 2);
+    const detail2 = `${detail}\nsecond turn stdout:\n${second.stdout.slice(-2000)}\nstderr:\n${second.stderr.slice(-2000)}\nrefusals: ${rig.script.refusals.join(' | ')}`;
+    expect(outputOf(second), detail2).toContain(SECOND_MARKER);
+  }
+  expect(rig.script.refusals, detail).toEqual([]);
+  expect(rig.guard.dials, detail).toEqual([]);
+  expect(readFileSync(rig.session.dialLog, 'utf8').split('\n').filter(Boolean), detail).toEqual([]);
+}
+
+for (const client of CLIENTS) {
+  describe.skipIf(!client.installed())(client.name, () => {
+    for (const path of PATHS) {
+      const id = `${client.name} × ${path}`;
+      const test = id in KNOWN_FAILING ? it.fails : it;
+      test(id, () => check(client, path), 240_000);
+    }
+  });
+}

@@ -1,0 +1,140 @@
+/**
+ * The agent clients of the conformance suite, pinned in test/agents/<folder>/package.json and
+ * installed by .ci/install-agents.sh into a cache folder outside the workspace: how to find each,
+ * and how to run one headless turn of a session against the gateway (telemetry, update checks and
+ * every other phone-home off; a temporary HOME per session; loopback only).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Api } from './scripted-vendor.js';
+
+export const AGENTS_DIR = process.env.SWITCHYARD_AGENTS_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'switchyard', 'agents');
+export const GATEWAY_MODEL = { anthropic: 'claude-sonnet-4-5', responses: 'gpt-5-codex', chat: 'gpt-5-codex' } as const;
+
+/** Every model name a client may ask for (main model and helpers): all served by the suite's deployments. */
+export const CLIENT_MODELS = ['claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-opus-4-5', 'gpt-5-codex', 'gpt-5.1-codex', 'gpt-5', 'gpt-5-mini', 'gpt-4.1'];
+
+export interface Session {
+  /** Gateway origin (no /v1). */
+  origin: string;
+  gatewayKey: string;
+  /** Working folder holding notes.txt. */
+  cwd: string;
+  /** The session's temporary HOME (kept across turns so the second turn resumes the first). */
+  home: string;
+  /** Proxy variables routing every non-loopback request to the dial guard. */
+  guardEnv: NodeJS.ProcessEnv;
+  /** Node-level loopback guard log, for clients that run on Node. */
+  dialLog: string;
+}
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface AgentClient {
+  /** Row name in the README table. */
+  name: string;
+  /** The pinned package whose version the table shows. */
+  pkg: { folder: string; name: string };
+  /** The API the client speaks to the gateway (its default). */
+  api: Api;
+  installed(): boolean;
+  turn(session: Session, prompt: string, turn: 1 | 2): Promise<Run>;
+}
+
+const nodeModules = (folder: string) => join(AGENTS_DIR, folder, 'node_modules');
+
+export function pinnedVersion(client: AgentClient): string {
+  try {
+    return JSON.parse(readFileSync(join(nodeModules(client.pkg.folder), client.pkg.name, 'package.json'), 'utf8')).version;
+  } catch {
+    return JSON.parse(readFileSync(fileURLToPath(new URL(`../${client.pkg.folder}/package.json`, import.meta.url)), 'utf8')).dependencies[client.pkg.name];
+  }
+}
+
+const NODE_GUARD = fileURLToPath(new URL('../../../packages/gateway/test/support/loopback-guard.mjs', import.meta.url));
+
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 90_000): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd, env: { PATH: process.env.PATH, LANG: 'C.UTF-8', NO_COLOR: '1', TERM: 'dumb', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    // A client waiting on a refused dial hangs: kill it, and the assertions say what was missing.
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const SESSION_ID = '5d6f1f0e-6a8e-4c1b-9a51-7c1e2f3a4b5c';
+
+export const claudeCode: AgentClient = {
+  name: 'Claude Code',
+  pkg: { folder: 'claude-code', name: '@anthropic-ai/claude-code' },
+  api: 'anthropic',
+  installed: () => existsSync(join(nodeModules('claude-code'), '@anthropic-ai', 'claude-code-linux-x64', 'claude')),
+  turn(s, prompt, turn) {
+    const bin = join(nodeModules('claude-code'), '@anthropic-ai', 'claude-code-linux-x64', 'claude');
+    const session = turn === 1 ? ['--session-id', SESSION_ID] : ['--resume', SESSION_ID];
+    return run(bin, ['-p', prompt, '--model', GATEWAY_MODEL.anthropic, '--allowedTools', 'Read', ...session], s.cwd, {
+      ...s.guardEnv,
+      HOME: s.home,
+      ANTHROPIC_BASE_URL: s.origin,
+      ANTHROPIC_API_KEY: s.gatewayKey,
+      ANTHROPIC_DEFAULT_HAIKU_MODEL: 'claude-haiku-4-5',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_ERROR_REPORTING: '1',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY: '1',
+    });
+  },
+};
+
+export const codex: AgentClient = {
+  name: 'Codex CLI',
+  pkg: { folder: 'codex', name: '@openai/codex' },
+  api: 'responses',
+  installed: () => existsSync(join(nodeModules('codex'), '@openai', 'codex-linux-x64', 'vendor')),
+  turn(s, prompt, turn) {
+    const codexHome = join(s.home, '.codex');
+    mkdirSync(codexHome, { recursive: true });
+    writeFileSync(
+      join(codexHome, 'config.toml'),
+      [
+        `model_provider = "switchyard"`,
+        `check_for_update_on_startup = false`,
+        `[analytics]`,
+        `enabled = false`,
+        `[feedback]`,
+        `enabled = false`,
+        `[otel]`,
+        `exporter = "none"`,
+        `[model_providers.switchyard]`,
+        `name = "Switchyard"`,
+        `base_url = "${s.origin}/v1"`,
+        `env_key = "SWITCHYARD_API_KEY"`,
+        `wire_api = "responses"`,
+        `request_max_retries = 0`,
+        `stream_max_retries = 1`,
+        '',
+      ].join('\n'),
+    );
+    const bin = join(nodeModules('codex'), '@openai', 'codex', 'bin', 'codex.js');
+    const args = turn === 1 ? ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', prompt] : ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', 'resume', '--last', prompt];
+    return run(process.execPath, [bin, ...args], s.cwd, { ...s.guardEnv, HOME: s.home, CODEX_HOME: codexHome, SWITCHYARD_API_KEY: s.gatewayKey, RUST_LOG: 'warn' });
+  },
+};
+
+export const CLIENTS: AgentClient[] = [claudeCode, codex];
+export { NODE_GUARD };
