@@ -12,10 +12,9 @@ import { fileURLToPath } from 'node:url';
 import type { Api } from './scripted-vendor.js';
 
 export const AGENTS_DIR = process.env.SWITCHYARD_AGENTS_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'switchyard', 'agents');
-export const GATEWAY_MODEL = { anthropic: 'claude-sonnet-4-5', responses: 'gpt-5-codex', chat: 'gpt-5-codex' } as const;
 
 /** Every model name a client may ask for (main model and helpers): all served by the suite's deployments. */
-export const CLIENT_MODELS = ['claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-opus-4-5', 'gpt-5-codex', 'gpt-5.1-codex', 'gpt-5', 'gpt-5-mini', 'gpt-4.1'];
+export const CLIENT_MODELS = ['claude-opus-5-5', 'claude-sonnet-5-5', 'claude-haiku-5-5', 'claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-opus-4-5', 'gpt-6.2-sol', 'gpt-5-codex', 'gpt-5.1-codex', 'gpt-5', 'gpt-5-mini', 'gpt-4.1'];
 
 export interface Session {
   /** Gateway origin (no /v1). */
@@ -86,12 +85,11 @@ export const claudeCode: AgentClient = {
   turn(s, prompt, turn) {
     const bin = join(nodeModules('claude-code'), '@anthropic-ai', 'claude-code-linux-x64', 'claude');
     const session = turn === 1 ? ['--session-id', SESSION_ID] : ['--resume', SESSION_ID];
-    return run(bin, ['-p', prompt, '--model', GATEWAY_MODEL.anthropic, '--allowedTools', 'Read', ...session], s.cwd, {
+    return run(bin, ['-p', prompt, '--allowedTools', 'Read', ...session], s.cwd, {
       ...s.guardEnv,
       HOME: s.home,
       ANTHROPIC_BASE_URL: s.origin,
       ANTHROPIC_API_KEY: s.gatewayKey,
-      ANTHROPIC_DEFAULT_HAIKU_MODEL: 'claude-haiku-4-5',
       DISABLE_AUTOUPDATER: '1',
       DISABLE_TELEMETRY: '1',
       DISABLE_ERROR_REPORTING: '1',
@@ -116,6 +114,11 @@ export const codex: AgentClient = {
         `check_for_update_on_startup = false`,
         `[analytics]`,
         `enabled = false`,
+        `[features]`,
+        // The plugin marketplace and connected apps sync from GitHub and chatgpt.com at start.
+        `plugins = false`,
+        `remote_plugin = false`,
+        `apps = false`,
         `[feedback]`,
         `enabled = false`,
         `[otel]`,

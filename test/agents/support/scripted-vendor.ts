@@ -44,7 +44,7 @@ export function newScript(): Script {
 
 interface Turn {
   text?: string;
-  call?: { name: string; args: Record<string, unknown>; custom?: boolean };
+  call?: { name: string; args: Record<string, unknown>; custom?: { input: string; namespace?: string } };
   /** Text the client already holds (a continuation's prefill). */
   prefix?: string;
 }
@@ -53,19 +53,21 @@ interface Declared {
   name: string;
   custom: boolean;
   schema?: any;
+  /** The Responses namespace that declares it. */
+  namespace?: string;
 }
 
 /** Every tool the request declares, in any API's shape (nested items such as Codex's additional_tools included). */
 function declaredTools(body: unknown): Declared[] {
   const out: Declared[] = [];
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) return v.forEach(walk);
+  const walk = (v: unknown, namespace?: string): void => {
+    if (Array.isArray(v)) return v.forEach((x) => walk(x, namespace));
     if (!v || typeof v !== 'object') return;
     const o = v as Record<string, any>;
-    if (typeof o.name === 'string' && (o.input_schema || o.parameters || o.type === 'custom')) out.push({ name: o.name, custom: o.type === 'custom', schema: o.input_schema ?? o.parameters });
+    if (o.type === 'namespace') return walk(o.tools, o.name);
+    if (typeof o.name === 'string' && (o.input_schema || o.parameters || o.type === 'custom')) out.push({ name: o.name, custom: o.type === 'custom', schema: o.input_schema ?? o.parameters, namespace });
     else if (o.type === 'function' && o.function && typeof o.function.name === 'string') out.push({ name: o.function.name, custom: false, schema: o.function.parameters });
-    for (const key of ['tools', 'additional_tools', 'input', 'items']) if (key in o) walk(o[key]);
-    if (o.type === 'additional_tools' || o.type === 'namespace') for (const value of Object.values(o)) walk(value);
+    for (const key of ['tools', 'input']) if (key in o) walk(o[key], namespace);
   };
   walk((body as Record<string, unknown>).tools);
   walk((body as Record<string, unknown>).input);
@@ -92,6 +94,13 @@ function readCall(tools: Declared[], file: string): Turn['call'] {
     const asArray = tool.schema?.properties?.[key]?.type === 'array';
     return { name, args: { [key]: asArray ? ['cat', file] : `cat ${file}` } };
   }
+  // Codex's code mode: one freeform `exec` tool running JavaScript that calls the nested shell tool
+  // (or, translated for another API, a function taking that script as its one string).
+  const script = (f: string) => `const out = await tools.exec_command({ cmd: ${JSON.stringify(`cat ${f}`)} });\ntext(out);`;
+  const exec = tools.find((t) => t.custom && t.name === 'exec');
+  if (exec) return { name: 'exec', args: {}, custom: { input: script(file), namespace: exec.namespace } };
+  const translated = tools.find((t) => !t.custom && /(^|[^a-z])exec$/.test(t.name) && props(t).length === 1);
+  if (translated) return { name: translated.name, args: { [props(translated)[0]!]: script(file) } };
   return undefined;
 }
 
@@ -231,9 +240,12 @@ function chatAnswer(res: http.ServerResponse, body: any, turn: Turn, script: Scr
 function responsesAnswer(res: http.ServerResponse, body: any, turn: Turn, script: Script, cut: boolean, tag: string): void {
   const id = `resp_${tag}_${Date.now()}`;
   const callId = `call_${tag}_${script.toolCalls}`;
-  const item = turn.call
-    ? { type: 'function_call', id: `fc_${tag}_${script.toolCalls}`, call_id: callId, name: turn.call.name, arguments: JSON.stringify(turn.call.args), status: 'completed' }
-    : { type: 'message', id: `msg_${tag}_${script.finals}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: turn.text ?? '', annotations: [] }] };
+  const custom = turn.call?.custom;
+  const item: any = custom
+    ? { type: 'custom_tool_call', id: `ctc_${tag}_${script.toolCalls}`, call_id: callId, name: turn.call!.name, input: custom.input, status: 'completed', ...(custom.namespace ? { namespace: custom.namespace } : {}) }
+    : turn.call
+      ? { type: 'function_call', id: `fc_${tag}_${script.toolCalls}`, call_id: callId, name: turn.call.name, arguments: JSON.stringify(turn.call.args), status: 'completed' }
+      : { type: 'message', id: `msg_${tag}_${script.finals}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: turn.text ?? '', annotations: [] }] };
   const usage = { input_tokens: 120, input_tokens_details: { cached_tokens: 0 }, output_tokens: 12, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 132 };
   const response = { id, object: 'response', created_at: 1, status: 'completed', model: body.model, output: [item], usage, error: null, incomplete_details: null };
   if (!body.stream) {
@@ -245,7 +257,11 @@ function responsesAnswer(res: http.ServerResponse, body: any, turn: Turn, script
   const ev = (type: string, data: Record<string, unknown>) => sse(type, { type, sequence_number: seq++, ...data });
   const events = [ev('response.created', { response: { ...response, status: 'in_progress', output: [], usage: null } })];
   let cutAt: number | undefined;
-  if (item.type === 'function_call') {
+  if (item.type === 'custom_tool_call') {
+    events.push(ev('response.output_item.added', { output_index: 0, item: { ...item, input: '', status: 'in_progress' } }));
+    events.push(ev('response.custom_tool_call_input.delta', { output_index: 0, item_id: item.id, delta: item.input }));
+    events.push(ev('response.custom_tool_call_input.done', { output_index: 0, item_id: item.id, input: item.input }));
+  } else if (item.type === 'function_call') {
     events.push(ev('response.output_item.added', { output_index: 0, item: { ...item, arguments: '', status: 'in_progress' } }));
     events.push(ev('response.function_call_arguments.delta', { output_index: 0, item_id: item.id, delta: item.arguments }));
     events.push(ev('response.function_call_arguments.done', { output_index: 0, item_id: item.id, arguments: item.arguments }));
