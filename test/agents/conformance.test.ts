@@ -43,7 +43,9 @@ async function check(client: AgentClient, path: PathName): Promise<void> {
   const detail = `${client.name} × ${path}\nstdout:\n${first.stdout.slice(-2000)}\nstderr:\n${first.stderr.slice(-2000)}\nrefusals: ${rig.script.refusals.join(' | ')}`;
   expect(rig.script.toolCalls, detail).toBeGreaterThan(0);
   expect(rig.script.toolResults.length, detail).toBeGreaterThan(0);
-  expect(rig.vendors.every((v) => v.requests.length > 0), detail).toBe(true);
+  if (path === 'failover') expect(rig.vendors.every((v) => v.requests.length > 0), detail).toBe(true);
+  // Healed by the gateway, not by the client asking again.
+  if (path === 'cut, continued') expect(rig.script.continuations, detail).toBeGreaterThan(0);
   if (path !== 'cut, not continued') expect(outputOf(first), detail).toContain(FINAL_MARKER);
   if (path.startsWith('cut')) {
     expect(rig.script.cuts, detail).toBe(1);

@@ -5,7 +5,7 @@
  * every other phone-home off; a temporary HOME per session; loopback only).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -139,5 +139,77 @@ export const codex: AgentClient = {
   },
 };
 
-export const CLIENTS: AgentClient[] = [claudeCode, codex];
-export { NODE_GUARD };
+export const opencode: AgentClient = {
+  name: 'opencode',
+  pkg: { folder: 'opencode', name: 'opencode-linux-x64' },
+  api: 'anthropic',
+  installed: () => existsSync(join(nodeModules('opencode'), 'opencode-linux-x64', 'bin', 'opencode')),
+  turn(s, prompt, turn) {
+    // The configuration comes from the environment: a configuration folder would get its plugin
+    // types installed from the npm registry at start.
+    const config = JSON.stringify({
+      $schema: 'https://opencode.ai/config.json',
+      autoupdate: false,
+      share: 'disabled',
+      model: 'anthropic/claude-sonnet-4-5',
+      provider: { anthropic: { options: { baseURL: `${s.origin}/v1`, apiKey: s.gatewayKey } } },
+    });
+    // opencode installs @opencode-ai/plugin into its configuration folder at start unless the
+    // folder's manifest and lockfile already list it: the pinned copy is linked there instead.
+    const configDir = join(s.home, '.config', 'opencode');
+    if (!existsSync(join(configDir, 'node_modules'))) {
+      mkdirSync(configDir, { recursive: true });
+      const manifest = { dependencies: { '@opencode-ai/plugin': pinnedVersion(this) } };
+      writeFileSync(join(configDir, 'package.json'), JSON.stringify(manifest));
+      writeFileSync(join(configDir, 'package-lock.json'), JSON.stringify({ lockfileVersion: 3, packages: { '': manifest } }));
+      symlinkSync(nodeModules('opencode'), join(configDir, 'node_modules'));
+    }
+    const bin = join(nodeModules('opencode'), 'opencode-linux-x64', 'bin', 'opencode');
+    return run(bin, ['run', ...(turn === 2 ? ['--continue'] : []), prompt], s.cwd, {
+      ...s.guardEnv,
+      HOME: s.home,
+      XDG_CONFIG_HOME: join(s.home, '.config'),
+      XDG_DATA_HOME: join(s.home, '.local', 'share'),
+      XDG_CACHE_HOME: join(s.home, '.cache'),
+      XDG_STATE_HOME: join(s.home, '.local', 'state'),
+      OPENCODE_CONFIG_CONTENT: config,
+      OPENCODE_DISABLE_AUTOUPDATE: '1',
+      OPENCODE_DISABLE_MODELS_FETCH: '1',
+      OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+      OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+      OPENCODE_DISABLE_SHARE: '1',
+      OPENCODE_PURE: '1',
+    });
+  },
+};
+
+/** An SDK driver (test/agents/drivers/<file>) run from the pinned SDK folder, one process per turn. */
+function sdkClient(name: string, pkgName: string, api: Api, driver: string, extra: NodeJS.ProcessEnv): AgentClient {
+  return {
+    name,
+    pkg: { folder: 'sdks', name: pkgName },
+    api,
+    installed: () => existsSync(join(nodeModules('sdks'), pkgName, 'package.json')),
+    turn(s, prompt) {
+      const source = readFileSync(fileURLToPath(new URL(`../drivers/${driver}`, import.meta.url)), 'utf8');
+      return run(process.execPath, ['--input-type=module', '-e', source], join(AGENTS_DIR, 'sdks'), {
+        HOME: s.home,
+        NODE_OPTIONS: `--import ${NODE_GUARD}`,
+        SWITCHYARD_DIAL_LOG: s.dialLog,
+        GATEWAY_URL: s.origin,
+        GATEWAY_KEY: s.gatewayKey,
+        PROMPT: prompt,
+        SESSION_FILE: join(s.home, 'session.json'),
+        NOTES_DIR: s.cwd,
+        OPENAI_AGENTS_DISABLE_TRACING: '1',
+        ...extra,
+      });
+    },
+  };
+}
+
+export const openaiAgents = sdkClient('OpenAI Agents SDK', '@openai/agents', 'responses', 'openai-agents.mjs', { MODEL: 'gpt-5-codex' });
+export const aiSdkOpenAI = sdkClient('AI SDK, OpenAI (Responses)', '@ai-sdk/openai', 'responses', 'ai-sdk.mjs', { PROVIDER: 'openai', MODEL: 'gpt-5-codex' });
+export const aiSdkAnthropic = sdkClient('AI SDK, Anthropic', '@ai-sdk/anthropic', 'anthropic', 'ai-sdk.mjs', { PROVIDER: 'anthropic', MODEL: 'claude-sonnet-4-5' });
+
+export const CLIENTS: AgentClient[] = [claudeCode, codex, opencode, openaiAgents, aiSdkOpenAI, aiSdkAnthropic];

@@ -21,6 +21,7 @@ export async function startDialGuard(): Promise<DialGuard> {
     res.end('loopback only');
   });
   server.on('connect', (req, socket) => {
+    socket.on('error', () => undefined);
     dials.push(`CONNECT ${req.url}`);
     socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
   });
