@@ -48,6 +48,10 @@ function failedEverywhere(error: SwitchyardError, message: string): ErrorReply {
   return errorReply(status, message, type, 'all_candidates_failed', null, headers);
 }
 
+/** A vendor connection that failed or closed before the answer was complete. */
+export const CONNECTION_LOST_CODE = 'upstream_connection_lost';
+const CONNECTION_LOST_MESSAGE = "the vendor's connection closed before the answer was complete";
+
 /** The abort a shutting-down gateway gives the requests it could not finish. */
 export const SHUTTING_DOWN_CODE = GATEWAY_ERRORS.SWITCHYARD_ERR_SHUTTING_DOWN;
 
@@ -107,6 +111,10 @@ function replyFor(error: unknown, options: ErrorReplyOptions): ErrorReply {
       return errorReply(status, message, 'server_error', 'upstream_timeout');
     case 'not-found':
       return errorReply(status, message, 'server_error', 'upstream_misconfigured');
+    case 'network':
+    case 'stream-cut':
+      // The transport's own words (`UND_ERR_SOCKET other side closed`) are for the logs.
+      return errorReply(status, options.exposeUpstream ? message : CONNECTION_LOST_MESSAGE, 'server_error', CONNECTION_LOST_CODE);
     case 'cancelled':
       if (error.code === SHUTTING_DOWN_CODE) return errorReply(status, message, 'server_error', 'shutting_down', null, { 'retry-after': '1' });
       return errorReply(status, message, 'invalid_request_error', 'cancelled');

@@ -79,7 +79,7 @@ describe('a Chat Completions stream from a Chat Completions vendor', () => {
     expect(wire.text.startsWith(role + hello)).toBe(true);
     expect(wire.text).not.toContain('[DONE]');
     const last = wire.text.split('\n\n').filter(Boolean).at(-1)!;
-    expect(JSON.parse(last.slice(6))).toMatchObject({ error: { type: 'server_error', message: expect.stringContaining('connection failed') } });
+    expect(JSON.parse(last.slice(6))).toMatchObject({ error: { type: 'server_error', code: 'upstream_connection_lost', message: "the vendor's connection closed before the answer was complete" } });
   });
 
   it('fails over invisibly before the first token: the fallback vendor\'s chunks pass through', async () => {

@@ -92,8 +92,8 @@ describe('a failure after the first byte', () => {
     expect(names.at(-1)).toBe('error');
     expect(names).not.toContain('message_stop');
     const last = JSON.parse(res.text.slice(res.text.lastIndexOf('data: ') + 6));
-    // The vendor died mid-chunk: a network failure of an upstream, which is Anthropic's 529 class.
-    expect(last).toEqual({ type: 'error', error: { type: 'overloaded_error', message: expect.stringMatching(/connection failed/) } });
+    // The vendor died mid-chunk: a lost connection is Anthropic's api_error, in plain words (the transport's are for the logs).
+    expect(last).toEqual({ type: 'error', error: { type: 'api_error', message: "the vendor's connection closed before the answer was complete" } });
 
     // The SDK surfaces it as an error, not as a short success.
     const error = await anthropic.messages
@@ -101,7 +101,7 @@ describe('a failure after the first byte', () => {
       .finalMessage()
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.APIError);
-    expect((error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'overloaded_error' } });
+    expect((error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'api_error' } });
     // No fallback was asked for the rest: it cannot take a prefill.
     expect(openai.requests).toHaveLength(0);
   });

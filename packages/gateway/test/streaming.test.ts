@@ -93,13 +93,13 @@ describe('streaming chat through the OpenAI SDK', () => {
       for await (const c of stream) text += c.choices[0]?.delta.content ?? '';
     })();
     await expect(read).rejects.toBeInstanceOf(APIError);
-    await expect(read).rejects.toMatchObject({ code: 'upstream_error', type: 'server_error' });
+    await expect(read).rejects.toMatchObject({ code: 'upstream_connection_lost', type: 'server_error' });
     expect(text).toBe('The answer is');
     expect(backup.requests).toHaveLength(0);
 
     const wire = await raw(origin, '/v1/chat/completions', { body: chatBody({ stream: true }) });
     expect(wire.status).toBe(200);
-    expect(lastEvent(wire.text)).toMatchObject({ error: { type: 'server_error', code: 'upstream_error', param: null } });
+    expect(lastEvent(wire.text)).toMatchObject({ error: { type: 'server_error', code: 'upstream_connection_lost', param: null, message: "the vendor's connection closed before the answer was complete" } });
     expect(wire.text).not.toContain('[DONE]');
   });
 

@@ -14,6 +14,7 @@
  * | 504 (timeouts)                                       | 504    | timeout_error         |
  * | vendors overloaded, unavailable or failing (502/503) | 529    | overloaded_error      |
  * | the gateway's own config, upstream credentials, 500  | 500    | api_error             |
+ * | a vendor connection lost (cut, reset)                | 500    | api_error             |
  *
  * A request every vendor failed counts as overloaded, unless every attempt timed out (504) or
  * failed on the gateway's configuration, keys refused or deployments unknown (500).
@@ -27,6 +28,11 @@ import type { GatewayErrorReply as ErrorReply, WireError } from '@switchyard/cor
 /** Failures an operator must fix: retrying or waiting does not help, so not "overloaded". */
 const GATEWAY_FAULTS = new Set(['upstream_auth_failed', 'upstream_misconfigured', 'gateway_misconfigured', 'internal_error']);
 
+/** A vendor connection lost mid-answer: Anthropic's own word for a failure on its side is api_error, not overloaded. */
+const CONNECTION_LOST = 'upstream_connection_lost';
+
+const CUT_KINDS = new Set(['network', 'stream-cut']);
+
 const TIMEOUTS = new Set(['timeout', 'ttft-timeout', 'idle-timeout']);
 
 /**
@@ -37,6 +43,7 @@ function failedEverywhere(error: unknown): [number, string] | undefined {
   if (!isSwitchyardError(error) || error.kind !== 'all-candidates-failed' || !error.attempts?.length) return undefined;
   if (error.attempts.every((a) => a.outcome === 'key-failure' || a.outcome === 'misconfigured')) return [500, 'api_error'];
   if (error.attempts.every((a) => TIMEOUTS.has(a.kind))) return [504, 'timeout_error'];
+  if (error.attempts.every((a) => CUT_KINDS.has(a.kind))) return [500, 'api_error'];
   return undefined;
 }
 
@@ -60,7 +67,7 @@ function statusAndType(reply: ErrorReply, error?: unknown): [number, string] {
   if (status < 500) return [status, 'invalid_request_error'];
   const everywhere = failedEverywhere(error);
   if (everywhere) return everywhere;
-  if (code !== null && GATEWAY_FAULTS.has(code)) return [500, 'api_error'];
+  if (code !== null && (GATEWAY_FAULTS.has(code) || code === CONNECTION_LOST)) return [500, 'api_error'];
   if (status === 502 || status === 503) return [529, 'overloaded_error'];
   return [500, 'api_error'];
 }

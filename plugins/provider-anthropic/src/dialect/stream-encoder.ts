@@ -98,7 +98,9 @@ export class MessagesStreamEncoder implements StreamEncoder {
   private begin(): string {
     if (this.started) return '';
     this.started = true;
-    const message = { id: messageId(this.id), type: 'message', role: 'assistant', model: this.model || this.info.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } };
+    // Usage a vendor reported before the first block (Gemini's, on every chunk) is the head's; its cache fields are always there, as Anthropic's are.
+    const usage = Object.assign({ input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }, messagesUsage(this.usage), { output_tokens: this.usage ? this.usage.completion_tokens : 0 });
+    const message = { id: messageId(this.id), type: 'message', role: 'assistant', model: this.model || this.info.model, content: [], stop_reason: null, stop_sequence: null, usage };
     return `${event('message_start', JSON.stringify({ type: 'message_start', message }))}${event('ping', '{"type":"ping"}')}`;
   }
 
