@@ -14,7 +14,7 @@ import type { Api } from './scripted-vendor.js';
 export const AGENTS_DIR = process.env.SWITCHYARD_AGENTS_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'switchyard', 'agents');
 
 /** Every model name a client may ask for (main model and helpers): all served by the suite's deployments. */
-export const CLIENT_MODELS = ['claude-opus-5-5', 'claude-sonnet-5-5', 'claude-haiku-5-5', 'claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-opus-4-5', 'gpt-6.2-sol', 'gpt-5-codex', 'gpt-5.1-codex', 'gpt-5', 'gpt-5-mini', 'gpt-4.1'];
+export const CLIENT_MODELS = ['claude-opus-5-5', 'claude-sonnet-5-5', 'claude-haiku-5-5', 'claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-haiku-4-5-20251001', 'claude-opus-4-5', 'gpt-6.2-sol', 'gpt-5-codex', 'gpt-5.1-codex', 'gpt-5', 'gpt-5-mini', 'gpt-4.1'];
 
 export interface Session {
   /** Gateway origin (no /v1). */
@@ -39,8 +39,8 @@ export interface Run {
 export interface AgentClient {
   /** Row name in the README table. */
   name: string;
-  /** The pinned package whose version the table shows. */
-  pkg: { folder: string; name: string };
+  /** The pinned package whose version the table shows (and others of its folder it runs with). */
+  pkg: { folder: string; name: string; with?: string[] };
   /** The API the client speaks to the gateway (its default). */
   api: Api;
   installed(): boolean;
@@ -49,12 +49,14 @@ export interface AgentClient {
 
 const nodeModules = (folder: string) => join(AGENTS_DIR, folder, 'node_modules');
 
+/** The version test/agents/<folder>/package.json pins for `name`. */
+export function pinnedDependency(folder: string, name: string): string {
+  return JSON.parse(readFileSync(fileURLToPath(new URL(`../${folder}/package.json`, import.meta.url)), 'utf8')).dependencies[name];
+}
+
+/** `name version` of the client's package and the packages it runs with, as the README table shows them. */
 export function pinnedVersion(client: AgentClient): string {
-  try {
-    return JSON.parse(readFileSync(join(nodeModules(client.pkg.folder), client.pkg.name, 'package.json'), 'utf8')).version;
-  } catch {
-    return JSON.parse(readFileSync(fileURLToPath(new URL(`../${client.pkg.folder}/package.json`, import.meta.url)), 'utf8')).dependencies[client.pkg.name];
-  }
+  return [client.pkg.name, ...(client.pkg.with ?? [])].map((name) => `${name} ${pinnedDependency(client.pkg.folder, name)}`).join(', ');
 }
 
 const NODE_GUARD = fileURLToPath(new URL('../../../packages/gateway/test/support/loopback-guard.mjs', import.meta.url));
@@ -159,7 +161,7 @@ export const opencode: AgentClient = {
     const configDir = join(s.home, '.config', 'opencode');
     if (!existsSync(join(configDir, 'node_modules'))) {
       mkdirSync(configDir, { recursive: true });
-      const manifest = { dependencies: { '@opencode-ai/plugin': pinnedVersion(this) } };
+      const manifest = { dependencies: { '@opencode-ai/plugin': pinnedDependency('opencode', '@opencode-ai/plugin') } };
       writeFileSync(join(configDir, 'package.json'), JSON.stringify(manifest));
       writeFileSync(join(configDir, 'package-lock.json'), JSON.stringify({ lockfileVersion: 3, packages: { '': manifest } }));
       symlinkSync(nodeModules('opencode'), join(configDir, 'node_modules'));
@@ -184,10 +186,10 @@ export const opencode: AgentClient = {
 };
 
 /** An SDK driver (test/agents/drivers/<file>) run from the pinned SDK folder, one process per turn. */
-function sdkClient(name: string, pkgName: string, api: Api, driver: string, extra: NodeJS.ProcessEnv): AgentClient {
+function sdkClient(name: string, pkgName: string, api: Api, driver: string, extra: NodeJS.ProcessEnv, alongside: string[] = []): AgentClient {
   return {
     name,
-    pkg: { folder: 'sdks', name: pkgName },
+    pkg: { folder: 'sdks', name: pkgName, with: alongside },
     api,
     installed: () => existsSync(join(nodeModules('sdks'), pkgName, 'package.json')),
     turn(s, prompt) {
@@ -209,7 +211,7 @@ function sdkClient(name: string, pkgName: string, api: Api, driver: string, extr
 }
 
 export const openaiAgents = sdkClient('OpenAI Agents SDK', '@openai/agents', 'responses', 'openai-agents.mjs', { MODEL: 'gpt-5-codex' });
-export const aiSdkOpenAI = sdkClient('AI SDK, OpenAI (Responses)', '@ai-sdk/openai', 'responses', 'ai-sdk.mjs', { PROVIDER: 'openai', MODEL: 'gpt-5-codex' });
-export const aiSdkAnthropic = sdkClient('AI SDK, Anthropic', '@ai-sdk/anthropic', 'anthropic', 'ai-sdk.mjs', { PROVIDER: 'anthropic', MODEL: 'claude-sonnet-4-5' });
+export const aiSdkOpenAI = sdkClient('AI SDK, OpenAI (Responses)', '@ai-sdk/openai', 'responses', 'ai-sdk.mjs', { PROVIDER: 'openai', MODEL: 'gpt-5-codex' }, ['ai']);
+export const aiSdkAnthropic = sdkClient('AI SDK, Anthropic', '@ai-sdk/anthropic', 'anthropic', 'ai-sdk.mjs', { PROVIDER: 'anthropic', MODEL: 'claude-sonnet-4-5' }, ['ai']);
 
 export const CLIENTS: AgentClient[] = [claudeCode, codex, opencode, openaiAgents, aiSdkOpenAI, aiSdkAnthropic];

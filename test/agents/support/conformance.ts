@@ -1,5 +1,6 @@
 /**
- * Agent conformance suite: each pinned client (test/agents/<folder>, installed by
+ * The agent conformance suite's checks, one test file per client (test/agents/*.test.ts, so
+ * vitest runs clients side by side): each pinned client (test/agents/<folder>, installed by
  * .ci/install-agents.sh) runs a short tool-using session through the gateway against scripted
  * loopback vendors, once per path (support/rig.ts). A client × path passes only when the scripted
  * vendor received the tool result, the client's output holds the vendor's final marker, no
@@ -13,22 +14,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { stopAll } from '../../packages/gateway/test/support/harness.js';
-import { AGENTS_DIR, CLIENTS, type AgentClient, type Run } from './support/clients.js';
-import { PATHS, startRig, type PathName, type Rig } from './support/rig.js';
-import { FINAL_MARKER, SECOND_MARKER, SECOND_PROMPT } from './support/scripted-vendor.js';
-
-const rigs: Rig[] = [];
-afterEach(async () => {
-  await Promise.all(rigs.splice(0).map((r) => r.close()));
-  await stopAll();
-});
-
-const missing = CLIENTS.filter((c) => !c.installed());
-if (missing.length && process.env.CI === 'true') throw new Error(`agent clients not installed under ${AGENTS_DIR}: ${missing.map((c) => c.name).join(', ')} (.ci/run installs them: bash .ci/install-agents.sh)`);
-
-/** `client × path` → why it does not pass yet. */
-export const KNOWN_FAILING: Record<string, string> = {};
+import { stopAll } from '../../../packages/gateway/test/support/harness.js';
+import { AGENTS_DIR, type AgentClient, type Run } from './clients.js';
+import { KNOWN_FAILING, testName } from './known-failing.js';
+import { PATHS, startRig, type PathName, type Rig } from './rig.js';
+import { FINAL_MARKER, SECOND_MARKER, SECOND_PROMPT } from './scripted-vendor.js';
 
 const PROMPT = 'What do my notes in notes.txt say? Read the file, then tell me.';
 
@@ -36,7 +26,7 @@ function outputOf(run: Run): string {
   return `${run.stdout}\n${run.stderr}`;
 }
 
-async function check(client: AgentClient, path: PathName): Promise<void> {
+async function check(client: AgentClient, path: PathName, rigs: Rig[]): Promise<void> {
   const rig = await startRig(client.api, path);
   rigs.push(rig);
   const first = await client.turn(rig.session, PROMPT, 1);
@@ -58,12 +48,19 @@ async function check(client: AgentClient, path: PathName): Promise<void> {
   expect(readFileSync(rig.session.dialLog, 'utf8').split('\n').filter(Boolean), detail).toEqual([]);
 }
 
-for (const client of CLIENTS) {
+/** The suite for one client: every path, the known failures as `it.fails`. */
+export function conformanceSuite(client: AgentClient): void {
+  if (!client.installed() && process.env.CI === 'true') throw new Error(`${client.name} is not installed under ${AGENTS_DIR}: .ci/run installs it (bash .ci/install-agents.sh)`);
+  const rigs: Rig[] = [];
+  afterEach(async () => {
+    await Promise.all(rigs.splice(0).map((r) => r.close()));
+    await stopAll();
+  });
   describe.skipIf(!client.installed())(client.name, () => {
     for (const path of PATHS) {
-      const id = `${client.name} × ${path}`;
+      const id = testName(client.name, path);
       const test = id in KNOWN_FAILING ? it.fails : it;
-      test(id, () => check(client, path), 240_000);
+      test(id, () => check(client, path, rigs), 240_000);
     }
   });
 }
