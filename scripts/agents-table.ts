@@ -6,7 +6,7 @@
  * means the path failed, and the table says so. A skipped client (not installed) fails the script:
  * the table is only ever written from a full run.
  *
- *   node --import tsx scripts/agents-table.ts [--from results.json]
+ *   pnpm agents:table [--from results.json]
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLIENTS, pinnedVersion } from '../test/agents/support/clients.js';
 import { KNOWN_FAILING, testName } from '../test/agents/support/known-failing.js';
-import { PATHS } from '../test/agents/support/rig.js';
+import { PATHS } from '../test/agents/support/paths.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const README = join(ROOT, 'README.md');

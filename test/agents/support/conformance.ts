@@ -17,7 +17,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { stopAll } from '../../../packages/gateway/test/support/harness.js';
 import { AGENTS_DIR, type AgentClient, type Run } from './clients.js';
 import { KNOWN_FAILING, testName } from './known-failing.js';
-import { PATHS, startRig, type PathName, type Rig } from './rig.js';
+import { PATHS, type PathName } from './paths.js';
+import { startRig, type Rig } from './rig.js';
 import { FINAL_MARKER, SECOND_MARKER, SECOND_PROMPT } from './scripted-vendor.js';
 
 const PROMPT = 'What do my notes in notes.txt say? Read the file, then tell me.';

@@ -1,9 +1,7 @@
 /**
  * One client × path of the conformance suite: scripted loopback vendors, the gateway in front of
  * them (in process, every default dialect), a working folder with the notes the session reads, and
- * a temporary HOME. Paths name what the vendors do: pass-through; failover before the first byte to
- * a vendor of another API; a stream cut mid-answer with a second deployment of the same API to
- * continue on, or with none.
+ * a temporary HOME, for one of the suite's paths (support/paths.ts).
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,8 +14,7 @@ import { CLIENT_MODELS, type Session } from './clients.js';
 import { startDialGuard, proxyEnv, type DialGuard } from './dial-guard.js';
 import { NOTES_MARKER, newScript, scriptedVendor, type Api, type Behaviour, type Script } from './scripted-vendor.js';
 
-export const PATHS = ['pass-through', 'failover', 'cut, continued', 'cut, not continued'] as const;
-export type PathName = (typeof PATHS)[number];
+import type { PathName } from './paths.js';
 
 /** The vendor of another API a client's requests fail over to. */
 const FALLBACK_API: Record<Api, Api> = { anthropic: 'chat', responses: 'anthropic', chat: 'anthropic' };

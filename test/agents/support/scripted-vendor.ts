@@ -6,7 +6,8 @@
  * holds the notes' marker it answers with the final marker. A second turn ("say goodbye") gets a
  * second marker. It can fail before the first byte or cut its answer mid-stream (once), and as
  * an Anthropic vendor it validates thinking blocks as Anthropic does: every signature must be one
- * it issued, and with thinking on the assistant turn a tool result answers must start with one.
+ * it issued, with thinking on the assistant turn a tool result answers must start with one, and
+ * with thinking on no assistant answer may be prefilled.
  */
 import type http from 'node:http';
 import type { Handler } from '../../../packages/gateway/test/support/harness.js';
@@ -146,6 +147,7 @@ function thinkingRefusal(body: any, issued: Set<string>): string | undefined {
   }
   const thinkingOn = body.thinking && body.thinking.type !== 'disabled';
   const last = messages[messages.length - 1];
+  if (thinkingOn && last?.role === 'assistant') return 'messages: the final assistant message cannot be prefilled when thinking is enabled';
   const answersTool = last?.role === 'user' && Array.isArray(last.content) && last.content.some((b: any) => b.type === 'tool_result');
   if (thinkingOn && answersTool) {
     const assistant = messages[messages.length - 2];
