@@ -35,9 +35,9 @@ function retryAfterHeader(ms: number | undefined, fallbackSeconds?: number): Rec
   return seconds === undefined ? {} : { 'retry-after': String(seconds) };
 }
 
-/** A vendor's 4xx that is the request's fault keeps its status; anything odd becomes 400. */
+/** A vendor's 4xx that is the request's fault keeps its status (a 404 naming a stored item too); anything odd becomes 400. */
 function requestFaultStatus(status: number | undefined): number {
-  return status !== undefined && status >= 400 && status < 500 && ![401, 402, 403, 404, 407, 429].includes(status) ? status : 400;
+  return status !== undefined && status >= 400 && status < 500 && ![401, 402, 403, 407, 429].includes(status) ? status : 400;
 }
 
 function failedEverywhere(error: SwitchyardError, message: string): ErrorReply {

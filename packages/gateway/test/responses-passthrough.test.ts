@@ -68,7 +68,7 @@ const CLIENT_BODY = {
 };
 
 describe('Responses pass-through to an openai vendor', () => {
-  it('streams the vendor’s events byte for byte, and sends the client’s fields on with only the model, stream and store changed', async () => {
+  it('streams the vendor’s events byte for byte, and sends the client’s fields on (its store included) with only the model and stream changed', async () => {
     const openai = await openaiVendor();
     const pipeline = createPipeline({ endpoints: [{ name: 'openai', provider: 'openai', baseUrl: openai.url, apiKey: VENDOR_KEY }], models: { chat: [{ endpoint: 'openai', model: 'gpt-5-mini' }] }, providers: [openaiProvider] });
     const { origin, client } = await startGateway(pipeline);
@@ -79,7 +79,7 @@ describe('Responses pass-through to an openai vendor', () => {
 
     expect(openai.requests[0]!.path).toBe('/v1/responses');
     const { switchyard: _hints, ...forwarded } = CLIENT_BODY;
-    expect(JSON.parse(openai.requests[0]!.body)).toEqual({ ...forwarded, model: 'gpt-5-mini', store: false, stream: true });
+    expect(JSON.parse(openai.requests[0]!.body)).toEqual({ ...forwarded, model: 'gpt-5-mini', stream: true });
     expect(openai.requests[0]!.headers.authorization).toBe(`Bearer ${VENDOR_KEY}`);
 
     // The SDK's stream helper accumulates the same response OpenAI would have given it.
@@ -128,7 +128,7 @@ describe('parts only the Responses API carries', () => {
     const { client } = await startGateway(pipeline);
     const answer = await client.responses.create({ model: 'chat', prompt: { id: 'pmpt_weather', variables: { city: 'Paris' } } });
     expect(answer.output_text).toBe('Sunny, 18C.');
-    expect(JSON.parse(openai.requests[0]!.body)).toEqual({ model: 'gpt-5-mini', prompt: { id: 'pmpt_weather', variables: { city: 'Paris' } }, store: false });
+    expect(JSON.parse(openai.requests[0]!.body)).toEqual({ model: 'gpt-5-mini', prompt: { id: 'pmpt_weather', variables: { city: 'Paris' } } });
   });
 
   it('skip a vendor of another dialect before any attempt; the openai candidate answers', async () => {

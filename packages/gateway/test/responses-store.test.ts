@@ -31,10 +31,10 @@ async function twoVendors(script: Script, clock?: VirtualClock): Promise<{ claud
 const sent = (server: Loopback, i: number) => JSON.parse(server.requests[i]!.body);
 
 describe('stored responses', () => {
-  it('are not kept by default: GET is a 404 in the OpenAI error shape', async () => {
+  it('are not kept with store: false: GET is a 404 in the OpenAI error shape', async () => {
     const { pipeline } = await twoVendors(textScript('hi'));
     const { client, origin } = await startGateway(pipeline);
-    const response = await client.responses.create({ model: 'claude', input: 'hi' });
+    const response = await client.responses.create({ model: 'claude', input: 'hi', store: false });
     expect((response as unknown as { store: boolean }).store).toBe(false);
     await expect(client.responses.retrieve(response.id)).rejects.toBeInstanceOf(NotFoundError);
     const res = await raw(origin, `/v1/responses/${response.id}`, { method: 'GET' });
@@ -56,12 +56,12 @@ describe('stored responses', () => {
     const items = await client.responses.inputItems.list(first.id);
     expect(items.data).toEqual([expect.objectContaining({ type: 'message', role: 'user', content: 'Capital of France?', id: expect.stringMatching(/^msg_/) })]);
 
-    // The next turn goes to OpenAI, which keeps no state for the gateway: it gets the whole conversation.
+    // The next turn goes to OpenAI, which never saw the first: it gets the whole conversation, and the client's own store.
     const second = await client.responses.create({ model: 'gpt', input: 'And of Italy?', previous_response_id: first.id, store: true });
     expect(second.output_text).toBe('Paris.');
     const upstream = sent(openai, 0);
     expect(upstream.previous_response_id).toBeUndefined();
-    expect(upstream.store).toBe(false);
+    expect(upstream.store).toBe(true);
     expect(upstream.instructions).toBeUndefined(); // instructions are not carried over, as with OpenAI
     expect(upstream.input).toEqual([
       { type: 'message', role: 'user', content: 'Capital of France?' },

@@ -68,6 +68,8 @@ function kindFor(status: number | undefined, details: VendorErrorDetails, rules?
   if (details.codes.includes('insufficient_quota')) return 'payment';
   if (has(CONTENT_FILTER_CODES)) return 'content-filter';
   if ((status === undefined || REQUEST_STATUSES.has(status)) && isContextLengthMessage(details.message, details.codes[0])) return 'context-length';
+  // A 404 naming a field of the request (a stored item or response the vendor does not have) is the request's fault: the client gets it.
+  if (status === 404 && details.param && !has(NOT_FOUND_CODES)) return 'bad-request';
   if (has(NOT_FOUND_CODES) || status === 404) return 'not-found';
   if (status === 402 || /insufficient balance/i.test(details.message)) return 'payment';
   if (has(AUTH_CODES)) return 'auth';

@@ -1,16 +1,17 @@
 /**
  * The OpenAI Responses API as a second wire of the family. A request that came in that dialect
  * (the gateway's `POST /v1/responses`, core's request-origin.ts) goes to `{baseUrl}/responses`
- * as the client wrote it: only what routing changes is set (the upstream model, `stream`), and
- * the gateway keeps the conversation state itself, so OpenAI is asked with `store: false`.
+ * as the client wrote it: only what routing changes is set (the upstream model, `stream`). The
+ * client's own `store` goes on unchanged (OpenAI keeps what the client asked it to keep); the
+ * gateway expands `previous_response_id` from its own store.
  * On for the `openai` provider; the endpoint option `responsesApi: true | false` turns it on
  * or off per endpoint (OpenAI-compatible servers and Azure's older API versions lack it).
  */
 import { type Candidate, type ChatRequest } from '@switchyard/core';
 import { requestOriginOf, OPENAI_RESPONSES, type RequestOrigin } from '@switchyard/core/wire';
 
-/** Fields of the client's body that are the gateway's, never the vendor's. */
-const GATEWAY_FIELDS = new Set(['model', 'stream', 'store', 'previous_response_id', 'switchyard']);
+/** Fields of the client's body that are the gateway's, never the vendor's (the client's own `store` goes on as it is). */
+const GATEWAY_FIELDS = new Set(['model', 'stream', 'previous_response_id', 'switchyard']);
 
 export function responsesApiEnabled(target: Candidate, byDefault: boolean): boolean {
   const option = target.endpoint?.options?.responsesApi;
@@ -33,7 +34,6 @@ export function buildResponsesBody(origin: RequestOrigin, options: { model: stri
     body[key] = value;
   }
   body.model = options.model;
-  body.store = false;
   if (options.stream) body.stream = true;
   return body;
 }

@@ -47,12 +47,12 @@ function fromResponses(body: Record<string, unknown>): ChatRequest {
 const clientBody = { model: 'chat', input: [{ role: 'user', content: 'hi' }], include: ['reasoning.encrypted_content'], store: true, previous_response_id: null, switchyard: { tier: 'x' }, stream_options: { include_obfuscation: false } };
 
 describe('which wire a request goes on', () => {
-  it('openai sends a Responses request to /responses: the client body with the upstream model, stream and store: false', () => {
+  it('openai sends a Responses request to /responses: the client body with the upstream model and stream (the client’s store as it is)', () => {
     expect(openaiProvider.speaks?.(OPENAI_RESPONSES, target('openai'))).toBe(true);
     const built = openaiProvider.buildRequest(fromResponses(clientBody), target('openai'), { stream: true });
     expect(built.path).toBe('/responses');
     expect(built.headers).toMatchObject({ accept: 'text/event-stream', authorization: `Bearer ${SECRET_KEY}` });
-    expect(JSON.parse(built.body!)).toEqual({ model: 'gpt-upstream', input: clientBody.input, include: clientBody.include, stream_options: clientBody.stream_options, store: false, stream: true });
+    expect(JSON.parse(built.body!)).toEqual({ model: 'gpt-upstream', input: clientBody.input, include: clientBody.include, stream_options: clientBody.stream_options, store: true, stream: true });
     const json = JSON.parse(openaiProvider.buildRequest(fromResponses(clientBody), target('openai'), { stream: false }).body!);
     expect(json).not.toHaveProperty('stream');
     expect(json).not.toHaveProperty('stream_options');

@@ -2,8 +2,10 @@
  * Decoding `POST /v1/responses`. The body is decoded into the unified request (any vendor can
  * answer it) and kept as the request's origin (the `openai` provider sends it on to `/responses`
  * as it came). With `previous_response_id`, the stored conversation is expanded into the request
- * before routing; with `store: true`, the answer is stored before the client sees its end, so a
- * client that continues at once finds it.
+ * before routing, and `item_reference` items naming stored items are replaced by them. `store`
+ * is true unless the client says false, as in OpenAI's API: asked for, the answer is stored
+ * before the client sees its end (a client that continues at once finds it); defaulted, it is
+ * written after the answer ended, batched (write-behind.ts), and only within the store's caps.
  */
 import { SwitchyardError, type CallerIdentity } from '@switchyard/core';
 import { checkRequestLimits, DEFAULT_REQUEST_LIMITS } from '@switchyard/core/internal';
@@ -16,6 +18,7 @@ import { CONVERSATION_TOO_LARGE, PREVIOUS_RESPONSE_NOT_FOUND } from './errors.js
 import { requestEcho, type RequestEcho } from './response-body.js';
 import { ResponseStore, withItemIds } from './response-store.js';
 import { statelessItems } from './vendor-state.js';
+import { writeBehind } from './write-behind.js';
 import type { ToolNames } from './tool-names.js';
 import type { Json, ResponseItem, ResponseObject } from './wire-types.js';
 
@@ -45,17 +48,24 @@ export function statelessHistory(items: ResponseItem[]): ResponseItem[] {
   });
 }
 
-function optionalFlag(body: Json, field: string): boolean {
-  const value = body[field];
-  if (value === undefined || value === null) return false;
-  if (typeof value !== 'boolean') throw invalid(field, 'must be a boolean');
-  return value;
+/** `store` as OpenAI defines it: true unless the client says false. */
+function storeFlag(body: Json): { store: boolean; explicit: boolean } {
+  const value = body.store;
+  if (value === undefined || value === null) return { store: true, explicit: false };
+  if (typeof value !== 'boolean') throw invalid('store', 'must be a boolean');
+  return { store: value, explicit: true };
+}
+
+/** `item_reference` items naming an item the gateway stored, replaced by that item; the others stay (only OpenAI may know them). */
+async function resolveReferences(input: ResponseItem[], responses: ResponseStore): Promise<ResponseItem[]> {
+  if (!input.some((item) => item.type === 'item_reference')) return input;
+  return Promise.all(input.map(async (item) => (item.type === 'item_reference' && typeof item.id === 'string' ? ((await responses.item(item.id)) ?? item) : item)));
 }
 
 export async function decodeResponsesRequest({ body }: DialectCall, context: DialectContext): Promise<DecodedResponses> {
   if (!isObject(body)) throw invalid('(body)', 'must be a JSON object');
   const stream = wantsStream(body);
-  const store = optionalFlag(body, 'store');
+  const { store, explicit } = storeFlag(body);
   const previousId = body.previous_response_id;
   if (previousId !== undefined && previousId !== null && (typeof previousId !== 'string' || previousId.length === 0)) throw invalid('previous_response_id', 'must be a response id');
   if (previousId && body.conversation !== undefined && body.conversation !== null) throw invalid('conversation', 'cannot be used together with previous_response_id');
@@ -75,7 +85,8 @@ export async function decodeResponsesRequest({ body }: DialectCall, context: Dia
     const most = context.storeCaps.maxConversationBytes;
     if (size > most) throw new SwitchyardError('invalid-request', `the conversation stored under previous_response_id '${previousId}' is ${size} bytes; the limit is ${most} (server.responseStore.maxConversationBytes): start a new conversation, or send a shortened history as input`, { code: CONVERSATION_TOO_LARGE, path: 'previous_response_id', status: 400 });
   }
-  const input = inputItems(body);
+  const items = inputItems(body);
+  const input = await resolveReferences(items, responses);
   const conversation: SourcedItem[] = [];
   for (const item of history) conversation.push({ item, path: 'previous_response_id' });
   for (let i = 0; i < input.length; i++) conversation.push({ item: input[i]!, path: `input[${i}]` });
@@ -84,22 +95,23 @@ export async function decodeResponsesRequest({ body }: DialectCall, context: Dia
   const { request, hints, capabilities, toolNames } = decodeRequest(body, conversation);
   // Checked here with the gateway's limits, so the pipeline does not check it again with its defaults.
   checkRequestLimits(request, context.limits);
-  const upstreamInput = previousId ? statelessHistory(history).concat(statelessItems(input)) : statelessItems(input);
-  const origin = upstreamInput === input ? body : Object.assign({}, body, { input: upstreamInput });
+  // Resolved references go upstream as the stored conversation does (without our ids and state items).
+  const upstreamInput = previousId ? statelessHistory(history).concat(statelessItems(input)) : input !== items ? statelessHistory(input) : statelessItems(input);
+  const origin = upstreamInput === items ? body : Object.assign({}, body, { input: upstreamInput });
   setRequestOrigin(request, { format: OPENAI_RESPONSES, body: origin, ...(capabilities.length > 0 ? { untranslatable: capabilities } : {}), ...(hints.length > 0 ? { hints } : {}) });
 
-  // Refused before the vendor is paid: an answer that could not be stored.
-  if (store) await responses.checkRoom(history.concat(input));
-  const keep = store
-    ? async (response: ResponseObject) => {
-        try {
-          await responses.save(response, withItemIds(history.concat(input)));
-        } catch (error) {
-          // The answer still reaches the client; only continuing from it will not work.
-          context.warn({ event: 'response_store_failed', requestId: context.requestId, error: (error as Error).message }, 'storing a response failed');
-        }
-      }
-    : undefined;
+  // Refused before the vendor is paid: an answer the client asked to store that could not be.
+  if (explicit && store) await responses.checkRoom(history.concat(input));
+  const save = async (response: ResponseObject) => {
+    try {
+      await responses.save(response, withItemIds(history.concat(input)));
+    } catch (error) {
+      // The answer still reaches the client; only continuing from it will not work.
+      context.warn({ event: 'response_store_failed', requestId: context.requestId, error: (error as Error).message }, 'storing a response failed');
+    }
+  };
+  // Asked for: stored before the client sees the end. Defaulted (OpenAI's `store: true`): written after, batched, within the store's caps.
+  const keep = !store ? undefined : explicit ? save : async (response: ResponseObject) => writeBehind(context.store, () => save(response), () => undefined);
   const settle = keep
     ? async (text: string) => {
         const final = JSON.parse(text) as ResponseObject;

@@ -13,6 +13,12 @@ import { StoredBytes, type StoreCaps } from './stored-bytes.js';
 import type { ResponseItem, ResponseObject } from './wire-types.js';
 
 export const RESPONSE_KEY_PREFIX = 'switchyard:responses:';
+/** Output item id → the response that holds it, for `item_reference` input items. */
+const ITEM_KEY_PREFIX = 'switchyard:responses:item:';
+
+interface ItemIndex {
+  response: string;
+}
 
 export interface StoredResponse {
   response: ResponseObject;
@@ -70,6 +76,16 @@ export class ResponseStore {
     record.bytes = size;
     record.slice = slice;
     await this.store.set(RESPONSE_KEY_PREFIX + response.id, record, this.ttlMs);
+    // An item of this answer can be named by a later request's `item_reference` (the AI SDK's way of continuing).
+    await Promise.all(response.output.filter((item) => typeof item.id === 'string' && isResponseId(item.id)).map((item) => this.store.set(ITEM_KEY_PREFIX + item.id!, { response: response.id } satisfies ItemIndex, this.ttlMs)));
+  }
+
+  /** The stored item with this id (of a response this owner stored), if any. */
+  async item(id: string): Promise<ResponseItem | undefined> {
+    if (!isResponseId(id)) return undefined;
+    const index = await this.store.get<ItemIndex>(ITEM_KEY_PREFIX + id);
+    const record = index && typeof index.response === 'string' ? await this.load(index.response) : undefined;
+    return record?.response.output.find((item) => item.id === id) ?? record?.input.find((item) => item.id === id);
   }
 
   async load(id: string): Promise<StoredResponse | undefined> {
