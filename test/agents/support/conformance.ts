@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stopAll } from '../../../packages/gateway/test/support/harness.js';
 import { AGENTS_DIR, type AgentClient, type Run } from './clients.js';
-import { KNOWN_FAILING, testName } from './known-failing.js';
+import { expectedToFail, testName } from './known-failing.js';
 import { PATHS, type PathName } from './paths.js';
 import { startRig, type Rig } from './rig.js';
 import { FINAL_MARKER, SECOND_MARKER, SECOND_PROMPT } from './scripted-vendor.js';
@@ -60,7 +60,7 @@ export function conformanceSuite(client: AgentClient): void {
   describe.skipIf(!client.installed())(client.name, () => {
     for (const path of PATHS) {
       const id = testName(client.name, path);
-      const test = id in KNOWN_FAILING ? it.fails : it;
+      const test = expectedToFail(id) ? it.fails : it;
       test(id, () => check(client, path, rigs), 240_000);
     }
   });

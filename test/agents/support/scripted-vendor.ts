@@ -166,9 +166,8 @@ function send(res: http.ServerResponse, events: string[], cutAt: number | undefi
     res.end(events.join(''));
     return;
   }
-  res.write(events.slice(0, cutAt).join(''));
-  // Let the partial answer reach the gateway before the connection dies.
-  setTimeout(() => res.socket?.destroy(), 50);
+  // The partial answer is handed to the socket before the connection dies.
+  res.write(events.slice(0, cutAt).join(''), () => res.socket?.destroy());
 }
 
 function anthropicAnswer(res: http.ServerResponse, body: any, turn: Turn, script: Script, cut: boolean, tag: string, issued: Set<string>): void {
