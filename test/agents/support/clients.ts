@@ -61,7 +61,7 @@ export function pinnedVersion(client: AgentClient): string {
 
 const NODE_GUARD = fileURLToPath(new URL('../../../packages/gateway/test/support/loopback-guard.mjs', import.meta.url));
 
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 90_000): Promise<Run> {
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 150_000): Promise<Run> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd, env: { PATH: process.env.PATH, LANG: 'C.UTF-8', NO_COLOR: '1', TERM: 'dumb', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -61,7 +61,7 @@ export function conformanceSuite(client: AgentClient): void {
     for (const path of PATHS) {
       const id = testName(client.name, path);
       const test = expectedToFail(id) ? it.fails : it;
-      test(id, () => check(client, path, rigs), 240_000);
+      test(id, () => check(client, path, rigs), 330_000);
     }
   });
 }
