@@ -10,11 +10,22 @@ export default defineConfig({
   // imports that only bundlers resolve (prom-client and the AI SDK load it).
   ssr: { resolve: { conditions: ['@switchyard/source', 'node', 'default'], externalConditions: ['@switchyard/source'] } },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'plugins/*/src/**/*.test.ts', 'plugins/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'deploy/test/**/*.test.ts', 'scripts/test/**/*.test.ts'],
     reporters: ['default', new PlainSummaryReporter()],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'plugins/*/src/**/*.test.ts', 'plugins/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'deploy/test/**/*.test.ts', 'scripts/test/**/*.test.ts'],
+        },
+      },
+      // The agent conformance suite (test/agents): the pinned agent clients, run headless against
+      // the gateway with scripted vendors; `pnpm vitest run --project agents` runs it alone.
+      { extends: true, test: { name: 'agents', include: ['test/agents/**/*.test.ts'] } },
+    ],
   },
 });

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs the pinned agent CLIs the gateway's client tests drive (test/agents/<name>/: a
 # package.json and its own lockfile) into a cache folder outside the workspace, one folder per
-# client, with `npm ci` (no install scripts, no optional native add-ons: the tests run them
-# headless). A folder whose lockfile did not change since its last install is kept.
+# client, with `npm ci` (no install scripts, no optional packages: the tests run them headless).
+# Clients that ship a native binary as an optional platform package (Claude Code, Codex, opencode)
+# list the linux-x64 one as a direct dependency, which the tests run directly; nothing is
+# downloaded by a postinstall script. A folder whose lockfile did not change since its last install
+# is kept.
 # Prints the cache folder; the tests find the clients there (SWITCHYARD_AGENTS_DIR).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -70,6 +70,22 @@ describe('decodeMessagesRequest', () => {
     expect(request.tools).toHaveLength(1);
   });
 
+  it('takes a system turn inside messages (Claude Code 2.1 sends its environment that way) as a system message where it stands', () => {
+    const messages = [
+      { role: 'user', content: 'a' },
+      { role: 'system', content: [{ type: 'text', text: '# Environment' }, { type: 'text', text: 'cwd: /w' }] },
+      { role: 'system', content: 'plain' },
+    ];
+    const { request } = decodeMessagesRequest({ ...base, messages }, {});
+    expect(request.messages).toEqual([
+      { role: 'user', content: 'a' },
+      { role: 'system', content: '# Environment\ncwd: /w' },
+      { role: 'system', content: 'plain' },
+    ]);
+    expect(() => decodeMessagesRequest({ ...base, messages: [{ role: 'system', content: [{ type: 'image', source: {} }] }] }, {})).toThrow(/messages\[0\]\.content\[0\]: must be a text block/);
+    expect(() => decodeMessagesRequest({ ...base, messages: [{ role: 'tool', content: 'x' }] }, {})).toThrow(/messages\[0\]\.role: must be "user", "assistant" or "system", got "tool"/);
+  });
+
   it('count_tokens bodies need no max_tokens', () => {
     const { request } = decodeMessagesRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, {}, { countOnly: true });
     expect(request.max_completion_tokens).toBeUndefined();

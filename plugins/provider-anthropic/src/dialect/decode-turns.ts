@@ -52,27 +52,30 @@ export class TurnDecoder {
     this.messages.push(message);
   }
 
-  system(value: unknown): void {
+  /** The system prompt, or a system turn inside `messages` (Claude Code 2.1 sends its environment that way). */
+  system(value: unknown, path = 'system'): void {
     if (value === undefined || value === null) return;
     if (typeof value === 'string') {
-      if (value.length > 0) this.push({ role: 'system', content: value }, 'system');
+      if (value.length > 0) this.push({ role: 'system', content: value }, path);
       return;
     }
-    const blocks = blocksOf(value, 'system');
+    const at = path === 'system' ? path : `${path}.content`;
+    const blocks = blocksOf(value, at);
     const texts: string[] = [];
     blocks.forEach((block, j) => {
-      if (block.type !== 'text') throw invalid(`system[${j}]`, `must be a text block, got "${block.type}"`);
-      this.cacheControl(block, `system[${j}]`);
-      texts.push(requireString(block.text, `system[${j}].text`));
+      if (block.type !== 'text') throw invalid(`${at}[${j}]`, `must be a text block, got "${block.type}"`);
+      this.cacheControl(block, `${at}[${j}]`);
+      texts.push(requireString(block.text, `${at}[${j}].text`));
     });
-    if (texts.length > 0) this.push({ role: 'system', content: texts.join('\n') }, 'system');
+    if (texts.length > 0) this.push({ role: 'system', content: texts.join('\n') }, path);
   }
 
   turn(message: unknown, i: number): void {
     const path = `messages[${i}]`;
     if (!isObject(message)) throw invalid(path, 'must be an object with a role and content');
     const { role, content } = message;
-    if (role !== 'user' && role !== 'assistant') throw invalid(`${path}.role`, `must be "user" or "assistant", got ${JSON.stringify(role) ?? 'nothing'}`);
+    if (role === 'system') return this.system(content, path);
+    if (role !== 'user' && role !== 'assistant') throw invalid(`${path}.role`, `must be "user", "assistant" or "system", got ${JSON.stringify(role) ?? 'nothing'}`);
     if (typeof content === 'string') {
       this.push({ role, content }, path);
       return;
