@@ -17,8 +17,6 @@ export function expectedToFail(id: string): boolean {
 }
 
 export const KNOWN_FAILING: Record<string, string> = {
-  [testName('Claude Code', 'failover')]:
-    "Claude Code 2.1.332's default model (claude-opus-5-5) sends `output_config`, which the Messages translation table classes as Anthropic-only: the Chat Completions fallback is skipped before any attempt and the client gets the 529 (the final error names the skip)",
   [testName('Claude Code', 'cut, continued')]:
     'the continuation is re-encoded from the unified request: it prefills the partial answer with thinking on and carries the earlier turns\' thinking blocks signed by the cut deployment, so the continuing Anthropic deployment refuses it (invalid signature); the stream ends with the error and Claude Code asks again',
   [testName('Codex CLI', 'cut, continued')]: RESPONSES_CUT,

@@ -130,7 +130,13 @@ export function decodeMessagesRequest(body: unknown, headers: DialectHeaders, op
   const userId = metadata?.user_id;
   if (userId !== undefined && userId !== null) requireString(userId, 'metadata.user_id');
 
-  for (const key in body) if (Object.hasOwn(body, key)) meetField(decoder, key, MESSAGES_TABLE);
+  for (const key in body) {
+    if (!Object.hasOwn(body, key)) continue;
+    const value = body[key];
+    if (key === 'output_config' && isObject(value)) {
+      for (const member in value) if (Object.hasOwn(value, member)) decoder.meet(`output_config.${member}`, `output_config.${member}`);
+    } else meetField(decoder, key, MESSAGES_TABLE);
+  }
   const forwarded = forwardedHeaders(headers);
   if (forwarded?.['anthropic-beta']) decoder.meet('header:anthropic-beta', 'anthropic-beta');
 

@@ -28,6 +28,9 @@ export const MESSAGES_TABLE: TranslationTable = {
   top_k: hint('top_k'),
   service_tier: hint('a service tier'),
   context_management: hint('context management edits (clear_thinking, clear_tool_uses)'),
+  // output_config is met by its members: Claude Code sends an effort on every request.
+  'output_config.effort': hint('the reasoning effort'),
+  'output_config.format': capability('a structured output format'),
   container: capability('a code execution container'),
   mcp_servers: capability('remote MCP servers'),
   // Content blocks.
