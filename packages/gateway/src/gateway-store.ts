@@ -16,7 +16,7 @@ import { declareDurableKeys, MemoryStateStore, systemClock, type Clock, type Dur
 import { JournalRecords, RecordKeepingStore, type StoreSnapshot } from '@switchyard/core/internal';
 import { type Importer, type LoadedConfig } from '@switchyard/core/config';
 import { importerFrom, loadRecords, loadStore } from '@switchyard/core/internal';
-import { RESPONSE_KEY_PREFIX } from './dialects/openai-responses/response-store.js';
+import { RESPONSE_KEY_PREFIX } from '@switchyard/provider-openai/dialect';
 
 /** The journal's file in $STATE_DIRECTORY, else beside the config, when `records.file` is not given. */
 export const DEFAULT_RECORDS_FILE = 'switchyard-records.journal';
