@@ -145,6 +145,11 @@ export interface StreamFraming {
   readonly contentType: string;
   /** What keeps an idle connection open before the commit point (SSE: a comment). */
   readonly heartbeat: string;
+  /**
+   * What the stream is when it fails after heartbeats, before any chunk (Gemini's JSON array:
+   * `[{"error":…}]`); default: the dialect's `streamError`.
+   */
+  error?(reply: GatewayErrorReply): string;
 }
 
 /** A whole answer a route writes itself. */

@@ -39,8 +39,11 @@ export async function serveStream(x: Exchange, request: ChatRequest, encoderFor:
   try {
     stream = await x.pipeline.stream(request, x.call);
   } catch (error) {
-    // Before any byte went out the client gets a normal error status; after heartbeats, an SSE error event.
-    replyWithError(x, inClientTerms ? inClientTerms(error) : error);
+    const failure = inClientTerms ? inClientTerms(error) : error;
+    // Before any byte went out the client gets a normal error status; after heartbeats, the stream's error ending.
+    if (res.headersSent && framing?.error) {
+      if (!res.writableEnded && !res.destroyed) res.end(framing.error(replyForError(failure, x.errorOptions)));
+    } else replyWithError(x, failure);
     return;
   } finally {
     x.clock.clearTimeout(heartbeat);
