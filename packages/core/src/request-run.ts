@@ -286,9 +286,13 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     const last = errors[errors.length - 1];
     const summary = errors.map((e) => `${e.deployment ?? e.endpoint ?? '?'}: ${e.kind}${e.status ? ` ${e.status}` : ''}`).join('; ');
     const prefix = reason ? `${reason.message} after ${errors.length} attempt(s)` : `all ${errors.length} attempt(s) failed`;
+    // Rate-limited everywhere it went, and every other candidate held back for a rate limit: a 429
+    // whose Retry-After is the soonest cooldown's end among them all, not the last vendor's.
+    const rateLimited = !reason && errors.every((e) => e.kind === 'rate-limit') && this.ctx.holds.every((h) => h.rateLimited);
+    const soonest = rateLimited ? heldBackError(this.ctx.holds, this.ctx.clock.now(), this.ctx.model) : undefined;
     return new SwitchyardError('all-candidates-failed', `${prefix} for model "${this.ctx.model}": ${summary}`, {
-      status: reason ? 504 : last.status && last.status >= 500 ? 503 : last.kind === 'rate-limit' ? 429 : 502,
-      retryAfterMs: last.retryAfterMs,
+      status: reason ? 504 : rateLimited ? 429 : last.status && last.status >= 500 ? 503 : last.kind === 'rate-limit' ? 429 : 502,
+      retryAfterMs: soonest?.retryAfterMs ?? last.retryAfterMs,
       attempts: errors,
       retryable: true,
       cause: last,

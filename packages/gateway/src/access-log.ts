@@ -59,7 +59,8 @@ export class AccessLog {
   }
 
   /** The access line's fields; forgets the request. */
-  finish(requestId: string, http: { route: string; status: number; cancelled: boolean; latencyMs: number; caller?: CallerIdentity }): LogFields {
+  /** `model` and `errorCode` describe a request refused before routing (no `request:end`): the model it named, the code it was refused with. */
+  finish(requestId: string, http: { route: string; status: number; cancelled: boolean; latencyMs: number; caller?: CallerIdentity; model?: string; errorCode?: string }): LogFields {
     const end = this.ends.get(requestId);
     const bill = this.bills.get(requestId);
     this.open.delete(requestId);
@@ -70,7 +71,7 @@ export class AccessLog {
     const latencyMs = Math.round(http.latencyMs);
     // Who called (the audit line): the gateway key's id and name, never its secret.
     const { caller } = http;
-    if (!end) return { event: 'access', requestId, route: http.route, outcome, status, latencyMs, gatewayKey: caller?.keyId, gatewayKeyName: caller?.keyName, team: caller?.team };
+    if (!end) return { event: 'access', requestId, route: http.route, outcome, status, latencyMs, gatewayKey: caller?.keyId, gatewayKeyName: caller?.keyName, team: caller?.team, model: http.model, errorCode: outcome === 'error' ? http.errorCode : undefined };
     const { attempts, response } = end;
     let answered: RequestEnd['attempts'][number] | undefined;
     let costUsd = 0;
