@@ -12,7 +12,7 @@ import '@switchyard/contracts';
 import type { ServerResponse } from 'node:http';
 import { httpStatusOf, isSwitchyardError, type SwitchyardError } from '@switchyard/core';
 import { IDEMPOTENCY_CONFLICT, IDEMPOTENCY_UNAVAILABLE } from '@switchyard/core/internal';
-import type { GatewayErrorReply } from '@switchyard/core/dialect';
+import { errorReply, type GatewayErrorReply } from '@switchyard/core/dialect';
 import { renderError, type Dialect } from './dialect.js';
 import { sendError } from './http-reply.js';
 import { noteErrorCode } from './sent-error.js';
@@ -27,9 +27,7 @@ export interface OpenAIErrorBody {
 /** The gateway's neutral error reply (core's `GatewayErrorReply`), which each dialect renders. */
 export type ErrorReply = GatewayErrorReply;
 
-export function errorReply(status: number, message: string, type: string, code: string | null, param: string | null = null, headers: Record<string, string> = {}): ErrorReply {
-  return { status, body: { error: { message, type, param, code } }, headers };
-}
+export { errorReply };
 
 function retryAfterHeader(ms: number | undefined, fallbackSeconds?: number): Record<string, string> {
   const seconds = ms !== undefined ? Math.max(1, Math.ceil(ms / 1000)) : fallbackSeconds;

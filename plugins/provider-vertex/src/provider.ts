@@ -35,7 +35,8 @@ export function createVertexProvider() {
     id: 'vertex',
     defaultCapabilities: ['tools', 'vision', 'stream'],
     baseUrlFor: vertexBaseUrl,
-    speaks: (format: string, target: Candidate) => isClaude(target.model) && anthropicProvider.speaks!(format, target),
+    // Each publisher's own wire format: a Messages client's body goes on to Claude, a Gemini API client's to Gemini.
+    speaks: (format: string, target: Candidate) => (isClaude(target.model) ? anthropicProvider : geminiProvider).speaks!(format, target),
     unsupported: (request, target) => (isClaude(target.model) ? anthropicProvider.unsupported?.(request, target) : geminiProvider.unsupported?.(request, target)),
     buildRequest(request, target, options) {
       return isClaude(target.model) ? buildClaudeRequest(request, target, options.stream) : onVertex(geminiProvider.buildRequest(request, target, options), target);

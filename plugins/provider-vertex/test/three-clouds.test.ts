@@ -2,7 +2,8 @@
  * The same model through another cloud, end to end through the gateway: a Claude Code-shaped
  * Messages stream (signed thinking, tools, cache_control, context_management, its betas) fails
  * over Anthropic 529 → Claude on Bedrock → Claude on Vertex AI, passing through on every channel;
- * and a Gemini API 503 fails over to Gemini on Vertex. Each cloud is a loopback fake that checks
+ * and a Gemini API 503 fails over to Gemini on Vertex, a Gemini API client's body and Vertex's
+ * answer passing through. Each cloud is a loopback fake that checks
  * what the cloud checks (SigV4, OAuth tokens) and refuses what it refuses.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -14,10 +15,11 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPipeline, type Pipeline } from '@switchyard/core';
-import { createGateway, type Gateway } from '@switchyard/gateway';
+import { createGateway, DEFAULT_DIALECTS, type Gateway } from '@switchyard/gateway';
 import { anthropicProvider } from '@switchyard/provider-anthropic';
 import { createBedrockProvider } from '@switchyard/provider-bedrock';
 import { geminiProvider } from '@switchyard/provider-gemini';
+import { geminiDialect } from '@switchyard/provider-gemini/dialect';
 import { createVertexProvider } from '../src/index.js';
 import { CLAUDE_CODE_BETAS, claudeCodeBody } from '../../provider-bedrock/test/support/claude-code-shape.js';
 import { startFakeBedrock, type FakeBedrock } from '../../provider-bedrock/test/support/fake-bedrock.js';
@@ -96,7 +98,7 @@ async function serve(): Promise<string> {
     },
     providers: [anthropicProvider, geminiProvider, createBedrockProvider({ source: () => async () => ({ ...AWS_KEY }) }), createVertexProvider()],
   });
-  gateway = createGateway({ pipeline, server: { host: '127.0.0.1', port: 0, apiKeys: [GATEWAY_KEY], exposeUpstream: true } });
+  gateway = createGateway({ pipeline, dialects: [...DEFAULT_DIALECTS, geminiDialect], server: { host: '127.0.0.1', port: 0, apiKeys: [GATEWAY_KEY], exposeUpstream: true } });
   return (await gateway.listen()).url.replace(/\/v1$/, '');
 }
 
@@ -154,5 +156,42 @@ describe('Claude on three channels', () => {
     expect(answer.choices[0]!.message.content).toBe('Hello from Vertex.');
     expect(geminiApi.seen.length).toBeGreaterThan(0);
     expect(google.seen.slice(before).map((s) => s.path)).toEqual(['/v1/projects/fake-project/locations/europe-west1/publishers/google/models/gemini-2.5-flash:generateContent']);
+  });
+
+  it('a Gemini API client → Gemini API 503 → Gemini on Vertex AI: its body goes on byte for byte, Vertex’s answer comes back as written', async () => {
+    const origin = await serve();
+    // Key order and spacing of the client's own text, a thought signature, and a Google-only tool (only Gemini deployments take it).
+    const body = {
+      contents: [
+        { role: 'user', parts: [{ text: 'Weather in Oslo?' }] },
+        { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Oslo' } }, thoughtSignature: 'c2lnbmVkLWJ5LWdvb2dsZQ==' }] },
+        { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { celsius: -3 } } }] },
+      ],
+      tools: [{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } } } }] }, { googleSearch: {} }],
+      generationConfig: { thinkingConfig: { thinkingBudget: 512, includeThoughts: true }, temperature: 0.2 },
+    };
+    const text = JSON.stringify(body, null, 1);
+    const ask = (method: string) => fetch(`${origin}/v1beta/models/gemini-2.5-flash:${method}`, { method: 'POST', headers: { 'x-goog-api-key': GATEWAY_KEY, 'content-type': 'application/json' }, body: text });
+    const publisherModel = '/v1/projects/fake-project/locations/europe-west1/publishers/google/models/gemini-2.5-flash';
+
+    const before = google.seen.length;
+    const json = await ask('generateContent');
+    expect(json.status).toBe(200);
+    expect(json.headers.get('x-switchyard-endpoint')).toBe('vertex-eu');
+    expect(await json.text()).toBe(google.geminiAnswers.at(-1));
+    const streamed = await ask('streamGenerateContent?alt=sse');
+    expect(streamed.status).toBe(200);
+    // The same events, each as SSE text (Vertex frames them with CRLF).
+    expect(await streamed.text()).toBe(google.geminiAnswers.at(-1)!.replaceAll('\r\n\r\n', '\n\n'));
+
+    const seen = google.seen.slice(before);
+    expect(seen.map((s) => s.path)).toEqual([`${publisherModel}:generateContent`, `${publisherModel}:streamGenerateContent?alt=sse`]);
+    for (const s of seen) {
+      expect(s.raw).toBe(text);
+      // Vertex is authorised with the service account's token; the client's gateway key stays at the gateway.
+      expect(s.headers['x-goog-api-key']).toBeUndefined();
+      expect(s.token).toMatch(/^ya29\.jwt\./);
+    }
+    expect(geminiApi.seen.at(-1)!.body).toEqual(body);
   });
 });
