@@ -278,7 +278,8 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     const reason = this.abortedWith;
     if (reason?.kind === 'cancelled') return attach(reason, errors);
     // A request failure reaches the caller as the vendor said it (status and reason).
-    if (stopError && outcomeOf(stopError) === 'request-failure') return attach(stopError, errors);
+    // So does a limit of the request's own that an attempt met (its key's share of connections).
+    if (stopError && (outcomeOf(stopError) === 'request-failure' || stopError.kind === 'budget-exhausted')) return attach(stopError, errors);
     if (errors.length === 0) {
       if (reason) return reason;
       return heldBackError(this.ctx.holds, this.ctx.clock.now(), this.ctx.model) ?? new SwitchyardError('no-candidate', `no candidate can serve model "${this.ctx.model}" right now (all filtered out by policies)`, { status: 503 });

@@ -10,6 +10,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '@switchyard/core';
+import { createUndiciTransport } from '@switchyard/core/config';
 import { cache } from '@switchyard/plugin-cache';
 import { quota } from '@switchyard/plugin-quota';
 import { getTenants } from '@switchyard/plugin-tenants';
@@ -238,6 +239,46 @@ describeWithRedis('issue 34: hostile tenants cannot spend past their budgets', (
     } finally {
       for (const socket of held) socket.destroy();
       await new Promise((resolve) => deaf.close(resolve));
+    }
+  });
+
+  it('row 9: one key holds at most half of an origin\'s connections; over it, a coded 429 after queueMs, never billed; another key is answered meanwhile', async () => {
+    stores.usePrefix('i34-row9-share');
+    // A vendor that starts every "hold" stream and keeps it open until the test lets it end.
+    const open: http.ServerResponse[] = [];
+    const upstream = await vendor((_req, res, body) => {
+      if (!body.includes('hold')) return honoursIncludeUsage(_req, res, body);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(sseBody(textChunks(['first'])).split('data: [DONE]')[0]);
+      open.push(res);
+      return new Promise<void>((resolve) => res.on('close', resolve));
+    });
+    // Four connections to the origin: a key may hold two.
+    const transport = createUndiciTransport({ connections: 4 });
+    const rig = await tenantGateway(stores, upstream, { tenants: { connectionShare: { queueMs: 400 } }, extra: { transport } });
+    try {
+      const a = await rig.key({ name: 'streamer' });
+      const b = await rig.key({ name: 'bystander' });
+      const hold = () => a.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hold' }], max_tokens: 5, stream: true });
+      const held = [await hold(), await hold()];
+      for (const stream of held) expect((await stream[Symbol.asyncIterator]().next()).done).toBe(false);
+      // Two more from the same key: each waits its queueMs for a connection of its own, then a coded 429.
+      const refused = await Promise.all([refusedWith(hold()), refusedWith(hold())]);
+      for (const r of refused) expect(r).toMatchObject({ status: 429, code: 'connection_share_exceeded' });
+      expect(refused[0].message).toMatch(/at most 2 of 4 \(50 %\)/);
+      // The other key is answered while the first holds its share.
+      const answered = await b.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
+      expect(answered.choices[0].message.content).toBe('ok');
+      expect(upstream.requests.length).toBe(3);
+      const ledger = await (await fetch(`${rig.h.origin}/switchyard/usage?groupBy=gatewayKey`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json();
+      expect(ledger.groups[a.id] ?? { estimated: { attempts: 0 }, costUsd: 0 }).toMatchObject({ estimated: { attempts: 0 }, costUsd: 0 });
+      // A request that queues gets the connection one of the key's own streams gives back.
+      const queued = a.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
+      open.shift()!.end('data: [DONE]\n\n');
+      expect((await queued).choices[0].message.content).toBe('ok');
+    } finally {
+      for (const res of open) res.destroy();
+      await transport.close?.();
     }
   });
 
