@@ -35,6 +35,7 @@ export { retryAfterVerdict, type WaitLimits, type WaitVerdict } from './retry-af
 export { readMany, readManyNow, type StoreSnapshot } from './state-store.js';
 export { attemptTimeouts, checkSwitchyardHints, HINT_LIMITS, INVALID_HINTS_CODE } from './switchyard-hints.js';
 export { tapMaybeAsync } from './tap-maybe-async.js';
+export { choicesOf, inputTokenBound, outputLimitOf, reservationTokens, type TokenBoundRules } from './token-bound.js';
 export { type TokenCounts, tokenCounts, usageCostUsd, toolCallsCostUsd } from './usage-cost.js';
 export { validateChatRequest, validateEmbeddingRequest } from './validate-request.js';
 export { CORE_VERSION } from './version.js';
