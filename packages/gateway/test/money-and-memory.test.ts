@@ -197,6 +197,31 @@ describeWithRedis('issue 34: hostile tenants cannot spend past their budgets', (
     expect(claude.requests).toHaveLength(2);
   });
 
+  it('row 7 (OpenAI hosted tools): web_search, file_search and code_interpreter calls on /v1/responses are billed per call from the answer\'s output items', async () => {
+    stores.usePrefix('i34-row7-openai');
+    // 10 + 5 tokens ($0.015 at PRICE), 3 web searches, 1 file search, 2 Code Interpreter calls in one container.
+    const output = [
+      ...[1, 2, 3].map((i) => ({ type: 'web_search_call', id: `ws_${i}`, status: 'completed', action: { type: 'search', query: 'q' } })),
+      { type: 'file_search_call', id: 'fs_1', status: 'completed', queries: ['q'], results: null },
+      ...[1, 2].map((i) => ({ type: 'code_interpreter_call', id: `ci_${i}`, status: 'completed', code: '1+1', container_id: 'cntr_1', outputs: null })),
+      { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done', annotations: [] }] },
+    ];
+    const openai = await vendor((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 'resp_1', object: 'response', created_at: 1, status: 'completed', model: 'primary-model', output, usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 } }));
+    });
+    const rig = await tenantGateway(stores, openai);
+    const k = await rig.key({ name: 'researcher', budget: { day: { limitUsd: 1 } } });
+    const tools = [{ type: 'web_search' }, { type: 'file_search', vector_store_ids: ['vs_1'] }, { type: 'code_interpreter', container: { type: 'auto' } }];
+    const answered = await k.client.responses.create({ model: 'chat', input: 'research this', tools, max_tool_calls: 5, max_output_tokens: 100 } as never);
+    expect((answered as { output_text?: string }).output_text).toBe('done');
+    expect(await rig.spentToday(k.id)).toBeCloseTo(0.015 + 3 * 0.01 + 0.0025 + 0.03, 9);
+    // A hosted tool without a known fee (image generation bills image tokens at another model's rate) is refused for a budgeted key.
+    const refused = await refusedWith(k.client.responses.create({ model: 'chat', input: 'draw', tools: [{ type: 'image_generation' }] } as never));
+    expect(refused).toMatchObject({ status: 400, message: expect.stringContaining('"image_generation"') });
+    expect(openai.requests).toHaveLength(1);
+  });
+
   it('row 8: a hedged request bills its losing attempt as an estimate', async () => {
     stores.usePrefix('i34-row8');
     const slow = await vendor(holds);

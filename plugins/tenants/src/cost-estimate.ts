@@ -21,21 +21,25 @@ import { choicesOf, inputTokenBound, outputLimitOf } from '@switchyard/core/inte
 import { requestOriginOf } from '@switchyard/core/wire';
 
 export interface ServerTool {
-  /** The tool's type without its date (`web_search_20250305` → `web_search`). */
+  /** The tool's type without its date (`web_search_20250305`, `web_search_preview_2025_03_11` → `web_search`, `web_search_preview`). */
   kind: string;
   calls: number;
 }
 
 /** Tools in the client's own request body that the vendor runs and bills per call. */
 export function serverToolsOf(request: RequestContext['request'], defaultCalls: number): ServerTool[] {
-  const tools = (requestOriginOf(request)?.body as { tools?: unknown } | undefined)?.tools;
+  const body = requestOriginOf(request)?.body as { tools?: unknown; max_tool_calls?: unknown } | undefined;
+  const tools = body?.tools;
   if (!Array.isArray(tools)) return [];
+  // OpenAI's Responses bound every hosted tool's calls at once (`max_tool_calls`).
+  const allCalls = body?.max_tool_calls;
+  if (typeof allCalls === 'number' && Number.isInteger(allCalls) && allCalls >= 0) defaultCalls = Math.min(defaultCalls, allCalls);
   const out: ServerTool[] = [];
   for (const tool of tools) {
     const type = (tool as { type?: unknown } | null)?.type;
     if (typeof type !== 'string' || type === 'function' || type === 'custom') continue;
     const most = (tool as { max_uses?: unknown }).max_uses;
-    out.push({ kind: type.replace(/_\d{8}$/, ''), calls: typeof most === 'number' && Number.isInteger(most) && most >= 0 ? most : defaultCalls });
+    out.push({ kind: type.replace(/_\d{8}$|_\d{4}_\d{2}_\d{2}$/, ''), calls: typeof most === 'number' && Number.isInteger(most) && most >= 0 ? most : defaultCalls });
   }
   return out;
 }
