@@ -73,8 +73,8 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}) {
     createStreamDecoder(target, request) {
       return speaksMessages(target.model, target.endpoint) ? anthropicProvider.createStreamDecoder(target, request) : new ConverseStreamDecoder();
     },
-    createFrameDecoder(target) {
-      return new EventStreamFrames(target, speaksMessages(target.model, target.endpoint) ? readInvokeFrame : readConverseFrame);
+    createFrameDecoder(target, limits) {
+      return new EventStreamFrames(target, speaksMessages(target.model, target.endpoint) ? readInvokeFrame : readConverseFrame, limits?.maxEventChars);
     },
     async authorize(wire, target) {
       if (target.apiKey) return { authorization: `Bearer ${target.apiKey}` };
