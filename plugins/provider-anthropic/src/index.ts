@@ -1,8 +1,8 @@
 /**
  * @switchyard/provider-anthropic: the Anthropic Messages API as a Switchyard provider codec
- * (id `anthropic`). The core sends the requests and parses SSE; this package only translates.
+ * (id `anthropic`), and Claude on Azure AI Foundry (id `azure-foundry-anthropic`). The core sends the requests and parses SSE; this package only translates.
  */
-import { defineProvider } from '@switchyard/core';
+import { defineProvider, type ProviderV1 } from '@switchyard/core';
 import { ANTHROPIC_MESSAGES, keepWireBody } from '@switchyard/core/wire';
 import { classifyAnthropicError } from './classify-error.js';
 import { buildCountTokensRequest, parseCountTokensResponse } from './count-tokens.js';
@@ -11,18 +11,15 @@ import { buildMessagesBody, requestHeaders } from './request.js';
 import { forwardable, parseMessagesResponse } from './response.js';
 import { AnthropicStreamDecoder } from './stream-decoder.js';
 import { anthropicUnsupported } from './unsupported.js';
-import { checkAnthropicBaseUrl } from './base-url.js';
+import { checkAnthropicBaseUrl, checkFoundryAnthropicEndpoint } from './base-url.js';
 
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com/v1';
 
-export const anthropicProvider = defineProvider({
+const messagesCodec = {
   specificationVersion: 'v1',
-  id: 'anthropic',
-  defaultBaseUrl: ANTHROPIC_BASE_URL,
   // No native JSON mode in API version 2023-06-01, so `json` is not claimed.
   defaultCapabilities: ['tools', 'vision', 'prefill', 'stream'],
-  speaks: (format) => format === ANTHROPIC_MESSAGES,
-  checkEndpoint: (endpoint) => checkAnthropicBaseUrl(endpoint.baseUrl),
+  speaks: (format: string) => format === ANTHROPIC_MESSAGES,
   unsupported: anthropicUnsupported,
   buildRequest(request, target, { stream }) {
     // A client of the Messages API gets its own request sent on (pass-through.ts).
@@ -50,9 +47,28 @@ export const anthropicProvider = defineProvider({
   probe(target) {
     return { method: 'GET', path: '/models', headers: requestHeaders(target) };
   },
+} satisfies Omit<ProviderV1, 'id'>;
+
+export const anthropicProvider = defineProvider({
+  ...messagesCodec,
+  id: 'anthropic',
+  defaultBaseUrl: ANTHROPIC_BASE_URL,
+  checkEndpoint: (endpoint) => checkAnthropicBaseUrl(endpoint.baseUrl),
 });
 
-export const providers = [anthropicProvider];
+/**
+ * Claude on Azure AI Foundry (provider id `azure-foundry-anthropic`): the Messages API of a
+ * Foundry resource, `https://NAME.services.ai.azure.com/anthropic/v1`, the same requests and
+ * answers as Anthropic's (a Messages client's body passes through), the deployment name as
+ * `model`, the resource key in `x-api-key`.
+ */
+export const azureFoundryAnthropicProvider = defineProvider({
+  ...messagesCodec,
+  id: 'azure-foundry-anthropic',
+  checkEndpoint: checkFoundryAnthropicEndpoint,
+});
+
+export const providers = [anthropicProvider, azureFoundryAnthropicProvider];
 export default providers;
 
 export { ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS, buildMessagesBody } from './request.js';
