@@ -17,6 +17,7 @@ export function streamInfoOf(response: ChatResponse): StreamInfo {
     fallback: s?.fallback,
     queued: s?.queued,
     truncated: s?.truncated,
+    dropped: s?.dropped,
   };
 }
 

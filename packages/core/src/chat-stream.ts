@@ -1,7 +1,7 @@
 /** What `pipeline.stream()` resolves to once the stream has committed to a candidate. */
 import { ResponseAccumulator } from './aggregate.js';
 import { SwitchyardError } from './errors.js';
-import type { ChatResponse, StreamPart, TruncationInfo } from './types.js';
+import type { ChatResponse, DroppedPart, StreamPart, TruncationInfo } from './types.js';
 import { nextBatchOf, type PartBatch } from './part-batches.js';
 
 export interface StreamInfo {
@@ -24,6 +24,8 @@ export interface StreamInfo {
   fallback?: string;
   queued?: string;
   truncated?: TruncationInfo;
+  /** What the answering deployment was sent without (ResponseInfo.dropped). */
+  dropped?: readonly DroppedPart[];
 }
 
 export class ChatStream implements AsyncIterable<StreamPart> {

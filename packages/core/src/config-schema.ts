@@ -90,6 +90,7 @@ export const deploymentSchema = z
     price: priceSchema.optional(),
     timeouts: timeoutsSchema.optional(),
     limits: modelLimitsSchema.optional(),
+    translate: z.enum(['drop', 'strict']).optional(),
   })
   .strict();
 

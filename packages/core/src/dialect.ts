@@ -101,6 +101,56 @@ export interface DialectContext {
 export interface RequestFeature {
   readonly path: string;
   readonly what: string;
+  /** Its entry in the dialect's translation table (`context_management`, `tool:web_search`). */
+  readonly feature?: string;
+}
+
+/**
+ * What becomes of a part of a client's request when it goes to a vendor of another API:
+ * `carried` (translated), `hint` (that vendor does without it: dropped and disclosed, or the
+ * deployment skipped under `translate: strict`), `capability` (the answer depends on it and only
+ * a vendor of the client's API can do it: other vendors are skipped).
+ */
+export type Treatment = 'carried' | 'hint' | 'capability';
+
+export interface TableEntry {
+  readonly treatment: Treatment;
+  /** What it is, as errors and the docs name it. */
+  readonly what: string;
+}
+
+/**
+ * A dialect's translation policy: every top-level field (`context_management`), content part
+ * (`block:thinking`), input item (`item:custom_tool_call`), tool type (`tool:web_search`) and
+ * header (`header:anthropic-beta`) its decoder knows, and its treatment. A decoder that meets
+ * something its table does not list treats it as a capability (feature `unlisted`): a test over
+ * the agents' real request shapes fails on it.
+ */
+export type TranslationTable = Readonly<Record<string, TableEntry>>;
+
+/** Records what a decoder met, by its table: hints and capabilities, each feature once (its first path). */
+export class FeatureRecorder {
+  readonly hints: RequestFeature[] = [];
+  readonly capabilities: RequestFeature[] = [];
+  /** Keys met that the table does not list. */
+  readonly unlisted: string[] = [];
+
+  constructor(private readonly table: TranslationTable) {}
+
+  /** The treatment of `key` met at `path` (an unlisted key is a capability). `what` overrides the table's words. */
+  meet(key: string, path: string, what?: string): Treatment {
+    const entry = this.table[key];
+    if (!entry) {
+      if (!this.unlisted.includes(key)) this.unlisted.push(key);
+      this.capabilities.push({ path, what: what ?? `the unlisted ${key}`, feature: 'unlisted' });
+      return 'capability';
+    }
+    if (entry.treatment === 'carried') return 'carried';
+    const list = entry.treatment === 'hint' ? this.hints : this.capabilities;
+    // Hints are disclosed by feature: the first path is enough. Capabilities keep each path (the error names the first).
+    if (entry.treatment === 'capability' || !list.some((f) => f.feature === key)) list.push({ path, what: what ?? entry.what, feature: key });
+    return entry.treatment;
+  }
 }
 
 /**
@@ -217,4 +267,10 @@ export function headerValue(headers: DialectHeaders, name: string): string | und
 /** SSE framing: one `event:`/`data:` record. */
 export function sseEvent(data: unknown, event?: string): string {
   return `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
+}
+
+/** A top-level field of a client's body met in `recorder`'s table (a name with `:` is never a table key). */
+export function meetField(recorder: { meet(key: string, path: string, what?: string): unknown }, key: string, table: TranslationTable): void {
+  const listed = !key.includes(':') && Object.hasOwn(table, key);
+  recorder.meet(listed ? key : `field:${key}`, key, listed ? undefined : `the field "${key}"`);
 }

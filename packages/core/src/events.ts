@@ -11,6 +11,7 @@ import type { AttemptRecord, CandidateRef } from './candidate-ref.js';
 import type { SwitchyardError } from './errors.js';
 import type { RequestOutcome } from './outcomes.js';
 import type { CallerIdentity } from './caller.js';
+import type { DroppedPart } from './types.js';
 
 export interface SwitchyardEvents {
   'request:start': [{ requestId: string; model: string; stream: boolean }];
@@ -33,6 +34,13 @@ export interface SwitchyardEvents {
    * too), or the answer could not be stored for later duplicates.
    */
   'idempotency:unshared': [{ requestId?: string; model: string; reason: string }];
+  /**
+   * A deployment left out before any attempt (expressible.ts): the client's request has a part
+   * it cannot take. Core's word: core decides which candidates a request can reach.
+   */
+  'candidate:skipped': [{ requestId: string; model: string; candidate: CandidateRef; path: string; reason: string; feature: string }];
+  /** The deployment that answered was sent without these parts of the client's request (translation.ts). */
+  'field:dropped': [{ requestId: string; model: string; candidate: CandidateRef; dropped: readonly DroppedPart[] }];
 }
 
 /** A request's outcome as `request:end` carries it: its attempts name candidates by reference. */

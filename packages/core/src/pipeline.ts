@@ -18,7 +18,10 @@ import { containRecordTaps } from './fail-closed.js';
 import { checkPluginCompatibility, isPlugin, type Plugin } from './plugin.js';
 import { isProvider, type ProviderV1 } from './provider.js';
 import { callProvider, type CallEnv } from './provider-call.js';
-import { RequestRun, type RequestMode } from './request-run.js';
+import { newRequestId, RequestRun, type RequestMode } from './request-run.js';
+import type { SkippedCandidate } from './translation.js';
+import { candidateRef } from './candidate-ref.js';
+import { withField } from './copy-fields.js';
 import { MemoryStateStore, type StateStore } from './state-store.js';
 import { createUndiciTransport, type Transport } from './transport.js';
 import { DEFAULT_RESPONSE_LIMITS, type ResponseLimits } from './response-limits.js';
@@ -172,11 +175,20 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     if (!configured) {
       throw new SwitchyardError('unknown-model', `unknown model "${model}"; this pipeline serves: ${Object.keys(models).join(', ') || '(none)'}`, { status: 404, path: 'model' });
     }
-    const usable = mode === 'embeddings' ? configured : expressibleCandidates(request as ChatRequest, configured, providers, providersCheck);
+    const skipped: SkippedCandidate[] = [];
+    let usable: readonly Candidate[];
+    try {
+      usable = mode === 'embeddings' ? configured : expressibleCandidates(request as ChatRequest, configured, providers, providersCheck, skipped);
+    } finally {
+      if (skipped.length > 0) {
+        callOptions = withField(callOptions, 'requestId', callOptions.requestId ?? newRequestId());
+        for (const s of skipped) events.emit('candidate:skipped', { requestId: callOptions.requestId!, model, candidate: candidateRef(s.candidate), path: s.path, reason: s.reason, feature: s.feature });
+      }
+    }
     if (pending.length) await pipeline.ready;
     const { caller } = callOptions;
     const asked = mode === 'embeddings' ? (request as ChatRequest) : withCallerHints(request as ChatRequest, caller);
-    const start = () => new RequestRun(pipeline, mode, asked, usable, callOptions, defaultDeadlineMs).execute();
+    const start = () => new RequestRun(pipeline, mode, asked, usable, callOptions, defaultDeadlineMs, skipped).execute();
     if (callOptions.idempotencyKey !== undefined && mode !== 'embeddings') {
       return runIdempotent({
         store,

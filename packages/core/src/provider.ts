@@ -6,7 +6,7 @@
 import type { ResponseLimits } from './response-limits.js';
 import type { SwitchyardError } from './errors.js';
 import type { SseEvent } from './sse.js';
-import type { Candidate, ChatRequest, EndpointConfig, ChatResponse, EmbeddingRequest, EmbeddingResponse, StreamPart, Capability } from './types.js';
+import type { Candidate, ChatRequest, DroppedPart, EndpointConfig, ChatResponse, EmbeddingRequest, EmbeddingResponse, StreamPart, Capability } from './types.js';
 
 export const PROVIDER_MARKER = Symbol.for('switchyard.provider');
 
@@ -144,6 +144,12 @@ export interface ProviderV1 {
    * and a request no target can take fails with a 400 naming the field, before any vendor call.
    */
   unsupported?(request: ChatRequest, target: Candidate): Unsupported | undefined;
+  /**
+   * What this provider leaves out of `request` for `target` and the answer does without (an
+   * `anthropic-beta` value a cloud does not take): disclosed with the answer like a dialect's
+   * dropped hints (translation.ts: `x-switchyard-dropped`, `field:dropped`, the access line).
+   */
+  drops?(request: ChatRequest, target: Candidate): readonly DroppedPart[] | undefined;
   /**
    * What `switchyard validate` says about an endpoint beyond the schema: settings this provider
    * needs that are missing or unusable (a region, a project, a credentials file), and where its

@@ -19,6 +19,11 @@ export interface Untranslatable {
   readonly path: string;
   /** What it is, for the error a vendor of another dialect gets: `a document block`. */
   readonly what: string;
+  /**
+   * Its entry in the dialect's translation table (`context_management`, `tool:web_search`):
+   * a bounded name for metrics and the `x-switchyard-dropped` header.
+   */
+  readonly feature?: string;
 }
 
 export interface RequestOrigin {
@@ -39,6 +44,12 @@ export interface RequestOrigin {
    * before any attempt; when none is left the request fails with a 400 naming the first one.
    */
   readonly untranslatable?: readonly Untranslatable[];
+  /**
+   * What a vendor of another dialect does without (`context_management`, `cache_control`, a
+   * hosted web search tool): left out of what it gets, and disclosed (translation.ts). A
+   * deployment with `translate: strict` is skipped instead.
+   */
+  readonly hints?: readonly Untranslatable[];
 }
 
 const origins = new WeakMap<object, RequestOrigin>();

@@ -23,6 +23,7 @@ import { retryAfterVerdict } from './retry-after-verdict.js';
 import { runHook } from './run-hook.js';
 import { withField } from './copy-fields.js';
 import { isBackup, streamInfoOf } from './answer-info.js';
+import { droppedFor, skippedSummary, type SkippedCandidate } from './translation.js';
 import type { Candidate, ChatRequest, ChatResponse, EmbeddingResponse, ResponseInfo, StreamPart } from './types.js';
 
 export type RequestMode = 'chat' | 'stream' | 'embeddings';
@@ -33,7 +34,7 @@ type RunResult = Exclude<AttemptSettlement, { type: 'failed' }> | { type: 'degra
 const noop = () => undefined;
 
 let requestCounter = 0;
-function newRequestId(): string {
+export function newRequestId(): string {
   requestCounter = (requestCounter + 1) % 0x7fffffff;
   return `req_${Date.now().toString(36)}${requestCounter.toString(36).padStart(5, '0')}`;
 }
@@ -61,6 +62,8 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     private readonly configured: readonly Candidate[],
     options: CallOptions,
     defaultDeadlineMs: number,
+    /** Deployments left out before any attempt (expressible.ts): the final error names them. */
+    private readonly skipped: readonly SkippedCandidate[] = [],
   ) {
     this.hooks = pipeline.hooks;
     this.clock = pipeline.clock;
@@ -150,6 +153,13 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     if (this.degradedLevel) info.degraded = this.degradedLevel;
     if (candidate && isBackup(candidate, this.pipeline.candidatesFor(this.ctx.model))) info.fallback = candidate.deploymentId;
     if (answerInfo) Object.assign(info, answerInfo);
+    if (candidate) {
+      const dropped = droppedFor(this.ctx.request as ChatRequest, candidate, this.pipeline.providers.get(candidate.provider));
+      if (dropped && dropped.length > 0) {
+        info.dropped = dropped;
+        this.pipeline.events.emit('field:dropped', { requestId: this.ctx.id, model: this.ctx.model, candidate: candidateRef(candidate), dropped });
+      }
+    }
     return info;
   }
 
@@ -287,7 +297,8 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     const last = errors[errors.length - 1];
     const summary = errors.map((e) => `${e.deployment ?? e.endpoint ?? '?'}: ${e.kind}${e.status ? ` ${e.status}` : ''}`).join('; ');
     const prefix = reason ? `${reason.message} after ${errors.length} attempt(s)` : `all ${errors.length} attempt(s) failed`;
-    return new SwitchyardError('all-candidates-failed', `${prefix} for model "${this.ctx.model}": ${summary}`, {
+    const skipped = this.skipped.length > 0 ? `; ${skippedSummary(this.skipped)}` : '';
+    return new SwitchyardError('all-candidates-failed', `${prefix} for model "${this.ctx.model}": ${summary}${skipped}`, {
       status: reason ? 504 : last.status && last.status >= 500 ? 503 : last.kind === 'rate-limit' ? 429 : 502,
       retryAfterMs: last.retryAfterMs,
       attempts: errors,

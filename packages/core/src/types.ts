@@ -110,6 +110,13 @@ export interface ChatChoice {
 }
 
 /** What Switchyard adds to every answer: who answered and how. */
+/** A part of the client's request a deployment got without it (request-origin.ts `Untranslatable`). */
+export interface DroppedPart {
+  readonly path: string;
+  readonly what: string;
+  readonly feature?: string;
+}
+
 export interface ResponseInfo {
   endpoint: string;
   deployment: string;
@@ -132,6 +139,8 @@ export interface ResponseInfo {
   truncated?: TruncationInfo;
   /** A stream cut mid-answer was continued on this deployment: the one whose stream was cut (endpoint, deployment…, are the continuing one's). */
   continuedFrom?: string;
+  /** What the answering deployment did without: parts of the client's request it was sent without (translation.ts). */
+  dropped?: readonly DroppedPart[];
 }
 
 /** What was left out of a prompt too long for the target (oldest turns first). */
@@ -277,6 +286,12 @@ export interface DeploymentConfig {
   timeouts?: Partial<AttemptTimeouts>;
   /** Parameter values it accepts; unset ones come from a provider preset (@switchyard/plugin-model-limits). */
   limits?: ModelLimits;
+  /**
+   * A request from a client of another API whose hints this deployment cannot take
+   * (`context_management`, a hosted tool): `drop` (default) sends it without them and discloses
+   * what was dropped; `strict` skips this deployment instead (translation.ts).
+   */
+  translate?: 'drop' | 'strict';
 }
 
 /** Parameter limits of a deployment: `[min, max]` ranges, the output cap, the most stop sequences. */

@@ -2,7 +2,7 @@
  * One access line per gateway request: what the client asked, what answered, how it went.
  * The pipeline's `request:end` event carries the journey; the gateway adds the HTTP side.
  */
-import { type CallerIdentity, type Pipeline, type RequestOutcome, type RequestRecord, type SwitchyardEvents } from '@switchyard/core';
+import { droppedSummary, type CallerIdentity, type Pipeline, type RequestOutcome, type RequestRecord, type SwitchyardEvents } from '@switchyard/core';
 import { attemptMoves, requestOutcomeClass, tokenCounts, usageCostUsd, type RequestOutcomeClass } from '@switchyard/core/internal';
 import type { LogFields } from './logger.js';
 
@@ -32,6 +32,8 @@ interface RequestBill {
 export class AccessLog {
   private readonly ends = new Map<string, RequestEnd>();
   private readonly bills = new Map<string, RequestBill>();
+  /** What the translation policy did to a request (core's translation.ts): `deployment (feature)` per skip, features dropped. */
+  private readonly translation = new Map<string, { skipped?: string[]; dropped?: string }>();
   private readonly open = new Set<string>();
 
   /** Listens on a pipeline; returns the detach function. */
@@ -46,11 +48,26 @@ export class AccessLog {
       bill.costUsd += billed.costUsd;
       if (billed.estimated) bill.estimatedUsd += billed.costUsd;
     };
+    const translation = (requestId: string) => {
+      let entry = this.translation.get(requestId);
+      if (!entry) this.translation.set(requestId, (entry = {}));
+      return entry;
+    };
+    const onSkipped = (skipped: SwitchyardEvents['candidate:skipped'][0]) => {
+      if (this.open.has(skipped.requestId)) (translation(skipped.requestId).skipped ??= []).push(`${skipped.candidate.deploymentId} (${skipped.feature})`);
+    };
+    const onDropped = (dropped: SwitchyardEvents['field:dropped'][0]) => {
+      if (this.open.has(dropped.requestId)) translation(dropped.requestId).dropped = droppedSummary(dropped.dropped);
+    };
     pipeline.events.on('request:end', onEnd);
     pipeline.events.on('usage:billed', onBilled);
+    pipeline.events.on('candidate:skipped', onSkipped);
+    pipeline.events.on('field:dropped', onDropped);
     return () => {
       pipeline.events.off('request:end', onEnd);
       pipeline.events.off('usage:billed', onBilled);
+      pipeline.events.off('candidate:skipped', onSkipped);
+      pipeline.events.off('field:dropped', onDropped);
     };
   }
 
@@ -62,6 +79,8 @@ export class AccessLog {
   finish(requestId: string, http: { route: string; status: number; cancelled: boolean; latencyMs: number; caller?: CallerIdentity }): LogFields {
     const end = this.ends.get(requestId);
     const bill = this.bills.get(requestId);
+    const translated = this.translation.get(requestId);
+    if (translated) this.translation.delete(requestId);
     this.open.delete(requestId);
     this.ends.delete(requestId);
     if (bill) this.bills.delete(requestId);
@@ -70,7 +89,11 @@ export class AccessLog {
     const latencyMs = Math.round(http.latencyMs);
     // Who called (the audit line): the gateway key's id and name, never its secret.
     const { caller } = http;
-    if (!end) return { event: 'access', requestId, route: http.route, outcome, status, latencyMs, gatewayKey: caller?.keyId, gatewayKeyName: caller?.keyName, team: caller?.team };
+    if (!end) {
+      const line: LogFields = { event: 'access', requestId, route: http.route, outcome, status, latencyMs, gatewayKey: caller?.keyId, gatewayKeyName: caller?.keyName, team: caller?.team };
+      if (translated?.skipped) line.skipped = translated.skipped.join(', ');
+      return line;
+    }
     const { attempts, response } = end;
     let answered: RequestEnd['attempts'][number] | undefined;
     let costUsd = 0;
@@ -112,6 +135,8 @@ export class AccessLog {
       costEstimated: bill !== undefined && bill.estimatedUsd > 0,
       estimatedCostUsd: bill ? Number(bill.estimatedUsd.toFixed(8)) : 0,
     };
+    if (translated?.skipped) fields.skipped = translated.skipped.join(', ');
+    if (translated?.dropped) fields.dropped = translated.dropped;
     if (end.error) {
       fields.errorKind = end.error.kind;
       fields.errorCode = end.error.code;

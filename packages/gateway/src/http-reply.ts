@@ -1,6 +1,6 @@
 /** Small helpers for writing answers on node:http responses. */
 import type { ServerResponse } from 'node:http';
-import type { Clock } from '@switchyard/core';
+import { droppedSummary, type Clock, type DroppedPart } from '@switchyard/core';
 import type { WireError } from './dialect.js';
 
 /** One write: the head and the body go out corked together (a string body joins the head). */
@@ -65,12 +65,13 @@ export interface AnswerInfo {
   fallback?: string;
   queued?: string;
   truncated?: { droppedMessages: number };
+  dropped?: readonly DroppedPart[];
 }
 
 /**
  * `x-switchyard-*` headers naming who answered, how many attempts it took, any degrade level,
- * whether a backup answered, whether the request was queued for replay and whether its prompt
- * was shortened. Every dialect sends these.
+ * whether a backup answered, whether the request was queued for replay, whether its prompt
+ * was shortened and what the answering deployment did without (`x-switchyard-dropped`). Every dialect sends these.
  */
 export function infoHeaders(info: AnswerInfo | undefined): Record<string, string> {
   if (!info) return {};
@@ -81,6 +82,8 @@ export function infoHeaders(info: AnswerInfo | undefined): Record<string, string
   if (info.fallback) headers['x-switchyard-fallback'] = 'true';
   if (info.queued) headers['x-switchyard-queued'] = info.queued;
   if (info.truncated) headers['x-switchyard-truncated'] = String(info.truncated.droppedMessages);
+  // What the answering deployment was sent without (core's translation.ts): nothing is dropped silently.
+  if (info.dropped && info.dropped.length > 0) headers['x-switchyard-dropped'] = droppedSummary(info.dropped);
   return headers;
 }
 

@@ -11,6 +11,8 @@ export interface ErrorReplyOptions {
   exposeUpstream?: boolean;
 }
 
+const SKIPPED_NOTE = '; skipped before any attempt: ';
+
 const PROVIDER_PREFIX = /^[\w.@/-]+ (?:answered \d{3}|stream failed): /;
 
 export function clientMessage(error: SwitchyardError, options: ErrorReplyOptions): string {
@@ -21,7 +23,10 @@ export function clientMessage(error: SwitchyardError, options: ErrorReplyOptions
     const summary = attempts.map((a) => `${a.kind}${a.status ? ` ${a.status}` : ''}`).join('; ');
     const cut = error.message.indexOf('": ');
     const head = cut >= 0 ? error.message.slice(0, cut + 1) : `all ${attempts.length} attempt(s) failed`;
-    return summary ? `${head}: ${summary}` : head;
+    // Deployments the translation policy skipped are named, as the 400 of a request none can take names them.
+    const at = error.message.indexOf(SKIPPED_NOTE);
+    const skipped = at >= 0 ? error.message.slice(at) : '';
+    return (summary ? `${head}: ${summary}` : head) + skipped;
   }
   return error.message.replace(PROVIDER_PREFIX, '');
 }

@@ -136,7 +136,7 @@ describe('what only Anthropic can take', () => {
 
   it.each([
     ['a search_result block', ok({ messages: [{ role: 'user', content: [{ type: 'text', text: 'use this' }, searchResult] }] }), 'messages[0].content[1]', 'a search_result block'],
-    ['a server tool', ok({ tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }] }), 'tools[0]', 'the web_search_20250305 tool "web_search"'],
+    ['a server tool', ok({ tools: [{ type: 'code_execution_20250825', name: 'code_execution' }] }), 'tools[0]', 'the code_execution_20250825 tool "code_execution"'],
     ['a document fetched from a URL', ok({ messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' } }] }] }), 'messages[0].content[0].source', 'a document fetched by Anthropic from a URL'],
     ['a document with citations', ok({ messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' }, citations: { enabled: true } }] }] }), 'messages[0].content[0].citations', 'a document with citations'],
     ['an MCP server', ok({ mcp_servers: [{ type: 'url', url: 'https://mcp.example.com', name: 'x' }] }), 'mcp_servers', 'remote MCP servers'],

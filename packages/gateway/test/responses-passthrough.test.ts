@@ -140,7 +140,7 @@ describe('parts only the Responses API carries', () => {
       providers: [openaiProvider, anthropicProvider],
     });
     const { client } = await startGateway(pipeline);
-    const { data, response } = await client.responses.create({ model: 'chat', input: 'Weather in Paris?', tools: [{ type: 'web_search' }] }).withResponse();
+    const { data, response } = await client.responses.create({ model: 'chat', input: 'Weather in Paris?', tools: [{ type: 'code_interpreter', container: { type: 'auto' } }] }).withResponse();
     expect(data.output_text).toBe('Sunny, 18C.');
     expect(response.headers.get('x-switchyard-endpoint')).toBe('openai');
     expect(response.headers.get('x-switchyard-attempts')).toBe('1');
@@ -157,7 +157,7 @@ describe('parts only the Responses API carries', () => {
     });
     const { origin } = await startGateway(pipeline, { server: { exposeUpstream: true } });
     const cases: [body: Record<string, unknown>, param: string, what: RegExp][] = [
-      [{ tools: [{ type: 'function', name: 'f', parameters: { type: 'object' } }, { type: 'file_search', vector_store_ids: ['vs_1'] }] }, 'tools[1]', /a file_search tool/],
+      [{ tools: [{ type: 'function', name: 'f', parameters: { type: 'object' } }, { type: 'file_search', vector_store_ids: ['vs_1'] }] }, 'tools[1]', /the hosted file_search tool/],
       [{ input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file-abc', detail: 'auto' }] }] }, 'input[0].content[0]', /OpenAI file id/],
       [{ input: [{ role: 'user', content: 'hi' }, { type: 'item_reference', id: 'msg_old' }] }, 'input[1]', /item_reference/],
       [{ prompt: { id: 'pmpt_1' } }, 'prompt', /stored prompt/],

@@ -35,6 +35,8 @@ export interface MetricSet {
   cost: Tally;
   cacheLookups: Tally;
   shed: Tally;
+  /** The translation policy: deployments skipped and request parts dropped, by the table's feature name (bounded). */
+  translation: Tally;
   /** Per gateway key (`CallOptions.caller`): bounded, see `callerLabels`. */
   gatewayKeyRequests: Tally;
   gatewayKeyCost: Tally;
@@ -78,6 +80,7 @@ export function metricSet(registry: Registry, buckets: Buckets): MetricSet {
     cost: new Tally({ name: 'switchyard_cost_usd_total', help: 'Estimated spend in USD from deployment prices, by deployment.', labelNames: ['deployment'], registers }),
     cacheLookups: new Tally({ name: 'switchyard_cache_lookups_total', help: 'Response cache lookups, by result (hit, miss, stale).', labelNames: ['result'], registers }),
     shed: new Tally({ name: 'switchyard_shed_total', help: 'Requests refused by the host before the pipeline (load shedding).', registers }),
+    translation: new Tally({ name: 'switchyard_translation_total', help: "Requests from a client of another API: deployments skipped (a capability only the client's API has, or translate: strict) and parts dropped for the deployment that answered, by deployment, action and the dialect table's feature.", labelNames: ['deployment', 'action', 'feature'], registers }),
     gatewayKeyRequests: new Tally({ name: 'switchyard_gateway_key_requests_total', help: 'Finished requests per gateway key (its id, never the secret) and team, by outcome.', labelNames: ['gateway_key', 'team', 'outcome'], registers }),
     gatewayKeyCost: new Tally({ name: 'switchyard_gateway_key_cost_usd_total', help: 'Estimated spend in USD from deployment prices, per gateway key and team.', labelNames: ['gateway_key', 'team'], registers }),
     gatewayKeys: new Set(),

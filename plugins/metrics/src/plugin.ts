@@ -96,6 +96,16 @@ export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readon
     },
     'cache:lookup': (e) => m.cacheLookups.add(1, e.result),
     'request:shed': () => m.shed.add(1),
+    'candidate:skipped': (e) => m.translation.add(1, e.candidate.deploymentId, 'skipped', e.feature),
+    'field:dropped': (e) => {
+      const seen = new Set<string>();
+      for (const part of e.dropped) {
+        const feature = part.feature ?? 'unlisted';
+        if (seen.has(feature)) continue;
+        seen.add(feature);
+        m.translation.add(1, e.candidate.deploymentId, 'dropped', feature);
+      }
+    },
   });
 }
 

@@ -61,10 +61,10 @@ describe('decodeMessagesRequest', () => {
       {},
     );
     expect(requestOriginOf(request)!.untranslatable).toEqual([
-      { path: 'messages[0].content[0]', what: 'a search_result block' },
-      { path: 'messages[1].content[0]', what: 'a server_tool_use block' },
-      { path: 'tools[1]', what: 'the bash_20250124 tool "bash"' },
-      { path: 'container', what: 'a code execution container' },
+      { path: 'messages[0].content[0]', what: 'a search_result block', feature: 'block:search_result' },
+      { path: 'messages[1].content[0]', what: 'a server_tool_use block', feature: 'block:server_tool_use' },
+      { path: 'tools[1]', what: 'the bash_20250124 tool "bash"', feature: 'tool:bash' },
+      { path: 'container', what: 'a code execution container', feature: 'container' },
     ]);
     expect(request.messages).toEqual([{ role: 'user', content: '' }, { role: 'assistant', content: 'x' }]);
     expect(request.tools).toHaveLength(1);

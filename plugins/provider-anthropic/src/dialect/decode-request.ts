@@ -1,39 +1,26 @@
 /**
  * A Messages API request → the pipeline's unified request (the OpenAI Chat shape), with the
  * client's own body kept beside it (core's request-origin.ts) for Anthropic targets, which get
- * it as the client wrote it. What the unified shape cannot carry is listed as untranslatable:
- * targets of other vendors are skipped before any attempt, and the request gets a 400 naming
- * the field when no Anthropic target is left. What is malformed is a 400 naming the field at
- * once, before routing.
- *
- * Kept for Anthropic only, dropped for other vendors (hints that change no content):
- * `cache_control`, `top_k`, `service_tier`, `thinking` (Chat Completions models without
- * reasoning reject `reasoning_effort`; reasoning models think on their own terms), a
- * document's `context`. Thinking blocks without a signature (reasoning another vendor streamed
- * back as thinking) are left out of what Anthropic gets: it would reject them.
+ * it as the client wrote it. Every field, block, tool and header is met in the translation table
+ * (translation-table.ts): hints (`context_management`, `cache_control`, `thinking`, `top_k`,
+ * `service_tier`, server web tools, `anthropic-beta`) are dropped for other vendors and
+ * disclosed; capabilities make their targets skipped before any attempt, and the request gets a
+ * 400 naming the field when no Anthropic target is left. What is malformed is a 400 naming the
+ * field at once, before routing. (`thinking` is a hint: Chat Completions models without reasoning
+ * reject `reasoning_effort`; reasoning models think on their own terms.) Thinking blocks without
+ * a signature (reasoning another vendor streamed back as thinking) are left out of what
+ * Anthropic gets: it would reject them.
  */
-import type { DialectHeaders } from '@switchyard/core/dialect';
+import { meetField, type DialectHeaders, type RequestFeature } from '@switchyard/core/dialect';
 import { type ChatRequest, type ToolChoice } from '@switchyard/core';
 import { ANTHROPIC_MESSAGES, setRequestOrigin, type RequestOrigin } from '@switchyard/core/wire';
 import type { PathRecorder } from './client-paths.js';
 import { TurnDecoder } from './decode-turns.js';
 import { invalid, isObject, optionalNumber, requireString, typeOf, type Json } from './json-checks.js';
+import { MESSAGES_TABLE } from './translation-table.js';
 
 /** The Messages request headers an Anthropic target gets as the client sent them. */
 const FORWARDED_HEADERS = ['anthropic-version', 'anthropic-beta'] as const;
-
-/** The top-level fields this decoder translates. */
-const KNOWN_FIELDS = new Set(['model', 'max_tokens', 'messages', 'system', 'stream', 'tools', 'tool_choice', 'stop_sequences', 'temperature', 'top_p', 'metadata', 'switchyard']);
-
-/** Top-level fields only Anthropic can act on: the request goes to Anthropic targets only. */
-const ANTHROPIC_ONLY_FIELDS: Readonly<Record<string, string>> = {
-  container: 'a code execution container',
-  mcp_servers: 'remote MCP servers',
-  context_management: 'context management',
-};
-
-/** Top-level fields other vendors do without (see the file comment). */
-const HINT_FIELDS = new Set(['top_k', 'service_tier', 'thinking']);
 
 export interface DecodeOptions {
   /** `/v1/messages/count_tokens`: no `max_tokens`, no `stream`. */
@@ -45,6 +32,9 @@ export interface DecodeOptions {
 export interface DecodedMessages {
   request: ChatRequest;
   stream: boolean;
+  /** What a vendor of another API does without, and what only Anthropic can do (translation-table.ts). */
+  hints: readonly RequestFeature[];
+  capabilities: readonly RequestFeature[];
 }
 
 function toolChoiceOf(value: unknown): { choice?: ToolChoice; parallel?: false } {
@@ -140,10 +130,9 @@ export function decodeMessagesRequest(body: unknown, headers: DialectHeaders, op
   const userId = metadata?.user_id;
   if (userId !== undefined && userId !== null) requireString(userId, 'metadata.user_id');
 
-  for (const key in body) {
-    if (!Object.hasOwn(body, key) || KNOWN_FIELDS.has(key) || HINT_FIELDS.has(key)) continue;
-    decoder.foreign(key, ANTHROPIC_ONLY_FIELDS[key] ?? `the field "${key}"`);
-  }
+  for (const key in body) if (Object.hasOwn(body, key)) meetField(decoder, key, MESSAGES_TABLE);
+  const forwarded = forwardedHeaders(headers);
+  if (forwarded?.['anthropic-beta']) decoder.meet('header:anthropic-beta', 'anthropic-beta');
 
   const request: ChatRequest = { model, messages: decoder.messages };
   if (maxTokens !== undefined) request.max_completion_tokens = maxTokens;
@@ -158,9 +147,10 @@ export function decodeMessagesRequest(body: unknown, headers: DialectHeaders, op
   if (body.switchyard !== undefined) request.switchyard = body.switchyard as ChatRequest['switchyard'];
 
   const origin: { -readonly [K in keyof RequestOrigin]: RequestOrigin[K] } = { format: ANTHROPIC_MESSAGES, body: anthropicBody(body, decoder) };
-  const forwarded = forwardedHeaders(headers);
   if (forwarded) origin.headers = forwarded;
-  if (decoder.untranslatable.length > 0) origin.untranslatable = decoder.untranslatable;
+  const { capabilities, hints } = decoder.features;
+  if (capabilities.length > 0) origin.untranslatable = capabilities;
+  if (hints.length > 0) origin.hints = hints;
   setRequestOrigin(request, origin);
-  return { request, stream: stream === true };
+  return { request, stream: stream === true, hints, capabilities };
 }

@@ -1,30 +1,19 @@
 /**
  * The turns of a Messages request (and its system prompt and tools) as unified messages: tool
  * results become tool messages in order, the other user blocks user messages between them;
- * assistant text, tool calls and thinking one assistant message. Anthropic-only blocks and
- * tools are listed as untranslatable and left out; a block in the wrong turn or of an unknown
- * type is a 400 naming it.
+ * assistant text, tool calls and thinking one assistant message. What is not carried is met in
+ * the translation table (translation-table.ts): hints are left out and disclosed, capabilities
+ * make other vendors' targets skipped; a block in the wrong turn or of an unknown type is a 400
+ * naming it.
  */
 import type { ChatMessage, ContentPart, ToolCall, ToolDefinition } from '@switchyard/core';
-import { type Untranslatable } from '@switchyard/core/wire';
+import { FeatureRecorder } from '@switchyard/core/dialect';
 import type { PathRecorder } from './client-paths.js';
 import { blocksOf, invalid, isObject, requireString, typeOf, type Json } from './json-checks.js';
+import { MESSAGES_TABLE, toolKey } from './translation-table.js';
 
-/** Blocks only Anthropic's own tools produce or read: the request goes to Anthropic targets only. */
-const ANTHROPIC_ONLY_BLOCKS = new Set([
-  'search_result',
-  'container_upload',
-  'server_tool_use',
-  'web_search_tool_result',
-  'web_fetch_tool_result',
-  'code_execution_tool_result',
-  'bash_code_execution_tool_result',
-  'text_editor_code_execution_tool_result',
-  'tool_search_tool_result',
-  'mcp_tool_use',
-  'mcp_tool_result',
-  'tool_reference',
-]);
+/** A block the table lists and does not carry (a block of Anthropic's own tools). */
+const isUncarriedBlock = (type: unknown) => typeof type === 'string' && Object.hasOwn(MESSAGES_TABLE, `block:${type}`) && MESSAGES_TABLE[`block:${type}`]!.treatment !== 'carried';
 
 const ASSISTANT_BLOCKS = new Set(['tool_use', 'thinking', 'redacted_thinking']);
 const USER_BLOCKS = new Set(['image', 'document', 'tool_result']);
@@ -41,7 +30,7 @@ function compact(parts: ContentPart[]): string | ContentPart[] {
 }
 
 export class TurnDecoder {
-  readonly untranslatable: Untranslatable[] = [];
+  readonly features = new FeatureRecorder(MESSAGES_TABLE);
   readonly messages: ChatMessage[] = [];
   /** Unsigned thinking blocks found (message index → block indexes): Anthropic gets the body without them. */
   unsigned: Map<number, number[]> | undefined;
@@ -49,8 +38,13 @@ export class TurnDecoder {
   /** `paths` is set only when an error needs the client's paths (the request is decoded again). */
   constructor(private readonly paths: PathRecorder | undefined) {}
 
-  foreign(path: string, what: string): void {
-    this.untranslatable.push({ path, what });
+  /** What `key` is met at `path`, by the table; `cache_control` on any block is a hint. */
+  meet(key: string, path: string, what?: string): void {
+    this.features.meet(key, path, what);
+  }
+
+  private cacheControl(block: Json, at: string): void {
+    if (block.cache_control !== undefined && block.cache_control !== null) this.meet('cache_control', `${at}.cache_control`);
   }
 
   private push(message: ChatMessage, path: string, parts?: string[], toolCalls?: string[]): void {
@@ -68,6 +62,7 @@ export class TurnDecoder {
     const texts: string[] = [];
     blocks.forEach((block, j) => {
       if (block.type !== 'text') throw invalid(`system[${j}]`, `must be a text block, got "${block.type}"`);
+      this.cacheControl(block, `system[${j}]`);
       texts.push(requireString(block.text, `system[${j}].text`));
     });
     if (texts.length > 0) this.push({ role: 'system', content: texts.join('\n') }, 'system');
@@ -118,6 +113,7 @@ export class TurnDecoder {
 
   /** A block of user content (or of a tool result) as a unified part; undefined when it has none. */
   private userPart(block: Json, at: string, where: 'user' | 'tool_result'): ContentPart | undefined {
+    this.cacheControl(block, at);
     switch (block.type) {
       case 'text':
         return { type: 'text', text: requireString(block.text, `${at}.text`) };
@@ -126,8 +122,8 @@ export class TurnDecoder {
       case 'document':
         return this.document(block, at);
       default:
-        if (ANTHROPIC_ONLY_BLOCKS.has(block.type as string)) {
-          this.foreign(at, `a ${block.type as string} block`);
+        if (isUncarriedBlock(block.type)) {
+          this.meet(`block:${block.type as string}`, at);
           return undefined;
         }
         if (ASSISTANT_BLOCKS.has(block.type as string)) throw invalid(`${at}.type`, `a ${block.type as string} block belongs in an assistant turn`);
@@ -146,7 +142,7 @@ export class TurnDecoder {
     }
     if (source.type === 'url') return { type: 'image_url', image_url: { url: requireString(source.url, `${at}.source.url`) } };
     if (source.type === 'file') {
-      this.foreign(`${at}.source`, 'an image uploaded to the Anthropic Files API');
+      this.meet('source:file', `${at}.source`, 'an image uploaded to the Anthropic Files API');
       return undefined;
     }
     throw invalid(`${at}.source.type`, `must be "base64", "url" or "file", got ${JSON.stringify(source.type) ?? 'nothing'}`);
@@ -158,7 +154,7 @@ export class TurnDecoder {
     if (!isObject(source)) throw invalid(`${at}.source`, 'must be an object');
     if (block.title !== undefined && block.title !== null) requireString(block.title, `${at}.title`);
     if (isObject(block.citations) && block.citations.enabled === true) {
-      this.foreign(`${at}.citations`, 'a document with citations');
+      this.meet('citations', `${at}.citations`);
       return undefined;
     }
     const filename = typeof block.title === 'string' && block.title.length > 0 ? block.title : undefined;
@@ -168,8 +164,7 @@ export class TurnDecoder {
     } else if (source.type === 'text') {
       fileData = `data:text/plain;base64,${Buffer.from(requireString(source.data, `${at}.source.data`), 'utf8').toString('base64')}`;
     } else if (source.type === 'content' || source.type === 'url' || source.type === 'file') {
-      const what = { content: 'a document made of content blocks', url: 'a document fetched by Anthropic from a URL', file: 'a document uploaded to the Anthropic Files API' }[source.type];
-      this.foreign(`${at}.source`, what);
+      this.meet(`source:${source.type}`, `${at}.source`);
       return undefined;
     } else {
       throw invalid(`${at}.source.type`, `must be "base64", "text", "content", "url" or "file", got ${JSON.stringify(source.type) ?? 'nothing'}`);
@@ -178,6 +173,7 @@ export class TurnDecoder {
   }
 
   private toolResult(block: Json, at: string): void {
+    this.cacheControl(block, at);
     const toolCallId = requireString(block.tool_use_id, `${at}.tool_use_id`);
     if (block.is_error !== undefined && typeof block.is_error !== 'boolean') throw invalid(`${at}.is_error`, `must be a boolean, got ${typeOf(block.is_error)}`);
     let content: string | ContentPart[] = '';
@@ -208,6 +204,7 @@ export class TurnDecoder {
     const signed: Json[] = [];
     blocks.forEach((block, j) => {
       const at = `${path}[${j}]`;
+      this.cacheControl(block, at);
       switch (block.type) {
         case 'text':
           text += requireString(block.text, `${at}.text`);
@@ -237,7 +234,7 @@ export class TurnDecoder {
           signed.push({ type: 'redacted_thinking', data: requireString(block.data, `${at}.data`) });
           return;
         default:
-          if (ANTHROPIC_ONLY_BLOCKS.has(block.type as string)) return this.foreign(at, `a ${block.type as string} block`);
+          if (isUncarriedBlock(block.type)) return this.meet(`block:${block.type as string}`, at);
           if (USER_BLOCKS.has(block.type as string)) throw invalid(`${at}.type`, `a ${block.type as string} block belongs in a user turn`);
           throw invalid(`${at}.type`, `unknown content block type "${block.type as string}" in an assistant turn`);
       }
@@ -258,9 +255,11 @@ export class TurnDecoder {
       const at = `tools[${i}]`;
       if (!isObject(tool)) throw invalid(at, 'must be an object');
       const name = requireString(tool.name, `${at}.name`);
+      this.cacheControl(tool, at);
       if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') {
         // Server tools (web search, code execution) and Anthropic-defined ones (bash, text editor, computer).
-        this.foreign(at, `the ${requireString(tool.type, `${at}.type`)} tool "${name}"`);
+        const type = requireString(tool.type, `${at}.type`);
+        this.meet(toolKey(type), at, `the ${type} tool "${name}"`);
         return;
       }
       if (!isObject(tool.input_schema)) throw invalid(`${at}.input_schema`, `must be a JSON schema object, got ${typeOf(tool.input_schema)}`);

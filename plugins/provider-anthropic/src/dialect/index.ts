@@ -6,7 +6,7 @@
  * goes out as Anthropic wrote it; anything else is encoded from the unified answer.
  */
 import { type ChatRequest } from '@switchyard/core';
-import { ANTHROPIC_MESSAGES, requestOriginOf } from '@switchyard/core/wire';
+import { ANTHROPIC_MESSAGES } from '@switchyard/core/wire';
 import { bearerCredential, defineDialect, headerValue, type DialectHeaders } from '@switchyard/core/dialect';
 import { inClientTerms, PathRecorder } from './client-paths.js';
 import { decodeMessagesRequest, type DecodeOptions } from './decode-request.js';
@@ -16,13 +16,13 @@ import { MessagesStreamEncoder } from './stream-encoder.js';
 
 /** A decoded body and how to name its fields in the client's terms when an error comes back. */
 function decode(body: unknown, headers: DialectHeaders, options: DecodeOptions = {}) {
-  const { request, stream } = decodeMessagesRequest(body, headers, options);
+  const { request, stream, hints, capabilities } = decodeMessagesRequest(body, headers, options);
   const paths = () => {
     const recorder = new PathRecorder();
     decodeMessagesRequest(body, headers, { ...options, paths: recorder });
     return recorder;
   };
-  return { request, stream, inClientTerms: (error: unknown) => inClientTerms(error, request, paths) };
+  return { request, stream, hints, capabilities, inClientTerms: (error: unknown) => inClientTerms(error, request, paths) };
 }
 
 export const anthropicMessagesDialect = defineDialect({
@@ -37,8 +37,7 @@ export const anthropicMessagesDialect = defineDialect({
     return key !== undefined && key.length > 0 ? key : bearerCredential(headers, query);
   },
   decodeRequest({ body, headers }) {
-    const decoded = decode(body, headers);
-    return { ...decoded, hints: [], capabilities: requestOriginOf(decoded.request)?.untranslatable ?? [] };
+    return decode(body, headers);
   },
   encodeResponse: (response) => messageBody(response),
   createStreamEncoder: (info) => new MessagesStreamEncoder(info),

@@ -1,13 +1,17 @@
 /**
  * A Responses API request → the unified ChatRequest (the Chat Completions shape) that routing
  * and vendors of other dialects work on. Wrong types and unknown item or content types are 400s
- * naming the field (`input[2].content[0].type`). What the unified shape cannot carry (hosted
- * tools, OpenAI file ids, stored prompts, tool items only OpenAI runs) is listed as
- * untranslatable: only a vendor that speaks the Responses API can take such a request, and any
- * other is skipped before an attempt (core's expressible.ts).
+ * naming the field (`input[2].content[0].type`). Every field, item, part and tool is met in the
+ * translation table (translation-table.ts): custom tools, namespaces and `additional_tools` are
+ * carried as functions (tool-names.ts); hints (`prompt_cache_key`, `text.verbosity`, hosted web
+ * search…) are dropped for other vendors and disclosed; capabilities (other hosted tools, OpenAI
+ * file ids, stored prompts, tool items only OpenAI runs) make every vendor that does not speak
+ * the Responses API skipped before an attempt (core's expressible.ts).
  */
 import { SwitchyardError, type ChatMessage, type ChatRequest, type ContentPart, type ProviderMetadata, type ResponseFormat, type ToolCall, type ToolChoice, type ToolDefinition } from '@switchyard/core';
-import { type Untranslatable } from '@switchyard/core/wire';
+import { FeatureRecorder, meetField, type RequestFeature } from '@switchyard/core/dialect';
+import { customCallArguments, customToolFunction, flatName, type ToolNames } from './tool-names.js';
+import { RESPONSES_TABLE, toolKey } from './translation-table.js';
 import { mergeMetadata, vendorStateOf } from './vendor-state.js';
 import type { Json, ResponseItem } from './wire-types.js';
 
@@ -20,17 +24,12 @@ export interface SourcedItem {
 
 export interface DecodedRequest {
   request: ChatRequest;
-  untranslatable: Untranslatable[];
+  /** What a vendor of another API does without (dropped, disclosed) and what only a Responses API vendor can do (translation-table.ts). */
+  hints: RequestFeature[];
+  capabilities: RequestFeature[];
+  /** Unified function names standing for custom and namespaced tools (tool-names.ts). */
+  toolNames: ToolNames;
 }
-
-/** Item types only OpenAI runs or resolves (hosted tools, stored items): they pass through to OpenAI only. */
-const OPENAI_ONLY_ITEMS = new Set([
-  'item_reference', 'file_search_call', 'web_search_call', 'computer_call', 'computer_call_output', 'image_generation_call',
-  'code_interpreter_call', 'local_shell_call', 'local_shell_call_output', 'shell_call', 'shell_call_output', 'apply_patch_call',
-  'apply_patch_call_output', 'mcp_list_tools', 'mcp_approval_request', 'mcp_approval_response', 'mcp_call', 'custom_tool_call',
-  'custom_tool_call_output', 'tool_search_call', 'tool_search_output', 'additional_tools', 'compaction', 'compaction_trigger',
-  'program', 'program_output',
-]);
 
 const MESSAGE_ROLES = new Set(['user', 'assistant', 'system', 'developer']);
 const IMAGE_DETAILS = new Set(['auto', 'low', 'high']);
@@ -83,7 +82,9 @@ export function inputItems(body: Json): ResponseItem[] {
 /** Builds unified messages from items, merging an assistant turn's text, calls and reasoning into one message. */
 class ConversationBuilder {
   readonly messages: ChatMessage[] = [];
-  readonly untranslatable: Untranslatable[] = [];
+  readonly features = new FeatureRecorder(RESPONSES_TABLE);
+  /** Tools offered by `additional_tools` items, with their paths. */
+  readonly offered: { tool: unknown; path: string }[] = [];
   private pendingReasoning: string | undefined;
   /** Vendor state read before the assistant message of its turn (vendor-state.ts). */
   private pendingState: ProviderMetadata | undefined;
@@ -99,14 +100,31 @@ class ConversationBuilder {
         return this.functionCallOutput(item, path);
       case 'reasoning':
         return this.reasoning(item, path);
+      case 'custom_tool_call':
+        return this.customToolCall(item, path);
+      case 'custom_tool_call_output':
+        return this.functionCallOutput(item, path);
+      case 'additional_tools':
+        return this.additionalTools(item, path);
       default:
-        if (!OPENAI_ONLY_ITEMS.has(type)) throw invalid(`${path}.type`, `unknown item type "${type}"`);
-        this.foreign(path, `a ${type} item`);
+        if (!Object.hasOwn(RESPONSES_TABLE, `item:${type}`)) throw invalid(`${path}.type`, `unknown item type "${type}"`);
+        this.meet(`item:${type}`, path);
     }
   }
 
-  foreign(path: string, what: string): void {
-    this.untranslatable.push({ path, what });
+  meet(key: string, path: string, what?: string): void {
+    this.features.meet(key, path, what);
+  }
+
+  private additionalTools(item: ResponseItem, path: string): void {
+    this.meet('item:additional_tools', path);
+    if (!Array.isArray(item.tools)) throw invalid(`${path}.tools`, 'must be an array of tools');
+    item.tools.forEach((tool, i) => this.offered.push({ tool, path: `${path}.tools[${i}]` }));
+  }
+
+  private customToolCall(item: ResponseItem, path: string): void {
+    const namespace = stringField(item, 'namespace', path, false);
+    this.addCall({ id: stringField(item, 'call_id', path)!, type: 'function', function: { name: flatName(namespace, stringField(item, 'name', path)!), arguments: customCallArguments(stringField(item, 'input', path)!) } });
   }
 
   private message(item: ResponseItem, path: string): void {
@@ -142,11 +160,15 @@ class ConversationBuilder {
   }
 
   private functionCall(item: ResponseItem, path: string): void {
-    const call: ToolCall = {
+    const namespace = stringField(item, 'namespace', path, false);
+    this.addCall({
       id: stringField(item, 'call_id', path)!,
       type: 'function',
-      function: { name: stringField(item, 'name', path)!, arguments: stringField(item, 'arguments', path)! },
-    };
+      function: { name: flatName(namespace, stringField(item, 'name', path)!), arguments: stringField(item, 'arguments', path)! },
+    });
+  }
+
+  private addCall(call: ToolCall): void {
     const last = this.currentTurn();
     if (last && this.pendingReasoning === undefined) (last.tool_calls ??= []).push(call);
     else {
@@ -164,7 +186,7 @@ class ConversationBuilder {
     else if (Array.isArray(output)) {
       const parts = this.parts(output, `${path}.output`);
       // A tool message carries text only in the unified (Chat Completions) shape.
-      if (parts.some((p) => p.type !== 'text')) this.foreign(`${path}.output`, 'a function_call_output with images or files');
+      if (parts.some((p) => p.type !== 'text')) this.meet('part:tool_output_media', `${path}.output`);
       content = parts.map((p) => (p.type === 'text' ? (p as { text: string }).text : '')).join('');
     } else throw invalid(`${path}.output`, 'must be a string or an array of content parts');
     this.messages.push({ role: 'tool', tool_call_id: callId, content });
@@ -216,7 +238,7 @@ class ConversationBuilder {
             const image: { url: string; detail?: 'auto' | 'low' | 'high' } = { url };
             if (typeof detail === 'string' && IMAGE_DETAILS.has(detail)) image.detail = detail as 'auto' | 'low' | 'high';
             out.push({ type: 'image_url', image_url: image });
-          } else if (typeof part.file_id === 'string') this.foreign(at, 'an image given by OpenAI file id');
+          } else if (typeof part.file_id === 'string') this.meet('source:file_id', at, 'an image given by OpenAI file id');
           else throw invalid(`${at}.image_url`, 'an input_image needs an image_url (or an OpenAI file_id)');
           break;
         }
@@ -224,12 +246,12 @@ class ConversationBuilder {
           const data = stringField(part, 'file_data', at, false);
           const filename = stringField(part, 'filename', at, false);
           if (data !== undefined) out.push({ type: 'file', file: filename === undefined ? { file_data: data } : { file_data: data, filename } });
-          else if (typeof part.file_id === 'string' || typeof part.file_url === 'string') this.foreign(at, typeof part.file_id === 'string' ? 'a file given by OpenAI file id' : 'a file given by URL');
+          else if (typeof part.file_id === 'string' || typeof part.file_url === 'string') this.meet(typeof part.file_id === 'string' ? 'source:file_id' : 'source:file_url', at);
           else throw invalid(`${at}.file_data`, 'an input_file needs file_data (or an OpenAI file_id or file_url)');
           break;
         }
         case 'input_audio':
-          this.foreign(at, 'an audio input');
+          this.meet('part:input_audio', at);
           break;
         default:
           throw invalid(`${at}.type`, `unknown content type "${type}"`);
@@ -254,39 +276,65 @@ class ConversationBuilder {
   }
 }
 
-function decodeTools(body: Json, foreign: (path: string, what: string) => void): ToolDefinition[] | undefined {
+/** One offered tool (of `tools`, or of an `additional_tools` item) as unified functions, by the table. */
+function decodeTool(tool: unknown, path: string, builder: ConversationBuilder, names: ToolNames, out: ToolDefinition[], namespace?: string): void {
+  if (!isObject(tool)) throw invalid(path, 'must be an object');
+  if (typeof tool.type !== 'string') throw invalid(`${path}.type`, 'is required and must be a string');
+  const key = toolKey(tool.type);
+  if (tool.type === 'namespace' && namespace === undefined) {
+    const name = stringField(tool, 'name', path)!;
+    if (!Array.isArray(tool.tools)) throw invalid(`${path}.tools`, 'must be an array of tools');
+    tool.tools.forEach((inner: unknown, i) => decodeTool(inner, `${path}.tools[${i}]`, builder, names, out, name));
+    return;
+  }
+  if (tool.type === 'custom') {
+    const name = stringField(tool, 'name', path)!;
+    const flat = flatName(namespace, name);
+    names.set(flat, namespace ? { kind: 'custom', name, namespace } : { kind: 'custom', name });
+    out.push(customToolFunction(tool, flat));
+    return;
+  }
+  if (tool.type !== 'function') {
+    if (!Object.hasOwn(RESPONSES_TABLE, key)) return builder.meet(key, path, `a ${tool.type} tool`);
+    return builder.meet(key, path);
+  }
+  const name = stringField(tool, 'name', path)!;
+  const flat = flatName(namespace, name);
+  if (namespace) names.set(flat, { kind: 'function', name, namespace });
+  const fn: ToolDefinition['function'] = { name: flat };
+  const description = stringField(tool, 'description', path, false);
+  if (description !== undefined) fn.description = description;
+  if (!isAbsent(tool.parameters)) {
+    if (!isObject(tool.parameters)) throw invalid(`${path}.parameters`, 'must be a JSON schema object');
+    fn.parameters = tool.parameters;
+  }
+  if (!isAbsent(tool.strict)) {
+    if (typeof tool.strict !== 'boolean') throw invalid(`${path}.strict`, 'must be a boolean');
+    fn.strict = tool.strict;
+  }
+  out.push({ type: 'function', function: fn });
+}
+
+function decodeTools(body: Json, builder: ConversationBuilder, names: ToolNames): ToolDefinition[] | undefined {
   const tools = body.tools;
-  if (isAbsent(tools)) return undefined;
-  if (!Array.isArray(tools)) throw invalid('tools', 'must be an array');
+  if (!isAbsent(tools) && !Array.isArray(tools)) throw invalid('tools', 'must be an array');
+  if ((!Array.isArray(tools) || tools.length === 0) && builder.offered.length === 0) return undefined;
   const out: ToolDefinition[] = [];
-  tools.forEach((tool: unknown, i) => {
-    const path = `tools[${i}]`;
-    if (!isObject(tool)) throw invalid(path, 'must be an object');
-    if (typeof tool.type !== 'string') throw invalid(`${path}.type`, 'is required and must be a string');
-    if (tool.type !== 'function') return foreign(path, `a ${tool.type} tool`);
-    const fn: ToolDefinition['function'] = { name: stringField(tool, 'name', path)! };
-    const description = stringField(tool, 'description', path, false);
-    if (description !== undefined) fn.description = description;
-    if (!isAbsent(tool.parameters)) {
-      if (!isObject(tool.parameters)) throw invalid(`${path}.parameters`, 'must be a JSON schema object');
-      fn.parameters = tool.parameters;
-    }
-    if (!isAbsent(tool.strict)) {
-      if (typeof tool.strict !== 'boolean') throw invalid(`${path}.strict`, 'must be a boolean');
-      fn.strict = tool.strict;
-    }
-    out.push({ type: 'function', function: fn });
-  });
+  if (Array.isArray(tools)) tools.forEach((tool: unknown, i) => decodeTool(tool, `tools[${i}]`, builder, names, out));
+  for (const { tool, path } of builder.offered) decodeTool(tool, path, builder, names, out);
   return out;
 }
 
-function decodeToolChoice(value: unknown, foreign: (path: string, what: string) => void): ToolChoice | undefined {
+function decodeToolChoice(value: unknown, builder: ConversationBuilder): ToolChoice | undefined {
   if (isAbsent(value)) return undefined;
   if (value === 'none' || value === 'auto' || value === 'required') return value;
   if (typeof value === 'string') throw invalid('tool_choice', 'must be "none", "auto", "required" or an object');
   if (!isObject(value) || typeof value.type !== 'string') throw invalid('tool_choice.type', 'is required and must be a string');
-  if (value.type === 'function') return { type: 'function', function: { name: stringField(value, 'name', 'tool_choice')! } };
-  foreign('tool_choice', `a tool_choice of type ${value.type}`);
+  if (value.type === 'function' || value.type === 'custom') {
+    const namespace = stringField(value, 'namespace', 'tool_choice', false);
+    return { type: 'function', function: { name: flatName(namespace, stringField(value, 'name', 'tool_choice')!) } };
+  }
+  builder.meet('tool_choice:hosted', 'tool_choice', `a tool_choice of type ${value.type}`);
   return undefined;
 }
 
@@ -333,24 +381,23 @@ export function decodeRequest(body: Json, conversation: readonly SourcedItem[]):
   if (typeof body.model !== 'string' || body.model.length === 0) throw invalid('model', 'is required and must be a non-empty string');
   if (body.background === true) throw invalid('background', 'background responses are not supported by the gateway (it answers while the client waits)');
   const builder = new ConversationBuilder();
-  const foreign = (path: string, what: string) => builder.foreign(path, what);
+  for (const key in body) if (Object.hasOwn(body, key)) meetField(builder, key, RESPONSES_TABLE);
   const instructions = body.instructions;
   if (!isAbsent(instructions) && typeof instructions !== 'string') throw invalid('instructions', 'must be a string');
   if (typeof instructions === 'string' && instructions.length > 0) builder.messages.push({ role: 'system', content: instructions });
   for (const sourced of conversation) builder.add(sourced);
-  if (!isAbsent(body.conversation)) foreign('conversation', 'an OpenAI conversation');
-  if (!isAbsent(body.prompt)) foreign('prompt', 'a stored prompt template');
   if (!builder.messages.some((m) => m.role !== 'system' && m.role !== 'developer')) {
-    if (builder.untranslatable.length === 0) throw invalid('input', 'is required: a string or a non-empty array of items');
+    if (builder.features.capabilities.length === 0) throw invalid('input', 'is required: a string or a non-empty array of items');
     // A stored prompt or a conversation may hold the whole input: only OpenAI can take such a
     // request, and the unified request routing reads still needs a turn.
     builder.messages.push({ role: 'user', content: '' });
   }
 
   const request: ChatRequest = { model: body.model, messages: builder.messages };
-  const tools = decodeTools(body, foreign);
+  const toolNames: ToolNames = new Map();
+  const tools = decodeTools(body, builder, toolNames);
   if (tools && tools.length > 0) request.tools = tools;
-  const toolChoice = decodeToolChoice(body.tool_choice, foreign);
+  const toolChoice = decodeToolChoice(body.tool_choice, builder);
   if (toolChoice !== undefined) request.tool_choice = toolChoice;
   const parallel = optionalBoolean(body, 'parallel_tool_calls');
   if (parallel !== undefined) request.parallel_tool_calls = parallel;
@@ -358,7 +405,9 @@ export function decodeRequest(body: Json, conversation: readonly SourcedItem[]):
     if (!isObject(body.reasoning)) throw invalid('reasoning', 'must be an object');
     const effort = stringField(body.reasoning, 'effort', 'reasoning', false);
     if (effort !== undefined) request.reasoning_effort = effort;
+    if (!isAbsent(body.reasoning.summary)) builder.meet('reasoning.summary', 'reasoning.summary');
   }
+  if (isObject(body.text) && !isAbsent(body.text.verbosity)) builder.meet('text.verbosity', 'text.verbosity');
   const maxTokens = optionalNumber(body, 'max_output_tokens');
   if (maxTokens !== undefined) {
     if (!Number.isInteger(maxTokens) || maxTokens < 1) throw invalid('max_output_tokens', 'must be a positive integer');
@@ -381,10 +430,11 @@ export function decodeRequest(body: Json, conversation: readonly SourcedItem[]):
   if (stream) request.stream = true;
   const hints = body.switchyard;
   if (hints !== undefined) request.switchyard = hints as ChatRequest['switchyard'];
-  if (builder.untranslatable.length > 0) {
+  const { capabilities, hints: dropped } = builder.features;
+  if (capabilities.length > 0 || dropped.length > 0) {
     // The unified request leaves those parts out, so two requests that differ only in them
     // would share a cache entry: such requests skip the response cache.
     request.switchyard = Object.assign({}, isObject(hints) ? hints : undefined, { cache: false });
   }
-  return { request, untranslatable: builder.untranslatable };
+  return { request, hints: dropped, capabilities, toolNames };
 }

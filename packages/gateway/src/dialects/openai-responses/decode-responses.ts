@@ -16,6 +16,7 @@ import { CONVERSATION_TOO_LARGE, PREVIOUS_RESPONSE_NOT_FOUND } from './errors.js
 import { requestEcho, type RequestEcho } from './response-body.js';
 import { ResponseStore, withItemIds } from './response-store.js';
 import { statelessItems } from './vendor-state.js';
+import type { ToolNames } from './tool-names.js';
 import type { Json, ResponseItem, ResponseObject } from './wire-types.js';
 
 export function responseStoreOf(context: DialectContext): ResponseStore {
@@ -24,6 +25,8 @@ export function responseStoreOf(context: DialectContext): ResponseStore {
 
 export interface DecodedResponses extends DecodedRequest {
   readonly echo: RequestEcho;
+  /** Unified function names that stand for custom and namespaced tools: their calls go back as the client's items. */
+  readonly toolNames?: ToolNames;
   /** Stores the final response (`store: true`) before the client sees its end. */
   readonly keep?: (response: ResponseObject) => Promise<void>;
 }
@@ -78,12 +81,12 @@ export async function decodeResponsesRequest({ body }: DialectCall, context: Dia
   for (let i = 0; i < input.length; i++) conversation.push({ item: input[i]!, path: `input[${i}]` });
   const maxItems = context.limits?.maxMessages ?? DEFAULT_REQUEST_LIMITS.maxMessages;
   if (conversation.length > maxItems) throw invalid('input', `the conversation has ${conversation.length} items (${history.length} stored, ${input.length} in input); the limit is ${maxItems}`);
-  const { request, untranslatable } = decodeRequest(body, conversation);
+  const { request, hints, capabilities, toolNames } = decodeRequest(body, conversation);
   // Checked here with the gateway's limits, so the pipeline does not check it again with its defaults.
   checkRequestLimits(request, context.limits);
   const upstreamInput = previousId ? statelessHistory(history).concat(statelessItems(input)) : statelessItems(input);
   const origin = upstreamInput === input ? body : Object.assign({}, body, { input: upstreamInput });
-  setRequestOrigin(request, { format: OPENAI_RESPONSES, body: origin, untranslatable });
+  setRequestOrigin(request, { format: OPENAI_RESPONSES, body: origin, ...(capabilities.length > 0 ? { untranslatable: capabilities } : {}), ...(hints.length > 0 ? { hints } : {}) });
 
   // Refused before the vendor is paid: an answer that could not be stored.
   if (store) await responses.checkRoom(history.concat(input));
@@ -103,5 +106,5 @@ export async function decodeResponsesRequest({ body }: DialectCall, context: Dia
         if (final.status !== 'failed') await keep(final);
       }
     : undefined;
-  return { request, stream, hints: [], capabilities: untranslatable, echo: requestEcho(body, store), keep, settle };
+  return { request, stream, hints, capabilities, echo: requestEcho(body, store), toolNames: toolNames.size > 0 ? toolNames : undefined, keep, settle };
 }

@@ -21,8 +21,8 @@ export const openaiResponsesDialect = defineDialect<DecodedResponses>({
     { method: 'DELETE', path: '/v1/responses/{id*}', operation: 'custom', handle: deleteStoredResponse },
   ],
   decodeRequest: decodeResponsesRequest,
-  encodeResponse: (response, { echo }) => responseBody(response, echo),
-  createStreamEncoder: (info, { echo, keep }) => new ResponsesStreamEncoder(info, { echo, onFinal: keep }),
+  encodeResponse: (response, { echo, toolNames }) => responseBody(response, echo, toolNames),
+  createStreamEncoder: (info, { echo, keep, toolNames }) => new ResponsesStreamEncoder(info, { echo, onFinal: keep, toolNames }),
   renderError: renderResponsesError,
   streamError: errorEvent,
 });

@@ -5,8 +5,9 @@
  */
 import type { ChatResponse, FinishReason, ResponseMessage, Usage } from '@switchyard/core';
 import { newId } from './ids.js';
+import { callItemOf, isCustomTool, type ToolNames } from './tool-names.js';
 import { vendorStateItem } from './vendor-state.js';
-import type { FunctionCallItem, Json, OutputMessage, ReasoningItem, ResponseItem, ResponseObject, ResponseStatus, ResponseUsage } from './wire-types.js';
+import type { Json, OutputMessage, ReasoningItem, ResponseItem, ResponseObject, ResponseStatus, ResponseUsage } from './wire-types.js';
 
 /** The request settings a response reports back, with OpenAI's defaults for those the client left out. */
 export type RequestEcho = Json;
@@ -111,15 +112,14 @@ export const messageItem = (id: string, text: string, status: OutputMessage['sta
 
 export const reasoningItem = (id: string, text: string, status: ReasoningItem['status']): ReasoningItem => ({ id, type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text }], status });
 
-export const functionCallItem = (id: string, callId: string, name: string, args: string, status: FunctionCallItem['status']): FunctionCallItem => ({ id, type: 'function_call', status, arguments: args, call_id: callId, name });
 
 /** The output items of one answer: its reasoning, its text (or refusal), its function calls, and the vendor state its next turn needs. */
-export function outputItemsOf(message: ResponseMessage, itemStatus: OutputMessage['status']): ResponseItem[] {
+export function outputItemsOf(message: ResponseMessage, itemStatus: OutputMessage['status'], toolNames?: ToolNames): ResponseItem[] {
   const items: ResponseItem[] = [];
   if (message.reasoning_content) items.push(reasoningItem(newId('rs'), message.reasoning_content, itemStatus));
   if (typeof message.content === 'string' && message.content.length > 0) items.push(messageItem(newId('msg'), message.content, itemStatus));
   else if (typeof message.refusal === 'string' && message.refusal.length > 0) items.push(messageItem(newId('msg'), '', itemStatus, message.refusal));
-  for (const call of message.tool_calls ?? []) items.push(functionCallItem(newId('fc'), call.id, call.function.name, call.function.arguments, itemStatus));
+  for (const call of message.tool_calls ?? []) items.push(callItemOf(newId(isCustomTool(call.function.name, toolNames) ? 'ctc' : 'fc'), call.id, call.function.name, call.function.arguments, itemStatus, toolNames));
   if (carriesState(message.reasoning_content !== undefined && message.reasoning_content.length > 0, (message.tool_calls?.length ?? 0) > 0, message.providerMetadata)) items.push(vendorStateItem(message.providerMetadata!));
   return items;
 }
@@ -130,10 +130,10 @@ export function carriesState(reasoned: boolean, called: boolean, metadata: Respo
 }
 
 /** A unified answer as a `response` object (for answers that did not come from a Responses API vendor as they are). */
-export function responseBody(response: ChatResponse, echo: RequestEcho): ResponseObject {
+export function responseBody(response: ChatResponse, echo: RequestEcho, toolNames?: ToolNames): ResponseObject {
   const choice = response.choices[0];
   const ending = endingOf(choice?.finish_reason);
-  const output = choice ? outputItemsOf(choice.message, ending.status === 'completed' ? 'completed' : 'incomplete') : [];
+  const output = choice ? outputItemsOf(choice.message, ending.status === 'completed' ? 'completed' : 'incomplete', toolNames) : [];
   return responseObject({ id: newId('resp'), created_at: response.created || Math.floor(Date.now() / 1000), model: response.model }, echo, {
     status: ending.status,
     output,

@@ -17,7 +17,8 @@ import { wireTextOf } from '@switchyard/core/wire';
 import type { StreamEncoder } from '../../dialect.js';
 import type { ErrorReply } from '../../openai-errors.js';
 import { newId } from './ids.js';
-import { carriesState, endingOf, functionCallItem, messageItem, reasoningItem, responseObject, responseUsage, type RequestEcho, type ResponseHead } from './response-body.js';
+import { carriesState, endingOf, messageItem, reasoningItem, responseObject, responseUsage, type RequestEcho, type ResponseHead } from './response-body.js';
+import { callItemOf, customCallInput, isCustomTool, type ToolNames } from './tool-names.js';
 import { mergeMetadata, vendorStateItem } from './vendor-state.js';
 import type { ItemStatus, Json, ResponseItem, ResponseObject } from './wire-types.js';
 
@@ -53,6 +54,8 @@ export interface ResponsesStreamOptions {
    * store writes it then, so a client that continues at once finds it). Failed answers are not passed.
    */
   onFinal?: (response: ResponseObject) => Promise<void>;
+  /** Unified function names standing for custom and namespaced tools (tool-names.ts): their calls are written as the client's items. */
+  toolNames?: ToolNames;
 }
 
 /** One SSE event. */
@@ -320,9 +323,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
           item.callIndex = part.index;
           item.callId = part.id ?? `call_${item.id.slice(3)}`;
           item.name = part.name ?? '';
-          out += event('response.output_item.added', { output_index: item.outputIndex, item: functionCallItem(item.id, item.callId, item.name, '', 'in_progress') }, this.next());
+          out += event('response.output_item.added', { output_index: item.outputIndex, item: callItemOf(item.id, item.callId, item.name, '', 'in_progress', this.options.toolNames) }, this.next());
         }
-        if (!part.argumentsDelta || item.done) return out;
+        // A custom tool's input is the string inside the unified arguments: written whole when the call ends.
+        if (!part.argumentsDelta || item.done || isCustomTool(item.name, this.options.toolNames)) return out;
         return out + event('response.function_call_arguments.delta', { item_id: item.id, output_index: item.outputIndex, delta: part.argumentsDelta }, this.next());
       }
       default:
@@ -400,8 +404,13 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     } else if (item.kind === 'reasoning' && item.partOpen) {
       out += event('response.reasoning_text.done', Object.assign({}, at, { text: item.text }), this.next());
       out += event('response.content_part.done', Object.assign({}, at, { part: { type: 'reasoning_text', text: item.text } }), this.next());
+    } else if (item.kind === 'function_call' && isCustomTool(item.name, this.options.toolNames)) {
+      const input = customCallInput(item.text);
+      out += event('response.custom_tool_call_input.delta', { item_id: item.id, output_index: item.outputIndex, delta: input }, this.next());
+      out += event('response.custom_tool_call_input.done', { item_id: item.id, output_index: item.outputIndex, input }, this.next());
     } else if (item.kind === 'function_call') {
-      out += event('response.function_call_arguments.done', { item_id: item.id, output_index: item.outputIndex, arguments: item.text, name: item.name ?? '' }, this.next());
+      const name = this.options.toolNames?.get(item.name ?? '')?.name ?? item.name ?? '';
+      out += event('response.function_call_arguments.done', { item_id: item.id, output_index: item.outputIndex, arguments: item.text, name }, this.next());
     }
     item.partOpen = false;
     const final = this.itemOf(item, status);
@@ -432,7 +441,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       case 'reasoning':
         return reasoningItem(item.id, item.text, status);
       case 'function_call':
-        return functionCallItem(item.id, item.callId ?? '', item.name ?? '', item.text, status);
+        return callItemOf(item.id, item.callId ?? '', item.name ?? '', item.text, status, this.options.toolNames);
       default:
         return item.vendorItem ?? { type: 'message', id: item.id };
     }
