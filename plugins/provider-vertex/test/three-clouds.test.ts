@@ -108,7 +108,7 @@ async function claudeCode(origin: string) {
   const stream = client.messages.stream({ ...(body as unknown as Anthropic.MessageCreateParams), model: 'claude-sonnet-4-5' }, { headers: { 'anthropic-beta': CLAUDE_CODE_BETAS.join(',') } });
   const message = await stream.finalMessage();
   const { response } = await stream.withResponse();
-  return { message, endpoint: response.headers.get('x-switchyard-endpoint') };
+  return { message, endpoint: response.headers.get('x-switchyard-endpoint'), dropped: response.headers.get('x-switchyard-dropped') };
 }
 
 function expectClaudeCodeAnswer(message: Anthropic.Message): void {
@@ -121,9 +121,11 @@ function expectClaudeCodeAnswer(message: Anthropic.Message): void {
 describe('Claude on three channels', () => {
   it('Anthropic 529 → Claude on Bedrock: the Claude Code stream passes through, every accepted field kept', async () => {
     const origin = await serve();
-    const { message, endpoint } = await claudeCode(origin);
+    const { message, endpoint, dropped } = await claudeCode(origin);
     expectClaudeCodeAnswer(message);
     expect(endpoint).toBe('bedrock-us');
+    // The betas Bedrock refuses were dropped, and the answer says so.
+    expect(dropped).toBe('anthropic-beta:claude-code-20250219, anthropic-beta:fine-grained-tool-streaming-2025-05-14');
     // Anthropic got the request as Claude Code wrote it, betas and all.
     const first = anthropic.seen.at(-1)!;
     expect(first.headers['anthropic-beta']).toBe(CLAUDE_CODE_BETAS.join(','));
