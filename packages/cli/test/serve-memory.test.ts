@@ -21,13 +21,13 @@ describe("serve's heap growth limit", () => {
     expect(limited.limited).toBe(true);
     expect(byDefault.fullCollections).toBeGreaterThan(0);
     expect(limited.fullCollections).toBeGreaterThanOrEqual(3 * byDefault.fullCollections);
-  });
+  }, 120_000);
 
   it("keeps an operator's own --heap-growing-percent (0 restores V8's default)", async () => {
     const [byDefault, own] = await Promise.all([churn('default'), churn('limit', ['--heap-growing-percent=0'])]);
     expect(own.limited).toBe(false);
     expect(own.fullCollections).toBeLessThan(2 * byDefault.fullCollections + 2);
-  });
+  }, 120_000);
 
   it('leaves the flag alone when NODE_OPTIONS or the node command line sets it', () => {
     expect(limitHeapGrowth([], '--heap-growing-percent=50')).toBe(false);
