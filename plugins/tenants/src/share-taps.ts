@@ -4,7 +4,8 @@
  * its attempts through `call` again), and the attempt's `recordAttempt` gives it back (a stream's
  * when it ends); the request's end gives back whatever an attempt left (one a plugin replaced).
  */
-import { STAGE, tapEveryCall, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
+import { STAGE, tapEveryCall, type Attempt, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
+import { tapMaybeAsync } from '@switchyard/core/internal';
 import { providerBaseUrl } from '@switchyard/core/wire';
 import { ConnectionShares, type Release } from './connection-shares.js';
 import { PLUGIN_NAME } from './name.js';
@@ -39,19 +40,22 @@ export function connectionShares(pipeline: Pipeline, options: TenantsOptions): S
     return origin;
   };
 
+  const keep = (ctx: RequestContext, attempt: number, release: Release): undefined => {
+    let attempts = held.get(ctx);
+    if (!attempts) held.set(ctx, (attempts = new Map()));
+    attempts.set(attempt, release);
+    return undefined;
+  };
+  // Answered in the same tick while the key is under its share (no promise per call).
   tapEveryCall(pipeline, (hook) =>
-    hook.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT - 1 }, async (attempt, ctx) => {
+    tapMaybeAsync(hook, { name: PLUGIN_NAME, stage: STAGE.DEFAULT - 1 }, (attempt: Attempt, ctx: RequestContext) => {
       const keyId = ctx.caller?.keyId;
       const origin = keyId === undefined ? undefined : originOf(attempt.candidate);
       if (origin === undefined) return undefined;
       const abort = attempt.abort;
       const onAbort = abort ? (listener: () => void) => abort.onAbort(listener) : (listener: () => void) => subscribe(attempt.signal, listener);
       const slot = shares.acquire(origin, keyId!, ctx.timeLeft(), onAbort);
-      const release = slot instanceof Promise ? await slot : slot;
-      let attempts = held.get(ctx);
-      if (!attempts) held.set(ctx, (attempts = new Map()));
-      attempts.set(attempt.number, release);
-      return undefined;
+      return slot instanceof Promise ? slot.then((release) => keep(ctx, attempt.number, release)) : keep(ctx, attempt.number, slot);
     }),
   );
 
