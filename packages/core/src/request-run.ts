@@ -287,8 +287,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     const errors = this.ctx.errors();
     const reason = this.abortedWith;
     if (reason?.kind === 'cancelled') return attach(reason, errors);
-    // A request failure reaches the caller as the vendor said it (status and reason).
-    // So does a limit of the request's own that an attempt met (its key's share of connections).
+    // A request failure reaches the caller as the vendor said it; so does a limit of its own an attempt met (its key's connection share).
     if (stopError && (outcomeOf(stopError) === 'request-failure' || stopError.kind === 'budget-exhausted')) return attach(stopError, errors);
     if (errors.length === 0) {
       if (reason) return reason;
