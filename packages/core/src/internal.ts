@@ -37,6 +37,7 @@ export { attemptTimeouts, checkSwitchyardHints, HINT_LIMITS, INVALID_HINTS_CODE 
 export { tapMaybeAsync } from './tap-maybe-async.js';
 export { choicesOf, inputTokenBound, outputLimitOf, reservationTokens, type TokenBoundRules } from './token-bound.js';
 export { type TokenCounts, tokenCounts, usageCostUsd, toolCallsCostUsd } from './usage-cost.js';
+export { droppedFor, droppedSummary, isStrict, skippedSummary, type SkippedCandidate } from './translation.js';
 export { validateChatRequest, validateEmbeddingRequest } from './validate-request.js';
 export { CORE_VERSION } from './version.js';
 export { createWarmConnector, type WarmConnector } from './warm-connector.js';

@@ -9,7 +9,8 @@
  * The list is the endpoint's `options.anthropicBetas` (`["*"]`: every beta), else the channel's
  * default (none on Anthropic's own API: it takes every beta it made).
  */
-import type { Candidate, ChatRequest, DroppedPart, EndpointConfig } from '@switchyard/core';
+import type { Candidate, ChatRequest, EndpointConfig } from '@switchyard/core';
+import type { DroppedPart } from '@switchyard/core/wire';
 import { messagesOrigin } from './pass-through.js';
 
 /** Body fields a beta turns on, dropped with it. */
