@@ -15,8 +15,8 @@ import type { MockVendors } from './vendors.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(here, '../..');
 
-/** Versions of the third-party tools an app brings itself (Node 20 compatible). */
-export const APP_TOOLS = { typescript: '~5.9.3', '@types/node': '^20.19.0', vitest: '~4.1.5' };
+/** Versions of the third-party tools an app brings itself (Node 20 compatible); tapable for the hooks its own plugin publishes. */
+export const APP_TOOLS = { typescript: '~5.9.3', '@types/node': '^20.19.0', vitest: '~4.1.5', tapable: '^2.2.2' };
 
 export function npmrc(registry: LocalRegistry): string {
   return `@switchyard:registry=${registry.url}\n@acme:registry=${registry.url}\n${registry.authKey}:_authToken=${registry.token}\nfund=false\naudit=false\nupdate-notifier=false\n`;
@@ -82,6 +82,9 @@ export async function runExamples(dir: string, vendors: MockVendors): Promise<vo
   const stream = await runExample(dir, 'stream.js', { PRIMARY_URL: vendors.openaiUrl });
   if (!stream.includes('One, two, three. [finish: stop, from openai]')) throw new Error(`the streaming example printed ${JSON.stringify(stream)}`);
   await runExample(dir, 'events.js', {});
+  // A third-party plugin's own error code, event and published hook, with no core change.
+  const words = await runExample(dir, 'own-words.js', {});
+  if (!words.includes('own words: hook tapped 2, event 2, outcomes SWITCHYARD_ERR_ALL_CANDIDATES_FAILED ACME_ERR_UNTAGGED, ACME_ERR_UNTAGGED is HTTP 422')) throw new Error(`the own-words example printed ${JSON.stringify(words)}`);
   const every = await runExample(dir, 'every-package.js', {});
   if (/: 0 exports/.test(every)) throw new Error('a package loaded with no exports');
 }

@@ -55,7 +55,7 @@ async function main(): Promise<void> {
       // Four projects on the npm app; the pnpm app's own layout (strict, symlinked) under nodenext.
       const projects = manager === 'npm' ? TS_PROJECTS : TS_PROJECTS.slice(0, 1);
       await phase(`type-check the ${manager} app without skipLibCheck: ${projects.join(', ')}`, () => typecheck(app, projects));
-      await phase(`run the README example (primary refuses, fallback answers), the streaming example, events (${manager} app)`, () => runExamples(app, v));
+      await phase(`run the README example (primary refuses, fallback answers), the streaming example, events, a plugin's own words (${manager} app)`, () => runExamples(app, v));
       await phase(`switchyard serve from the installed CLI (${manager} app)`, () => serveOnce(app, v));
     }
     // The provider template and the policy-plugin template (the tutorial's guardrail: its own error code and event, no core change).

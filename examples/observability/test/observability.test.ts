@@ -39,12 +39,13 @@ describe('examples/observability', () => {
     for (const name of plugin) expect(used, `no panel shows ${name}`).toContain(name);
   });
 
-  it('the alert rules name exported metrics only and cover the five conditions', async () => {
+  it('the alert rules name exported metrics only and cover the six conditions', async () => {
     const { all } = await exported();
     const rules = await read('alerts.yml');
     for (const name of metricNames(rules)) expect(all).toContain(name);
-    expect([...rules.matchAll(/- alert: (\w+)/g)].map((m) => m[1])).toEqual(['SwitchyardSuccessRateLow', 'SwitchyardBreakerOpenLong', 'SwitchyardLatencyP95High', 'SwitchyardBudgetHigh', 'SwitchyardRateLimitedSustained']);
+    const alerts = ['SwitchyardSuccessRateLow', 'SwitchyardBreakerOpenLong', 'SwitchyardLatencyP95High', 'SwitchyardBudgetHigh', 'SwitchyardRateLimitedSustained', 'SwitchyardRequestsUnanswered'];
+    expect([...rules.matchAll(/- alert: (\w+)/g)].map((m) => m[1])).toEqual(alerts);
     const tests = await read('alerts.test.yml');
-    for (const alert of ['SwitchyardSuccessRateLow', 'SwitchyardBreakerOpenLong', 'SwitchyardLatencyP95High', 'SwitchyardBudgetHigh', 'SwitchyardRateLimitedSustained']) expect(tests).toContain(`alertname: ${alert}`);
+    for (const alert of alerts) expect(tests).toContain(`alertname: ${alert}`);
   });
 });

@@ -24,7 +24,7 @@ const KEYS = ['sk-observe-primary-0123456789', 'sk-observe-backup-0123456789'];
 /** Every event the first-party packages emit (core's and @switchyard/contracts'). */
 const EVENT_NAMES: SwitchyardEventName[] = [
   'request:start', 'attempt:start', 'attempt:end', 'attempt:failed', 'retry', 'failover', 'stream:commit', 'stream:malformed', 'degraded', 'request:end', 'plugin-error', 'idempotency:unshared',
-  'breaker:open', 'breaker:half-open', 'breaker:close', 'health:change', 'health:pattern', 'quality:change', 'key:state', 'quota:threshold', 'usage:billed', 'budget:forecast', 'deployment:misconfigured', 'traffic:drift', 'cache:lookup',
+  'breaker:open', 'breaker:half-open', 'breaker:close', 'health:change', 'health:pattern', 'quality:change', 'key:state', 'quota:threshold', 'usage:billed', 'budget:forecast', 'deployment:misconfigured', 'traffic:drift', 'race:skipped', 'cache:lookup',
 ];
 
 /** Takes every listener off the bus, and keeps any from being added later. */

@@ -169,8 +169,7 @@ describe('msw → undici bridge: aborts and edge cases', () => {
     expect(Buffer.from(first.value as Uint8Array).toString()).toBe(sse('Hel'));
     controller.abort(new Error('stop reading'));
     await expect(iterator.next()).rejects.toThrow('stop reading');
-    await new Promise((r) => setTimeout(r, 5));
-    expect(gates.at(-1)!.cancelled()).toBeDefined();
+    await expect.poll(() => gates.at(-1)!.cancelled(), { timeout: 5_000, interval: 2 }).toBeDefined();
   });
 
   it('delivers every chunk sent before a mid-body failure, then a socket error', async () => {
@@ -219,7 +218,9 @@ describe('msw → undici bridge: aborts and edge cases', () => {
       }),
     ]);
     const res = await request(`${BASE}/big`, { dispatcher: big });
-    await new Promise((r) => setTimeout(r, 30));
+    await expect.poll(() => pulled, { timeout: 5_000, interval: 2 }).toBeGreaterThan(0);
+    // Event-loop turns in which an unbounded pump would have read all 200 chunks.
+    for (let turn = 0; turn < 20; turn++) await new Promise((r) => setImmediate(r));
     expect(pulled).toBeLessThan(20);
     let bytes = 0;
     for await (const c of res.body) bytes += c.byteLength;
@@ -268,8 +269,7 @@ describe('msw → undici bridge: aborts and edge cases', () => {
       );
     });
     expect(failure.message).toBe('interceptor aborted');
-    await new Promise((r) => setTimeout(r, 5));
-    expect(gates.at(-1)!.cancelled()).toBeDefined();
+    await expect.poll(() => gates.at(-1)!.cancelled(), { timeout: 5_000, interval: 2 }).toBeDefined();
   });
 
   it('rejects new requests after close()', async () => {

@@ -86,9 +86,10 @@ describe('latency distributions', () => {
       arrived = true;
       return r;
     });
-    await new Promise((r) => setTimeout(r, 10));
+    // The handler's delay is the one timer on the fault clock once the request reached it.
+    await expect.poll(() => clock.pendingTimers(), { timeout: 5_000, interval: 2 }).toBe(1);
     await clock.advance(249);
-    await new Promise((r) => setTimeout(r, 10));
+    expect(clock.pendingTimers()).toBe(1);
     expect(arrived).toBe(false);
     await clock.advance(1);
     expect((await pending).statusCode).toBe(200);

@@ -43,7 +43,7 @@ describe('the switchyard process', () => {
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     try {
       // stdout is JSON lines (not a terminal): the listening line carries the URL.
-      await expect.poll(() => stdout, { timeout: 15_000, interval: 50 }).toMatch(/"event":"listening","url":"(http[^"]+)"/);
+      await expect.poll(() => stdout, { timeout: 60_000, interval: 50 }).toMatch(/"event":"listening","url":"(http[^"]+)"/);
       const baseURL = /"event":"listening","url":"(http[^"]+)"/.exec(stdout)![1];
       const client = new OpenAI({ baseURL, apiKey: 'gw-process-test', maxRetries: 0 });
       const answer = async () => (await client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] })).choices[0].message.content;
@@ -59,7 +59,7 @@ describe('the switchyard process', () => {
     } finally {
       child.kill('SIGKILL');
     }
-  }, 30_000);
+  }, 90_000);
 
   it('writes every access line through its buffered stdout: none is lost when SIGTERM stops it', async () => {
     const a = await vendorSaying('from A');
@@ -73,7 +73,7 @@ describe('the switchyard process', () => {
     child.stdout.on('data', (d) => (stdout += d));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     try {
-      await expect.poll(() => stdout, { timeout: 15_000, interval: 50 }).toMatch(/"event":"listening","url":"(http[^"]+)"/);
+      await expect.poll(() => stdout, { timeout: 60_000, interval: 50 }).toMatch(/"event":"listening","url":"(http[^"]+)"/);
       const baseURL = /"event":"listening","url":"(http[^"]+)"/.exec(stdout)![1];
       const client = new OpenAI({ baseURL, apiKey: 'gw-process-test', maxRetries: 0 });
       const requests = 200;
@@ -89,7 +89,7 @@ describe('the switchyard process', () => {
     } finally {
       child.kill('SIGKILL');
     }
-  }, 30_000);
+  }, 90_000);
 
   it('the linked command is a committed, executable file that runs in the caller\'s folder and passes signals on', async () => {
     expect(PACKAGE.bin.switchyard).toBe('./bin/switchyard.js');

@@ -40,7 +40,7 @@ async function modulesLoadedBy(args: string[], until?: (stdout: string) => boole
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   try {
     if (until) {
-      await expect.poll(() => until(stdout), { timeout: 15_000, interval: 50 }).toBe(true);
+      await expect.poll(() => until(stdout), { timeout: 60_000, interval: 50 }).toBe(true);
       child.kill('SIGTERM');
     }
     await exited;
@@ -60,7 +60,7 @@ describe('no test tooling at CLI start-up', () => {
     // The recorder saw the CLI's own modules, so an empty answer below means something.
     expect(modules.some((url) => url.includes('/packages/cli/src/'))).toBe(true);
     expect(testTooling(modules)).toEqual([]);
-  }, 30_000);
+  }, 90_000);
 
   it('switchyard serve loads no msw module and no plugin its config does not use', async () => {
     const v: Loopback = await vendorSaying('hi');
@@ -76,7 +76,7 @@ models: { chat: [{ endpoint: up, model: m }] }
     expect([...new Set(modules.map((url) => /\/plugins\/([^/]+)\//.exec(url)?.[1]).filter(Boolean))].sort()).toEqual(['provider-anthropic', 'provider-gemini', 'provider-openai']);
     // The Messages and Gemini APIs are served by default (their dialects, `@switchyard/provider-*/dialect`); their provider codecs are not loaded for it.
     expect(modules.filter((url) => /\/plugins\/provider-(anthropic|gemini)\/src\/(provider|request|response|stream-decoder|index)\.ts/.test(url))).toEqual([]);
-  }, 30_000);
+  }, 90_000);
 });
 
 describe('npm i @switchyard/cli', () => {

@@ -2,13 +2,16 @@
 import { EventEmitter } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import OpenAI from 'openai';
 import type { Loopback } from '../../core/test/support/loopback.js';
 import { startServer } from '../src/index.js';
 import { capture, cleanUp, configFile, keepServer, vendorSaying } from './support.js';
 
-afterEach(cleanUp);
+afterEach(async () => {
+  await cleanUp();
+  vi.useRealTimers();
+});
 
 const env = { GW_KEY: 'gw-reload-test', VENDOR_KEY: 'sk-reload-vendor-0123456789' };
 
@@ -23,10 +26,12 @@ plugins:
     options: { ttlMs: 600000 }
 ${extra}`;
 
-/** rpm windows are calendar minutes: start early in one so ten requests and reloads fit in it. */
-async function earlyInAMinute(): Promise<void> {
-  const into = Date.now() % 60_000;
-  if (into > 40_000) await new Promise((r) => setTimeout(r, 60_000 - into + 50));
+/**
+ * rpm windows are calendar minutes: the wall clock (Date only, moving at real speed; timers stay
+ * real) is set 1 s into the next minute, so ten requests and reloads fit in one window.
+ */
+function earlyInAMinute(): void {
+  vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true, now: Math.ceil(Date.now() / 60_000) * 60_000 + 1_000 });
 }
 
 async function serve(file: string, extra: { watch?: boolean; signals?: EventEmitter } = {}) {
@@ -40,7 +45,7 @@ async function serve(file: string, extra: { watch?: boolean; signals?: EventEmit
 
 describe('state across reloads', () => {
   it('10 requests against rpm 10, reload by SIGHUP and by editing the file: the 11th is still refused, the cache still hits', { timeout: 90_000 }, async () => {
-    await earlyInAMinute();
+    earlyInAMinute();
     const vendor = await vendorSaying('answer');
     const file = await configFile(config(vendor));
     const signals = new EventEmitter();
@@ -66,7 +71,7 @@ describe('state across reloads', () => {
   });
 
   it('a reload that changes the deployment starts it fresh', { timeout: 90_000 }, async () => {
-    await earlyInAMinute();
+    earlyInAMinute();
     const vendor = await vendorSaying('answer');
     const file = await configFile(config(vendor));
     const { server, ask } = await serve(file, { watch: false });
@@ -78,7 +83,7 @@ describe('state across reloads', () => {
   });
 
   it('store.snapshot and the journal: a graceful stop writes soft state to the snapshot, spend to the journal; the next start loads both', { timeout: 90_000 }, async () => {
-    await earlyInAMinute();
+    earlyInAMinute();
     const vendor = await vendorSaying('answer');
     const file = await configFile(config(vendor, 'store: { snapshot: ./state/snapshot.json }\n'));
     const one = await serve(file, { watch: false });

@@ -73,6 +73,8 @@ describe('serve reloads when a secret changes, without a signal', () => {
 
     // Rewriting the same contents is not a change.
     await writeFile(path.join(dir, 'secrets/vendor-key'), 'sk-new-key-9876543210\n');
+    // An absence (no reload) has no condition to wait on: a window of ten debounce periods in
+    // which the folder watcher's event would have led to one.
     await new Promise((r) => setTimeout(r, 200));
     expect(reloads(out.out)).toHaveLength(1);
     expect(out.out).not.toContain('sk-new-key-9876543210');
@@ -118,6 +120,7 @@ describe('serve reloads when a secret changes, without a signal', () => {
 
     vaultServer.put('secret', 'gateway/openai', { key: 'sk-vault-v2-9876543210' });
     await clock.advance(59_000);
+    // An absence: the window in which a poll fired too early would have read Vault and reloaded.
     await new Promise((r) => setTimeout(r, 50));
     expect(reloads(out.out)).toHaveLength(0);
     await clock.advance(1_000);
@@ -130,6 +133,7 @@ describe('serve reloads when a secret changes, without a signal', () => {
 
     // The new config's resolver watches the new version; the old one was closed.
     await clock.advance(60_000);
+    // An absence again: a second reload, had the old resolver still been polling, would come in this window.
     await new Promise((r) => setTimeout(r, 50));
     expect(reloads(out.out)).toHaveLength(1);
   });

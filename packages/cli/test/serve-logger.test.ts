@@ -87,7 +87,8 @@ describe('serve logger on stdout (a descriptor): batched lines and the flat acce
     logger.warn({ event: 'one' }, 'first');
     flat('warn', { event: 'access', n: 2 }, 'request');
     expect(s.text).toBe('');
-    await new Promise((r) => setTimeout(r, 60));
+    // The batch goes out LINE_BATCH_DELAY_MS later, in one write.
+    await expect.poll(() => s.text, { timeout: 5_000, interval: 5 }).not.toBe('');
     expect(s.text.trim().split('\n').map((l) => JSON.parse(l).event)).toEqual(['one', 'access']);
   });
 });

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createPipeline, getService, VirtualClock } from '@switchyard/core';
 import { providers } from '@switchyard/provider-openai';
 import { quota } from '@switchyard/plugin-quota';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { completion, startLoopback, type Loopback } from '../../core/test/support/loopback.js';
 import { main } from '../src/index.js';
 import { capture, configFile, removeTempDirs } from './support.js';
@@ -52,7 +52,7 @@ beforeAll(async () => {
   await pipeline.chat(ask('two'));
   // Timed out before its headers after 30 s: 1 input token + 30 s × 50 tokens/s, $0.3001 estimated; ds answers.
   const slow = pipeline.chat(ask('slow'));
-  while (openai.requests.length < 3) await new Promise((r) => setTimeout(r, 5));
+  await vi.waitFor(() => expect(openai.requests).toHaveLength(3), { timeout: 5_000, interval: 5 });
   await clock.advance(30_000);
   await slow;
   await clock.advance(86_400_000);

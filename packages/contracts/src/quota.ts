@@ -30,8 +30,8 @@ export interface UsageQueryService {
 
 /** What one attempt costs, as the usage ledger bills it (the budgets of other plugins spend the same amounts). */
 export interface PricingService {
-  /** USD per million tokens for a candidate: its deployment's `price`, else the price table. */
-  priceFor(candidate: Candidate): Price | undefined;
+  /** USD per million tokens for a candidate (or an event's reference to one): its deployment's `price`, else the price table. */
+  priceFor(candidate: Candidate | CandidateRef): Price | undefined;
   /**
    * The attempt's cost in USD: the vendor's reported usage, or the estimate of an attempt that
    * reached the vendor and failed without usage (`request` caps an elapsed-time estimate at its

@@ -3,7 +3,7 @@
  * (capabilities, context windows, traffic shares) and model-limits (which may shorten a prompt
  * to fit a window the router would otherwise drop a candidate for).
  */
-import { defineErrorCodes, defineRequestSlot, type CodesOf } from '@switchyard/core';
+import { defineErrorCodes, defineRequestSlot, type CandidateRef, type CodesOf } from '@switchyard/core';
 
 export const ROUTING_ERRORS = defineErrorCodes('@switchyard/contracts', {
   /** A prompt above the context window of every deployment of the model. */
@@ -19,9 +19,18 @@ export const SHORTENABLE = defineRequestSlot<Set<string>>('switchyard:shortenabl
 /** A logical model's traffic shares left (or came back within) their declared target's tolerance (plugin-router). */
 export interface TrafficDrift { model: string; drifting: boolean; windowMs: number; requests: number; shares: Record<string, { target: number; observed: number }> }
 
+/**
+ * A request reached its model's last-resort tier with `raceLastTier` on, and the race did not
+ * start (plugin-hedge): `single-deployment` (the tier has no other deployment), `partner-unavailable`
+ * (the others were tried already or filtered out: open breaker, cooling, budget), `retry-budget`
+ * (the partner's retry budget is spent). The attempt ran alone.
+ */
+export interface RaceSkipped { requestId: string; candidate: CandidateRef; reason: 'single-deployment' | 'partner-unavailable' | 'retry-budget'; partner?: CandidateRef; tier?: string }
+
 declare module '@switchyard/core' {
   interface SwitchyardErrorCodes extends CodesOf<typeof ROUTING_ERRORS> {}
   interface SwitchyardEvents {
     'traffic:drift': [TrafficDrift];
+    'race:skipped': [RaceSkipped];
   }
 }

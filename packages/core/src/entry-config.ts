@@ -1,6 +1,6 @@
 /**
  * `@switchyard/core/config`: reading a Switchyard config (YAML, env substitution, secrets and
- * secret resolvers, validation), building a pipeline or a transport from it.
+ * secret resolvers, validation), building a pipeline, a transport or a record-keeping store from it.
  */
 export { loadConfigFile } from './config-file.js';
 export { configError, type PluginEntry, type ServerConfig, type SwitchyardConfig } from './config-schema.js';
@@ -14,6 +14,8 @@ export { switchyardHintsSchema } from './switchyard-hints.js';
 export { configDir, resolveCa, transportFromConfig } from './transport-from-config.js';
 export { createDispatcher, createUndiciTransport, type UndiciTransportOptions } from './transport.js';
 export { readConfigReport, type ConfigReport } from './config.js';
+// Layering a durable record store behind the shared one is part of setting a gateway up.
+export { RecordKeepingStore, type RecordKeepingOptions } from './record-keeping-store.js';
 export { combineProblems } from './config-schema.js';
 export { closestName, didYouMean } from './did-you-mean.js';
 export { pluginProblems } from './plugin-loader.js';

@@ -13,6 +13,20 @@ export function requestOutcomeClass(outcome: Pick<RequestOutcome, 'ok' | 'error'
   return outcome.degraded ? 'degraded' : 'success';
 }
 
+/**
+ * Why no candidate answered a failed request, when that is the reason: `failed` (every one
+ * tried failed) or `held-back` (none could be tried: each cooling after 429s, resting or
+ * filtered out; the 429 ping-pong of two rate-limited vendors fails this way without a single
+ * failed attempt). Undefined for any other failure: the caller's own mistake or limit (a
+ * gateway key's rate limit has its own code), a budget, a cancel.
+ */
+export function unansweredCause(error: { kind: string; code?: string } | undefined): 'failed' | 'held-back' | undefined {
+  if (!error) return undefined;
+  if (error.kind === 'all-candidates-failed') return 'failed';
+  if (error.kind === 'no-candidate' || (error.kind === 'rate-limit' && error.code === 'SWITCHYARD_ERR_RATE_LIMIT')) return 'held-back';
+  return undefined;
+}
+
 /** Retries are attempts on the same candidate as the one before; failovers move to another. */
 export function attemptMoves(attempts: readonly { candidate: { id: string } }[]): { retries: number; failovers: number } {
   let retries = 0;

@@ -11,12 +11,18 @@ afterEach(async () => {
   servers = [];
 });
 
-/** A vendor that answers after `delayMs` with a numbered answer, so every upstream call is told apart. */
-async function slowVendor(delayMs = 150) {
+/**
+ * A vendor that holds every request until `release()` (then answers at once), with a numbered
+ * answer so every upstream call is told apart. `held: false` answers from the start.
+ */
+async function heldVendor({ held = true } = {}) {
   let n = 0;
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  if (!held) release();
   const server = await startLoopback(async (_req, res, body) => {
     const answer = `answer ${++n}`;
-    await new Promise((r) => setTimeout(r, delayMs));
+    await released;
     if (JSON.parse(body).stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.end(sseBody(textChunks([answer])));
@@ -26,7 +32,7 @@ async function slowVendor(delayMs = 150) {
     }
   });
   servers.push(server);
-  return server;
+  return Object.assign(server, { release });
 }
 
 const ask = (content = 'hi') => ({ model: 'chat', messages: [{ role: 'user' as const, content }] });
@@ -39,9 +45,12 @@ const textOf = async (stream: ChatStream) => {
 
 describe('idempotencyKey', () => {
   it('concurrent duplicates make one upstream call and get the same answer', async () => {
-    const vendor = await slowVendor();
+    const vendor = await heldVendor();
     const pipeline = pipelineOn(vendor);
-    const answers = await Promise.all([1, 2, 3].map(() => pipeline.chat(ask(), { idempotencyKey: 'order-1' })));
+    const calls = Promise.all([1, 2, 3].map(() => pipeline.chat(ask(), { idempotencyKey: 'order-1' })));
+    await expect.poll(() => vendor.requests.length, { timeout: 5_000, interval: 5 }).toBe(1);
+    vendor.release();
+    const answers = await calls;
     expect(vendor.requests).toHaveLength(1);
     expect(new Set(answers.map((a) => a.choices[0].message.content))).toEqual(new Set(['answer 1']));
     // Without a key (or with another) each call goes upstream.
@@ -51,7 +60,7 @@ describe('idempotencyKey', () => {
   });
 
   it('a duplicate after completion gets the stored answer, as a stream too', async () => {
-    const vendor = await slowVendor(10);
+    const vendor = await heldVendor({ held: false });
     const pipeline = pipelineOn(vendor);
     const first = await pipeline.chat(ask(), { idempotencyKey: 'k' });
     const again = await pipeline.chat(ask(), { idempotencyKey: 'k' });
@@ -61,11 +70,12 @@ describe('idempotencyKey', () => {
   });
 
   it('a duplicate stream while the first is in flight gets a clean 409, not a second upstream call', async () => {
-    const vendor = await slowVendor(200);
+    const vendor = await heldVendor();
     const pipeline = pipelineOn(vendor);
     const first = pipeline.stream({ ...ask(), stream: true }, { idempotencyKey: 's' });
-    await new Promise((r) => setTimeout(r, 50));
+    await expect.poll(() => vendor.requests.length, { timeout: 5_000, interval: 5 }).toBe(1);
     await expect(pipeline.stream({ ...ask(), stream: true }, { idempotencyKey: 's' })).rejects.toMatchObject({ kind: 'invalid-request', status: 409, code: 'SWITCHYARD_ERR_IDEMPOTENCY_CONFLICT' });
+    vendor.release();
     expect(await textOf(await first)).toBe('answer 1');
     // Once the stream finished, its answer is stored: a plain duplicate gets it.
     expect((await pipeline.chat(ask(), { idempotencyKey: 's' })).choices[0].message.content).toBe('answer 1');

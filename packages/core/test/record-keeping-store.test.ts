@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { declareDurableKeys, MemoryStateStore } from '../src/index.js';
-import { JournalRecords, RecordKeepingStore } from '../src/internal.js';
+import { RecordKeepingStore } from '../src/entry-config.js';
+import { JournalRecords } from '../src/internal.js';
 
 const dirs: string[] = [];
 afterEach(async () => {

@@ -192,16 +192,18 @@ describe('time limits on the injected clock', () => {
 
 describe('cancellation', () => {
   /** An upstream that sends stream headers and then nothing; `closed()` tells whether its socket closed. */
-  async function silentAfterHeaders(): Promise<{ closed: () => boolean }> {
+  async function silentAfterHeaders(): Promise<{ headersSent: () => boolean; closed: () => boolean }> {
+    let headersSent = false;
     let upstreamClosed = false;
     fx = await pipelineOver([
       (req, res) => {
         res.writeHead(200, sseHead);
         res.flushHeaders();
+        headersSent = true;
         req.socket.on('close', () => (upstreamClosed = true));
       },
     ]);
-    return { closed: () => upstreamClosed };
+    return { headersSent: () => headersSent, closed: () => upstreamClosed };
   }
 
   for (const source of ['AbortSignal', 'AbortLink'] as const) {
@@ -210,12 +212,11 @@ describe('cancellation', () => {
       const reason = new SwitchyardError('cancelled', 'the gateway is shutting down', { code: 'SWITCHYARD_ERR_SHUTTING_DOWN', status: 503 });
       const controller = source === 'AbortSignal' ? new AbortController() : new AbortLink();
       const promise = fx!.pipeline.stream(hello, { signal: controller instanceof AbortLink ? controller : controller.signal });
-      await new Promise((r) => setTimeout(r, 50));
+      await expect.poll(upstream.headersSent, { timeout: 5_000, interval: 5 }).toBe(true);
       controller.abort(reason);
       const err = await promise.catch((e) => e);
       expect(err).toBe(reason);
-      await new Promise((r) => setTimeout(r, 50));
-      expect(upstream.closed()).toBe(true);
+      await expect.poll(upstream.closed, { timeout: 5_000, interval: 5 }).toBe(true);
     });
   }
 
@@ -223,12 +224,11 @@ describe('cancellation', () => {
     const upstream = await silentAfterHeaders();
     const controller = new AbortController();
     const promise = fx!.pipeline.stream(hello, { signal: controller.signal });
-    await new Promise((r) => setTimeout(r, 50));
+    await expect.poll(upstream.headersSent, { timeout: 5_000, interval: 5 }).toBe(true);
     controller.abort();
     const err = await promise.catch((e) => e);
     expect(err.kind).toBe('cancelled');
-    await new Promise((r) => setTimeout(r, 50));
-    expect(upstream.closed()).toBe(true);
+    await expect.poll(upstream.closed, { timeout: 5_000, interval: 5 }).toBe(true);
   });
 
   it('a consumer that stops reading aborts the upstream stream', async () => {
@@ -241,7 +241,6 @@ describe('cancellation', () => {
     ]);
     const stream = await fx.pipeline.stream(hello);
     for await (const part of stream) if (part.type === 'text-delta') break;
-    await new Promise((r) => setTimeout(r, 50));
-    expect(upstreamClosed).toBe(true);
+    await expect.poll(() => upstreamClosed, { timeout: 5_000, interval: 5 }).toBe(true);
   });
 });

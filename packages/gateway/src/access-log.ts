@@ -76,7 +76,8 @@ export class AccessLog {
   }
 
   /** The access line's fields; forgets the request. */
-  finish(requestId: string, http: { route: string; status: number; cancelled: boolean; latencyMs: number; caller?: CallerIdentity }): LogFields {
+  /** `model` and `errorCode` describe a request refused before routing (no `request:end`): the model it named, the code it was refused with. */
+  finish(requestId: string, http: { route: string; status: number; cancelled: boolean; latencyMs: number; caller?: CallerIdentity; model?: string; errorCode?: string }): LogFields {
     const end = this.ends.get(requestId);
     const bill = this.bills.get(requestId);
     const translated = this.translation.get(requestId);
@@ -90,7 +91,7 @@ export class AccessLog {
     // Who called (the audit line): the gateway key's id and name, never its secret.
     const { caller } = http;
     if (!end) {
-      const line: LogFields = { event: 'access', requestId, route: http.route, outcome, status, latencyMs, gatewayKey: caller?.keyId, gatewayKeyName: caller?.keyName, team: caller?.team };
+      const line: LogFields = { event: 'access', requestId, route: http.route, outcome, status, latencyMs, gatewayKey: caller?.keyId, gatewayKeyName: caller?.keyName, team: caller?.team, model: http.model, errorCode: outcome === 'error' ? http.errorCode : undefined };
       if (translated?.skipped) line.skipped = translated.skipped.join(', ');
       return line;
     }

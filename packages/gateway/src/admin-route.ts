@@ -21,7 +21,8 @@ export async function adminRoute(pipeline: Pipeline, req: IncomingMessage, res: 
   const url = new URL(req.url ?? path, 'http://gateway.invalid');
   let body: unknown;
   try {
-    if (method === 'POST' || method === 'PATCH' || method === 'PUT') body = req.headers['content-length'] === '0' ? undefined : (await readJsonBody(req, MAX_ADMIN_BODY_BYTES, {})).value;
+    // `curl -X POST …/revoke` sends no body at all: that is no body, not invalid JSON.
+    if (method === 'POST' || method === 'PATCH' || method === 'PUT') body = (await readJsonBody(req, MAX_ADMIN_BODY_BYTES, { allowEmpty: true })).value;
     const answer = await service.admin({ method, path, query: Object.fromEntries(url.searchParams), body });
     res.setHeader('cache-control', 'no-store');
     sendJson(res, answer.status, answer.body);

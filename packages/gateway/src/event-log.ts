@@ -55,6 +55,8 @@ export function logPipelineEvents(pipeline: Pipeline, logger: Logger): () => voi
       (e.ok ? logger.info : logger.warn).call(logger, { event: e.ok ? 'quality_ok' : 'quality_degraded', deployment: e.deployment, failed: e.failed, drift: e.drift.map((d) => d.signal) }, e.ok ? 'quality probe passes as its baseline did' : `quality probe: ${[...e.failed.map((f) => `${f} failed`), ...e.drift.map((d) => d.message)].join('; ')}`),
     'traffic:drift': (e) =>
       (e.drifting ? logger.warn : logger.info).call(logger, { event: e.drifting ? 'traffic_drift' : 'traffic_on_target', model: e.model, requests: e.requests, windowMs: e.windowMs, shares: e.shares }, e.drifting ? 'traffic shares drifted from their target' : 'traffic shares back on target'),
+    'race:skipped': (e) =>
+      logger.info({ event: 'race_skipped', requestId: e.requestId, deployment: e.candidate.deploymentId, keyId: e.candidate.keyId, reason: e.reason, partner: e.partner?.deploymentId, tier: e.tier }, `the last tier's race did not start: ${e.reason}`),
     'slo:change': (e) =>
       (e.state === 'breached' ? logger.warn : logger.info).call(
         logger,

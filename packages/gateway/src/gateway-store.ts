@@ -13,9 +13,8 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { declareDurableKeys, MemoryStateStore, systemClock, type Clock, type DurableRecordStore, type StateStore } from '@switchyard/core';
-import { JournalRecords, RecordKeepingStore, type StoreSnapshot } from '@switchyard/core/internal';
-import { type Importer, type LoadedConfig } from '@switchyard/core/config';
-import { importerFrom, loadRecords, loadStore } from '@switchyard/core/internal';
+import { RecordKeepingStore, type Importer, type LoadedConfig } from '@switchyard/core/config';
+import { importerFrom, JournalRecords, loadRecords, loadStore, type StoreSnapshot } from '@switchyard/core/internal';
 import { RESPONSE_KEY_PREFIX } from './dialects/openai-responses/response-store.js';
 
 /** The journal's file in $STATE_DIRECTORY, else beside the config, when `records.file` is not given. */

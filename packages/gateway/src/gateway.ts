@@ -5,7 +5,7 @@
 import { SERVICE } from '@switchyard/contracts';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getService, SwitchyardError, systemClock, toSwitchyardError, type CallerIdentity, type Clock, type Pipeline, type StateStore } from '@switchyard/core';
+import { getService, isSwitchyardError, SwitchyardError, systemClock, toSwitchyardError, type CallerIdentity, type Clock, type Pipeline, type StateStore } from '@switchyard/core';
 import { AbortLink, checkRequestLimits } from '@switchyard/core/internal';
 import { type FromConfigOptions, type LoadedConfig } from '@switchyard/core/config';
 import type { Exchange } from './exchange.js';
@@ -25,6 +25,7 @@ import { flatLineWriterOf, silentLogger, type Logger } from './logger.js';
 import { openGatewayStore, type GatewayStore } from './gateway-store.js';
 import { gatewayOwnText, gatewaySecrets, maskerOf, maskingLogger, SecretMasker } from './secret-masking.js';
 import { StatusBoard, type StatusReport } from './status-board.js';
+import { errorCodeOf, noteErrorCode, requestedModel } from './sent-error.js';
 import { basicPassword, sendStatus, STATUS_PATHS } from './status-route.js';
 import { withSpendForecast } from './status-forecast.js';
 import { modelsWithoutCandidates } from './models.js';
@@ -188,7 +189,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     const matched = statusRoute ? undefined : routes.match(method, path, req.headers, query);
     // Errors go out in the shape of the client's API, as far as the path tells it.
     const dialect = matched?.dialect ?? routes.dialectNear(path) ?? openaiChatDialect;
-    const fail = (reply: ErrorReply, extra?: Record<string, string>) => sendError(res, renderError(dialect, reply), extra);
+    const fail = (reply: ErrorReply, extra?: Record<string, string>) => {
+      noteErrorCode(res, reply.body.error.code);
+      sendError(res, renderError(dialect, reply), extra);
+    };
     const presented = statusRoute ? basicPassword(req.headers.authorization) ?? bearerCredential(req.headers, query) : (dialect.credential ?? bearerCredential)(req.headers, query);
     if (ADMIN_PATHS.test(path)) {
       if (!gate.admitAdmin(presented)) return refuse(requestId, path, fail, false);
@@ -197,7 +201,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const operatorRoute = statusRoute || path === '/metrics' || path === '/switchyard/usage';
     const admitted = gate.admit(presented, tenantsOf(slot?.pipeline), operatorRoute);
     const admission = admitted instanceof Promise ? await admitted : admitted;
-    if (admission.kind === 'refused') return refuse(requestId, path, fail, statusRoute, admission.error);
+    if (admission.kind === 'refused') return refuse(requestId, path, fail, statusRoute, admission.error, matched?.params.model);
     const caller = admission.kind === 'caller' ? admission.caller : undefined;
     if (statusRoute) return sendStatus(req, res, path, await withSpendForecast(status(), slot?.pipeline));
     if (method === 'GET' && path === '/metrics') {
@@ -219,8 +223,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       checkRequestLimits(body.value, server.limits);
     } catch (error) {
       if (error instanceof BodyError && error.closeConnection) closeAfterReply(req, res);
-      fail(error instanceof BodyError ? error.reply : replyForError(error, errorOptions));
+      const reply = error instanceof BodyError ? error.reply : replyForError(error, errorOptions);
+      fail(reply);
       metrics.request(path, res.statusCode);
+      // A body refused before routing gets its access line too, with the code it was refused with.
+      logger.info({ event: 'access', requestId, route: path, outcome: 'error', status: reply.status, errorCode: isSwitchyardError(error) ? error.code : reply.body.error.code, gatewayKey: caller?.keyId, team: caller?.team }, 'request');
       return;
     }
     if (draining) return fail(shuttingDown());
@@ -234,11 +241,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   }
 
   /** 401 for a missing, wrong, unknown or revoked key alike; an expired key's refusal names the expiry. */
-  function refuse(requestId: string, path: string, fail: (reply: ErrorReply, extra?: Record<string, string>) => void, challenge: boolean, error?: SwitchyardError): void {
+  function refuse(requestId: string, path: string, fail: (reply: ErrorReply, extra?: Record<string, string>) => void, challenge: boolean, error?: SwitchyardError, model?: string): void {
     const reply = error ? replyForError(error, errorOptions) : errorReply(401, 'Incorrect or missing gateway API key. Send "Authorization: Bearer <gateway key>" (or "x-api-key: <gateway key>" on the Anthropic API).', 'invalid_request_error', 'invalid_api_key');
     // Counted under the route asked for, and logged like any other client error (info, not warn).
     metrics.request(path, reply.status);
-    logger.info({ event: 'access', requestId, route: path, outcome: 'error', status: reply.status, errorCode: reply.body.error.code }, 'request');
+    logger.info({ event: 'access', requestId, route: path, model, outcome: 'error', status: reply.status, errorCode: reply.body.error.code }, 'request');
     // Browsers ask for the key (as a Basic password) and resend it on the page's refreshes.
     fail(reply, challenge ? { 'www-authenticate': 'Basic realm="switchyard", charset="UTF-8"' } : {});
   }
@@ -288,7 +295,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       const cancelled = clientGone || (res.destroyed && !res.writableFinished);
       metrics.request(path, cancelled ? CLIENT_CLOSED_STATUS : res.statusCode);
       if (options.logger) {
-        const line = accessLog.finish(requestId, { route: path, status: res.statusCode, cancelled, latencyMs: clock.now() - begunAt, caller });
+        const line = accessLog.finish(requestId, { route: path, status: res.statusCode, cancelled, latencyMs: clock.now() - begunAt, caller, model: requestedModel(body.value, matched.params), errorCode: errorCodeOf(res) });
         const level = line.outcome === 'error' && res.statusCode >= 500 ? 'warn' : 'info';
         if (flatLine) flatLine(level, line, 'request');
         else logger[level](line, 'request');

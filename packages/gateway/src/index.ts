@@ -11,7 +11,7 @@ export { GatewayMetrics } from './gateway-metrics.js';
 export { SecretMasker, SENSITIVE_FIELDS, LOGGER_MASKER, maskerOf, maskingLogger, pipelineSecrets } from './secret-masking.js';
 export { CLIENT_CLOSED_STATUS, type AccessOutcome } from './access-log.js';
 export { silentLogger, flatLineWriterOf, LOGGER_FLAT_LINE, type FlatLineWriter, type Logger, type LogFields } from './logger.js';
-export { StatusBoard, type StatusReport, type DeploymentStatus, type BreakerView, type KeyView } from './status-board.js';
+export { StatusBoard, type StatusReport, type DeploymentStatus, type DeploymentState, type ModelStatus, type ModelState, type BreakerView, type KeyView } from './status-board.js';
 export { statusPage } from './status-page.js';
 export { DEFAULT_DIALECTS, openaiChatDialect, anthropicMessagesDialect, openaiResponsesDialect } from './dialects/index.js';
 export { TOKEN_COUNT_HEADER } from './count-tokens.js';

@@ -15,6 +15,7 @@ import { IDEMPOTENCY_CONFLICT, IDEMPOTENCY_UNAVAILABLE } from '@switchyard/core/
 import type { GatewayErrorReply } from '@switchyard/core/dialect';
 import { renderError, type Dialect } from './dialect.js';
 import { sendError } from './http-reply.js';
+import { noteErrorCode } from './sent-error.js';
 import { clientMessage, type ErrorReplyOptions } from './upstream-message.js';
 
 export type { ErrorReplyOptions } from './upstream-message.js';
@@ -143,6 +144,7 @@ export interface ErrorTarget {
 export function replyWithError(target: ErrorTarget, error: unknown): void {
   const { res, dialect } = target;
   const reply = replyForError(error, target.errorOptions);
+  noteErrorCode(res, isSwitchyardError(error) ? error.code : reply.body.error.code);
   if (!res.headersSent) return sendError(res, renderError(dialect, reply, error), attemptsHeader(error));
   if (!res.writableEnded && !res.destroyed) res.end(dialect.streamError(reply));
 }

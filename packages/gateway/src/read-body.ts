@@ -23,6 +23,8 @@ export interface BodyReadOptions {
   budget?: BodyBudget;
   /** The whole body must arrive within their limit, or the request gets 408 (a slow body never holds a slot). */
   deadlines?: BodyDeadlines;
+  /** An empty body (no bytes, or only whitespace) reads as `undefined` instead of invalid JSON. */
+  allowEmpty?: boolean;
 }
 
 /** A body as it came (its text) and parsed. */
@@ -75,6 +77,7 @@ export function readJsonBody(req: IncomingMessage, limit: number, options: BodyR
       // Most bodies arrive in one chunk: decoded as it is, without a copy.
       const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8');
       finish();
+      if (options.allowEmpty && text.trim() === '') return resolve({ value: undefined, text });
       try {
         resolve({ value: JSON.parse(text), text });
       } catch {

@@ -20,7 +20,9 @@ h1{font-size:18px;margin:0}h2{font-size:15px;margin:24px 24px 8px}
 .deployment h3{font-size:14px;margin:0 0 8px;word-break:break-all}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600;margin-right:6px}
 .breaker-closed,.health-healthy,.key-active{background:#1f6f43;color:#fff}.breaker-half-open,.key-paced,.key-resting,.pattern{background:#a66b00;color:#fff}
-.breaker-open,.health-unhealthy,.key-parked{background:#b3261e;color:#fff}
+.breaker-open,.health-unhealthy,.key-parked,.state-down,.state-failing,.model-failing{background:#b3261e;color:#fff}
+.state-serving,.model-ok{background:#1f6f43;color:#fff}.state-idle,.model-idle{background:#3a3f4b;color:#fff}.model-degraded{background:#a66b00;color:#fff}
+.stale .badge.breaker,.stale .badge.health{background:#3a3f4b;color:#c4c9d4}.verdict{margin:0 24px 8px;color:#c4c9d4}
 .row{display:flex;justify-content:space-between;gap:8px;margin-top:6px}.row svg{background:#11141a;border-radius:4px}
 .keys{margin-top:8px}.error{color:#f2b8b5;font-size:12px;margin-top:6px;word-break:break-word}
 table{margin:0 24px;border-collapse:collapse}td,th{padding:4px 12px;border-bottom:1px solid #2a2e37;text-align:left}
@@ -50,31 +52,49 @@ const SCRIPT = `
   }
   function ms(v) { return v === null || v === undefined ? '–' : v + ' ms'; }
   function pct(v) { return v === null || v === undefined ? '–' : (v * 100).toFixed(1) + ' %'; }
+  var reportNow = 0;
+  // A time as the operator reads it: "3 min ago", "in 40 s"; the exact time in the tooltip.
+  function ago(iso) {
+    if (!iso) return '–';
+    var s = Math.round((reportNow - Date.parse(iso)) / 1000), future = s < 0, a = Math.abs(s);
+    var text = a < 60 ? a + ' s' : a < 3600 ? Math.round(a / 60) + ' min' : a < 172800 ? Math.round(a / 3600) + ' h' : Math.round(a / 86400) + ' days';
+    return a < 1 ? 'just now' : future ? 'in ' + text : text + ' ago';
+  }
+  function when(tag, attrs, prefix, iso) { attrs = attrs || {}; attrs.title = iso || ''; return el(tag, attrs, prefix + ago(iso)); }
   function render(report) {
+    reportNow = Date.parse(report.now);
     document.getElementById('spend').textContent = '$' + report.spendTodayUsd.toFixed(4);
-    document.getElementById('updated').textContent = report.now;
+    var updated = document.getElementById('updated'); updated.textContent = ago(report.now); updated.title = report.now;
+    var started = document.getElementById('started'); started.textContent = ago(report.startedAt); started.title = report.startedAt;
     var root = document.getElementById('models'); root.textContent = '';
     report.models.forEach(function (model) {
       var section = el('section', { 'class': 'model', 'data-model': model.name });
-      section.appendChild(el('h2', {}, model.name));
+      var heading = el('h2', {}, model.name + ' ');
+      heading.appendChild(el('span', { 'class': 'badge model-state model-' + model.state }, model.state));
+      section.appendChild(heading);
+      section.appendChild(el('div', { 'class': 'verdict' }, model.verdict + (model.successRate === null ? '' : ' · success ' + pct(model.successRate))));
       var grid = el('div', { 'class': 'grid' });
       model.deployments.forEach(function (d) {
-        var card = el('div', { 'class': 'deployment', 'data-deployment': d.id });
+        var card = el('div', { 'class': 'deployment' + (d.stale ? ' stale' : ''), 'data-deployment': d.id });
         card.appendChild(el('h3', {}, d.id));
         var badges = el('div');
+        badges.appendChild(el('span', { 'class': 'badge state state-' + d.state }, d.state));
         badges.appendChild(el('span', { 'class': 'badge breaker breaker-' + d.breaker, title: d.breakerUntil ? 'open until ' + d.breakerUntil : '' }, 'breaker ' + d.breaker));
         badges.appendChild(el('span', { 'class': 'badge health health-' + (d.healthy ? 'healthy' : 'unhealthy') }, d.healthy ? 'healthy' : 'unhealthy'));
+        if (d.breaker === 'open' && d.breakerUntil) badges.appendChild(when('span', { 'class': 'reopen' }, 'retries ', d.breakerUntil));
+        // Badges nothing has confirmed lately say so: what was true then, not now.
+        if (d.stale) badges.appendChild(when('span', { 'class': 'badge-age' }, 'as of ', d.badgeAsOf));
         (d.patterns || []).forEach(function (p) { badges.appendChild(el('span', { 'class': 'badge pattern', title: 'since ' + p.since }, p.pattern === 'timeouts' ? 'timing out' : 'repeating ' + p.kind + (p.status ? ' ' + p.status : ''))); });
         card.appendChild(badges);
         var lat = el('div', { 'class': 'row' }); lat.appendChild(el('span', { 'class': 'latency' }, 'p50 ' + ms(d.p50Ms) + ' · p95 ' + ms(d.p95Ms)));
         lat.appendChild(spark('latency', d.series.map(function (p) { return p.p95Ms; }))); card.appendChild(lat);
-        var err = el('div', { 'class': 'row' }); err.appendChild(el('span', { 'class': 'error-rate' }, 'errors ' + pct(d.errorRate) + (d.errorRateEwma === null || d.errorRateEwma === undefined ? '' : ' · EWMA ' + pct(d.errorRateEwma)) + ' · ' + d.requests + ' attempts'));
+        var err = el('div', { 'class': 'row' }); err.appendChild(el('span', { 'class': 'error-rate' }, 'errors ' + pct(d.errorRate) + ' of requests' + (d.errorRateEwma === null || d.errorRateEwma === undefined ? '' : ' · EWMA ' + pct(d.errorRateEwma)) + ' · ' + d.requests + ' requests, ' + d.attempts + ' attempts'));
         err.appendChild(spark('errors', d.series.map(function (p) { return p.errorRate; }), 1)); card.appendChild(err);
         var keys = el('div', { 'class': 'keys' });
         d.keys.forEach(function (k) { keys.appendChild(el('span', { 'class': 'badge key key-' + k.state, 'data-key': k.id, title: k.reason || '' }, k.id + ': ' + k.state)); });
         card.appendChild(keys);
         card.appendChild(el('div', { 'class': 'spend' }, 'spend today $' + d.spendTodayUsd.toFixed(4)));
-        if (d.lastError) card.appendChild(el('div', { 'class': 'error' }, 'last error: ' + d.lastError.kind + (d.lastError.status ? ' ' + d.lastError.status : '') + ' at ' + d.lastError.at + ': ' + d.lastError.message));
+        if (d.lastError) card.appendChild(el('div', { 'class': 'error', title: d.lastError.at }, 'last error ' + ago(d.lastError.at) + ': ' + d.lastError.kind + (d.lastError.status ? ' ' + d.lastError.status : '') + ': ' + d.lastError.message));
         grid.appendChild(card);
       });
       section.appendChild(grid); root.appendChild(section);
@@ -88,14 +108,14 @@ const SCRIPT = `
     var slos = document.getElementById('slos'); slos.textContent = '';
     (report.slos || []).forEach(function (o) {
       var tr = el('tr', { 'data-slo': o.name, 'class': 'slo-' + o.state });
-      [o.name, o.scope, o.state + ' since ' + o.since, pct(o.successRate) + ' of ' + o.samples + ' (target ' + pct(o.target) + ', recovers at ' + pct(o.recoverAt) + ')', o.state === 'breached' ? o.actions.join(', ') : '-'].forEach(function (v) { tr.appendChild(el('td', {}, v)); });
+      [o.name, o.scope, o.state + ' since ' + ago(o.since), pct(o.successRate) + ' of ' + o.samples + ' (target ' + pct(o.target) + ', recovers at ' + pct(o.recoverAt) + ')', o.state === 'breached' ? o.actions.join(', ') : '-'].forEach(function (v) { tr.appendChild(el('td', {}, v)); });
       slos.appendChild(tr);
     });
     var balances = document.getElementById('balances'); balances.textContent = '';
     report.balances.forEach(function (k) {
       var tr = el('tr', { 'data-balance': k.endpoint + '|' + k.keyId, 'class': k.dry || k.low ? 'exhausting' : '' });
       var funds = k.balances.map(function (b) { return b.available + ' ' + b.currency; }).join(', ') || '–';
-      [k.endpoint, k.keyId, funds, k.minBalance === null ? '–' : String(k.minBalance), k.error ? 'unread: ' + k.error : k.dry ? 'dry' : k.low ? 'low' : 'ok', k.checkedAt].forEach(function (v) { tr.appendChild(el('td', {}, v)); });
+      [k.endpoint, k.keyId, funds, k.minBalance === null ? '–' : String(k.minBalance), k.error ? 'unread: ' + k.error : k.dry ? 'dry' : k.low ? 'low' : 'ok', ago(k.checkedAt)].forEach(function (v) { tr.appendChild(el('td', {}, v)); });
       balances.appendChild(tr);
     });
     var forecast = document.getElementById('forecast'); forecast.textContent = '';
@@ -106,7 +126,7 @@ const SCRIPT = `
       forecast.appendChild(tr);
       f.budgets.forEach(function (b) {
         var row = el('tr', { 'data-forecast-budget': b.scope, 'class': b.exhaustsAt ? 'exhausting' : '' });
-        ['  ' + b.scope + ' ' + b.limit, '$' + b.spentUsd.toFixed(4), '$' + b.projectedUsd.toFixed(4) + ' of $' + b.maxUsd, '', b.exhaustsAt ? 'runs out ' + b.exhaustsAt : 'lasts the ' + period].forEach(function (v) { row.appendChild(el('td', {}, v)); });
+        ['  ' + b.scope + ' ' + b.limit, '$' + b.spentUsd.toFixed(4), '$' + b.projectedUsd.toFixed(4) + ' of $' + b.maxUsd, '', b.exhaustsAt ? 'runs out ' + ago(b.exhaustsAt) : 'lasts the ' + period].forEach(function (v) { row.appendChild(el('td', {}, v)); });
         forecast.appendChild(row);
       });
     });
@@ -136,7 +156,7 @@ export function statusPage(report: StatusReport, refreshMs: number): string {
 <meta name="switchyard-refresh-ms" content="${Math.round(refreshMs)}">
 <title>Switchyard status</title><style>${STYLE}</style></head>
 <body data-rendered="0">
-<header><h1>Switchyard</h1><span class="meta">spend today <b id="spend"></b></span><span class="meta">started ${report.startedAt}</span><span class="meta">updated <span id="updated"></span></span><span class="meta" id="stale"></span></header>
+<header><h1>Switchyard</h1><span class="meta">spend today <b id="spend"></b></span><span class="meta">started <span id="started"></span></span><span class="meta">updated <span id="updated"></span></span><span class="meta" id="stale"></span></header>
 <main><div id="models"></div><h2>Budgets</h2><table><thead><tr><th>scope</th><th>limit</th><th>used</th><th>share</th></tr></thead><tbody id="budgets"></tbody></table><h2>Objectives</h2><table><thead><tr><th>objective</th><th>measures</th><th>state</th><th>success</th><th>acting</th></tr></thead><tbody id="slos"></tbody></table>
 <h2>Balances</h2><table><thead><tr><th>endpoint</th><th>key</th><th>available</th><th>threshold</th><th>state</th><th>checked</th></tr></thead><tbody id="balances"></tbody></table>
 <h2>Spend forecast</h2><table><thead><tr><th>period</th><th>spent</th><th>projected</th><th>pace</th><th>budget</th></tr></thead><tbody id="forecast"></tbody></table>

@@ -1,9 +1,11 @@
 /** The gateway tells people: breaker alerts and a parked key reach a real webhook receiver. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { alerts, getAlerts } from '@switchyard/plugin-alerts';
-import { circuitBreaker } from '@switchyard/plugin-circuit-breaker';
+import { circuitBreaker, getBreaker } from '@switchyard/plugin-circuit-breaker';
 import { quota } from '@switchyard/plugin-quota';
-import { answers, fails, pipelineFor, startGateway, stopAll, vendor, type Loopback } from './support/harness.js';
+import { retry } from '@switchyard/plugin-retry';
+import { VirtualClock } from '@switchyard/core';
+import { answers, chatBody, fails, pipelineFor, raw, startGateway, stopAll, vendor, type Handler, type Loopback } from './support/harness.js';
 
 afterEach(stopAll);
 
@@ -15,13 +17,16 @@ async function webhookReceiver(): Promise<Loopback & { alerts(): { alert: string
   return Object.assign(hook, { alerts: () => hook.requests.map((r) => JSON.parse(r.body)) });
 }
 
+/** Waits until `condition()` holds (calling `poke` between checks), failing after `withinMs`. */
 async function eventually(condition: () => boolean, withinMs: number, poke?: () => Promise<unknown>): Promise<void> {
-  const end = Date.now() + withinMs;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error(`condition not met within ${withinMs} ms`);
-    await poke?.();
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await vi.waitFor(
+    async () => {
+      if (condition()) return;
+      await poke?.();
+      if (!condition()) throw new Error(`condition not met within ${withinMs} ms`);
+    },
+    { timeout: withinMs, interval: 50 },
+  );
 }
 
 const ask = { model: 'chat', messages: [{ role: 'user' as const, content: 'hi' }] };
@@ -45,7 +50,7 @@ describe('gateway alerts', () => {
     expect(Date.now() - startedAt).toBeLessThan(10_000);
     await getAlerts(pipeline)!.settled();
     // More traffic while it stays down (and half-open probes that fail again) is still the same incident.
-    await new Promise((r) => setTimeout(r, 400));
+    await vi.waitFor(async () => expect((await getBreaker(pipeline).getState('primary/primary-model')).state).toBe('half-open'), { timeout: 5_000, interval: 20 });
     for (let i = 0; i < 3; i++) await client.chat.completions.create(ask);
     await getAlerts(pipeline)!.settled();
     const opened = hook.alerts().filter((a) => a.alert === 'breaker-open');
@@ -75,4 +80,56 @@ describe('gateway alerts', () => {
     // The parked key was not called again.
     expect(primary.requests).toHaveLength(1);
   });
+
+  it('the 429 ping-pong (two vendors both rate-limiting, accurate Retry-After) at the default settings: one alert, for the requests no candidate answered', async () => {
+    const clock = new VirtualClock(Date.UTC(2026, 11, 5, 10));
+    // Each vendor answers two requests per minute and says exactly when the next minute opens.
+    const limited = (): Handler => {
+      let window = -1;
+      let used = 0;
+      return (req, res, body) => {
+        const now = Math.floor(clock.now() / 60_000);
+        if (now !== window) [window, used] = [now, 0];
+        if (used < 2) {
+          used++;
+          return answers(['ok'])(req, res, body);
+        }
+        const waitS = Math.ceil(((window + 1) * 60_000 - clock.now()) / 1000);
+        return fails(429, 'rate limit reached', { type: 'rate_limit_error', code: 'rate_limit_exceeded', headers: { 'retry-after': String(waitS) } })(req, res, body);
+      };
+    };
+    const a = await vendor(limited());
+    const b = await vendor(limited());
+    const hook = await webhookReceiver();
+    const pipeline = pipelineFor({ vendors: { a, b }, extra: { clock, plugins: [retry(), alerts({ channels: [{ type: 'webhook', url: `${hook.url}/alerts` }] })] } });
+    const gw = await startGateway(pipeline, { clock });
+    // A request may wait out a short Retry-After on the virtual clock: time moves while it is in flight.
+    const ask = async () => {
+      let done = false;
+      const reply = raw(gw.origin, '/v1/chat/completions', { body: chatBody() }).finally(() => (done = true));
+      while (!done) {
+        await new Promise((r) => setTimeout(r, 5));
+        if (!done) await clock.advance(250);
+      }
+      return reply;
+    };
+    const statuses: number[] = [];
+    // A client sending a request every 2 s for 3 minutes.
+    for (let i = 0; i < 90; i++) {
+      statuses.push((await ask()).status);
+      await clock.advance(2_000);
+      await getAlerts(pipeline)!.settled();
+    }
+    const refused = statuses.filter((s) => s === 429).length;
+    // Never ping-pong: both vendors get about one call per window, the rest is refused with a 429.
+    // Four answers a minute, the rest refused with a 429 (none a 503); each vendor hears one 429 per minute at most, never a storm.
+    const minutes = Math.ceil((clock.now() - Date.UTC(2026, 11, 5, 10)) / 60_000);
+    expect(statuses.length - refused).toBeLessThanOrEqual(4 * minutes);
+    expect(refused).toBeGreaterThan(statuses.length / 2);
+    expect(Math.max(a.requests.length, b.requests.length)).toBeLessThanOrEqual(3 * minutes);
+    expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+    const firing = hook.alerts().filter((n) => n.state === 'firing');
+    expect(firing.map((n) => n.alert)).toEqual(['all-candidates-failed']);
+    expect(firing[0]).toMatchObject({ model: 'chat', details: { heldBack: { kind: 'rate-limit', status: 429 } } });
+  }, 60_000);
 });

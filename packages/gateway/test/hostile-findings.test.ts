@@ -30,6 +30,7 @@ describe('finding 1: Gemini $ref expansion is bounded', () => {
     expect(fine.choices[0].message.content).toBe('fine');
     const body = JSON.stringify(refBomb());
     expect(body.length).toBeLessThan(2300);
+    // The baseline: /health's latency while the gateway idles (five 100 ms windows of nothing).
     const idle = await healthLatencyDuring(h.origin, () => new Promise((r) => setTimeout(r, 100)), 5);
     console.info(`idle /health: worst ${idle.worstMs.toFixed(1)}, median ${idle.medianMs.toFixed(1)}`);
     const times: number[] = [];
@@ -72,6 +73,7 @@ describe('finding 2: failures before the request leaves are the request\'s own',
       for (let i = 0; i < 60; i++) {
         const answer = await h.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: `question ${i}` }] });
         if (answer.choices[0].message.content === 'from a') ok++;
+        // The load's shape: a client asking every 40 ms while an attack arrives every 500 ms.
         await new Promise((r) => setTimeout(r, 40));
       }
     } finally {
@@ -228,7 +230,7 @@ describe('finding 6: a slow body cannot hold a slot', () => {
     const port = Number(new URL(h.origin).port);
     const request = `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${GATEWAY_KEY}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{"mod\r\n`;
     const replies = Array.from({ length: 100 }, () => socketExchange(port, request));
-    await new Promise((r) => setTimeout(r, 100));
+    await Promise.all(replies.map((r) => r.written));
     const started = performance.now();
     for (let i = 0; i < 20; i++) {
       const answer = await h.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] });
@@ -424,7 +426,7 @@ describe('point 10: the small items', () => {
     const stalled = await vendor(() => undefined);
     const h = await startGateway(pipelineFor({ vendors: { stalled } }), { server: { shutdownGraceMs: 200 } });
     const pending = h.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
-    await new Promise((r) => setTimeout(r, 100));
+    await expect.poll(() => stalled.requests.length, { timeout: 5_000, interval: 5 }).toBe(1);
     await h.gateway.close();
     const err = await pending;
     expect(err.status).toBe(503);

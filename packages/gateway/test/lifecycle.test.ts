@@ -10,7 +10,10 @@ afterEach(stopAll);
 
 const ask = { model: 'chat', messages: [{ role: 'user' as const, content: 'hi' }] };
 
-/** A vendor that counts requests it is still answering. */
+/**
+ * A vendor that counts requests it is still answering. Its latency (`delayMs` on a real socket)
+ * is the load under test: it keeps requests in flight on the old pipeline across the swap.
+ */
 function counted(handler: Handler, delayMs: number) {
   const state = { open: 0 };
   const wrapped: Handler = async (req, res, body) => {

@@ -5,7 +5,7 @@ import { health } from '@switchyard/plugin-health';
 import { quota } from '@switchyard/plugin-quota';
 import { createPipeline, type SwitchyardEvents } from '@switchyard/core';
 import { openaiProvider } from '@switchyard/provider-openai';
-import { answers, GATEWAY_KEY, pipelineFor, startGateway, stopAll, vendor, VENDOR_KEY, type Handler } from './support/harness.js';
+import { answers, GATEWAY_KEY, pipelineFor, raw, startGateway, stopAll, vendor, VENDOR_KEY, type Handler } from './support/harness.js';
 import { recordingLogger } from './support/log-recorder.js';
 
 afterEach(stopAll);
@@ -141,6 +141,22 @@ describe('gateway logs', () => {
     // A request without a gateway key gets an access line too.
     expect((await fetch(`${gateway.address!.url}/models`)).status).toBe(401);
     expect(logger.lines.at(-1)).toMatchObject({ event: 'access', level: 'info', status: 401, errorCode: 'invalid_api_key', route: '/v1/models' });
+  });
+
+  it('gives lines refused before routing the model asked for and the code they were refused with', async () => {
+    const primary = await vendor(answers(['hi']));
+    const logger = recordingLogger();
+    const { origin } = await startGateway(pipelineFor({ vendors: { primary } }), { logger });
+    const post = (path: string, body: string) => raw(origin, path, { body });
+    expect((await post('/v1/chat/completions', JSON.stringify({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] }))).status).toBe(404);
+    expect((await post('/v1/chat/completions', JSON.stringify({ model: 'chat', messages: 'not a list' }))).status).toBe(400);
+    expect((await post('/v1/chat/completions', '{"model": "chat", ')).status).toBe(400);
+    const lines = logger.lines.filter((l) => l.event === 'access').map((l) => ({ status: l.status, model: l.model, errorCode: l.errorCode, level: l.level }));
+    expect(lines).toEqual([
+      { status: 404, model: 'no-such-model', errorCode: 'SWITCHYARD_ERR_UNKNOWN_MODEL', level: 'info' },
+      { status: 400, model: 'chat', errorCode: 'SWITCHYARD_ERR_INVALID_REQUEST', level: 'info' },
+      { status: 400, model: undefined, errorCode: 'invalid_json', level: 'info' },
+    ]);
   });
 
   it('logs a health flip and /status shows the score', async () => {

@@ -87,6 +87,9 @@ describe('/metrics with @switchyard/plugin-metrics', () => {
     const v = (name: string, labels?: Record<string, string>) => sample(text, name, labels);
     expect(v('switchyard_requests_total', { model: 'chat', outcome: 'success' })).toBe(3);
     expect(v('switchyard_requests_total', { model: 'solo', outcome: 'error' })).toBe(1);
+    // The one request no candidate answered (its only candidate 429ed); the degraded answer is no such failure.
+    expect(v('switchyard_requests_unanswered_total', { model: 'solo', cause: 'failed' })).toBe(1);
+    expect(v('switchyard_requests_unanswered_total', { model: 'fallback', cause: 'failed' })).toBeUndefined();
     expect(v('switchyard_requests_total', { model: 'fallback', outcome: 'degraded' })).toBe(1);
     expect(v('switchyard_request_duration_seconds_count', { model: 'chat', outcome: 'success' })).toBe(3);
     expect(v('switchyard_attempts_total', { deployment: PRIMARY, outcome: 'success', status_class: '2xx' })).toBe(2);

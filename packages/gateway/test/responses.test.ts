@@ -7,14 +7,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type OpenAI from 'openai';
-import { createPipeline, type DeploymentConfig, type Pipeline, type PipelineOptions } from '@switchyard/core';
+import { createPipeline, VirtualClock, type DeploymentConfig, type Pipeline, type PipelineOptions } from '@switchyard/core';
 import { cache } from '@switchyard/plugin-cache';
 import { quota } from '@switchyard/plugin-quota';
 import { anthropicProvider } from '@switchyard/provider-anthropic';
 import { geminiProvider } from '@switchyard/provider-gemini';
 import { openaiProvider, vendorPresetProviders } from '@switchyard/provider-openai';
 import { healthyText, startFaultServer, type FaultServer, type FaultServerOptions } from '@switchyard/simulate';
-import { raw, startGateway, stopAll, vendor, VENDOR_KEY, type Handler } from './support/harness.js';
+import { held, raw, startGateway, stopAll, vendor, VENDOR_KEY, type Handler } from './support/harness.js';
 import { anthropicVendor, chatVendor, geminiVendor, responsesVendor, textScript, WEATHER_RESULT, weatherScript, type Script } from './support/scripted-vendors.js';
 
 const faultServers: FaultServer[] = [];
@@ -167,13 +167,21 @@ describe('failures of a Responses stream', () => {
   });
 
   it('a failure after heartbeats, before any response existed, is an error event of the SDK’s shape', async () => {
-    const slow = await vendor(async (_req, res) => {
-      await new Promise((resolve) => setTimeout(resolve, 150));
+    const down = held((_req, res) => {
       res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: 'down', type: 'server_error', code: null } }));
     });
-    const { origin, client } = await startGateway(pipelineOf([{ name: 'only', provider: 'openai', url: slow.url }]), { server: { heartbeatMs: 20 } });
-    const wire = await raw(origin, '/v1/responses', { body: JSON.stringify({ model: 'chat', input: 'hi', stream: true }) });
+    const slow = await vendor(down.handler);
+    // Heartbeats run on the gateway's clock: one beats while the vendor holds the request.
+    const clock = new VirtualClock();
+    const { origin, client } = await startGateway(pipelineOf([{ name: 'only', provider: 'openai', url: slow.url }]), { clock, server: { heartbeatMs: 20 } });
+    const failLate = async <T>(work: Promise<T>): Promise<T> => {
+      await expect.poll(down.waiting, { timeout: 5_000, interval: 5 }).toBe(1);
+      await clock.advance(20);
+      down.release();
+      return work;
+    };
+    const wire = await failLate(raw(origin, '/v1/responses', { body: JSON.stringify({ model: 'chat', input: 'hi', stream: true }) }));
     expect(wire.status).toBe(200);
     expect(wire.text.startsWith(': heartbeat\n\n')).toBe(true);
     const last = wire.text.trimEnd().split('\n\n').at(-1)!;
@@ -181,7 +189,7 @@ describe('failures of a Responses stream', () => {
     expect(JSON.parse(last.slice('event: error\ndata: '.length))).toEqual({ type: 'error', code: expect.any(String), message: expect.any(String), param: null, sequence_number: 0 });
     expect(wire.text).not.toContain('response.completed');
     // The stream helper rejects: there is no response to return.
-    await expect(client.responses.stream({ model: 'chat', input: 'hi' }).finalResponse()).rejects.toThrow();
+    await expect(failLate(client.responses.stream({ model: 'chat', input: 'hi' }).finalResponse())).rejects.toThrow();
   });
 
   it('a stream cut after its first bytes ends with response.failed over what was sent, never response.completed', async () => {

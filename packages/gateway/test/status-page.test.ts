@@ -58,6 +58,9 @@ describe.skipIf(!chromium)('status page in headless Chromium', () => {
         rendered: Number(document.body.dataset.rendered),
         primaryBreaker: primary.querySelector('.badge.breaker')!.textContent,
         primaryHealth: primary.querySelector('.badge.health')!.className,
+        primaryState: primary.querySelector('.badge.state')!.textContent,
+        modelState: document.querySelector('[data-model="chat"] .model-state')!.textContent,
+        verdict: document.querySelector('[data-model="chat"] .verdict')!.textContent,
         primaryKeys: Array.from(primary.querySelectorAll('.badge.key')).map((k) => `${k.getAttribute('data-key')} ${k.className}`),
         primaryError: primary.querySelector('.error')?.textContent ?? '',
         secondaryBreaker: secondary.querySelector('.badge.breaker')!.className,
@@ -71,7 +74,11 @@ describe.skipIf(!chromium)('status page in headless Chromium', () => {
     expect(view.primaryBreaker).toBe('breaker open');
     expect(view.primaryHealth).toContain('health-unhealthy');
     expect(view.primaryKeys).toEqual(['primary#0 badge key key-parked', 'primary#1 badge key key-active']);
-    expect(view.primaryError).toContain('overloaded 503');
+    expect(view.primaryState).toBe('down');
+    expect(view.modelState).toBe('degraded');
+    expect(view.verdict).toBe('degraded: 2 of 2 requests answered in the last 5 min (primary/primary-model down) · success 100.0 %');
+    // Times as an operator reads them.
+    expect(view.primaryError).toMatch(/^last error (just now|\d+ s ago): overloaded 503/);
     expect(view.secondaryBreaker).toContain('breaker-closed');
     expect(view.sparklines).toBe(2);
     expect(view.spend).toMatch(/^\$\d+\.\d{4}$/);

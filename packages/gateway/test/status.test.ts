@@ -29,7 +29,8 @@ describe('GET /status', () => {
     expect(report.models).toHaveLength(1);
     const [primary, secondary] = report.models[0].deployments;
     expect(report.models[0].name).toBe('chat');
-    expect(primary).toMatchObject({ id: 'primary/primary-model', endpoint: 'primary', upstreamModel: 'primary-model', breaker: 'open', healthy: false, requests: 2, errorRate: 1, healthScore: null, errorRateEwma: null });
+    // One request tried the primary (on both keys: two attempts) and got no answer there.
+    expect(primary).toMatchObject({ id: 'primary/primary-model', endpoint: 'primary', upstreamModel: 'primary-model', breaker: 'open', healthy: false, requests: 1, attempts: 2, errorRate: 1, attemptErrorRate: 1, healthScore: null, errorRateEwma: null });
     expect(primary.breakerUntil).toMatch(/^\d{4}-/);
     expect(primary.lastError).toMatchObject({ kind: 'overloaded', status: 503 });
     expect(primary.lastError.message).toContain('[redacted]');
@@ -37,7 +38,9 @@ describe('GET /status', () => {
       { id: 'primary#0', state: 'parked', until: expect.any(String), reason: expect.stringContaining('out of balance'), breaker: 'closed' },
       { id: 'primary#1', state: 'active', breaker: 'open' },
     ]);
-    expect(secondary).toMatchObject({ id: 'secondary/secondary-model', breaker: 'closed', healthy: true, requests: 2, errorRate: 0, keys: [{ id: 'secondary#0', state: 'active', breaker: 'closed' }] });
+    // Every request answered, one deployment down: degraded.
+    expect(report.models[0]).toMatchObject({ state: 'degraded', requests: 2, errors: 0, successRate: 1, verdict: 'degraded: 2 of 2 requests answered in the last 5 min (primary/primary-model down)' });
+    expect(secondary).toMatchObject({ id: 'secondary/secondary-model', state: 'serving', breaker: 'closed', healthy: true, requests: 2, attempts: 2, errorRate: 0, keys: [{ id: 'secondary#0', state: 'active', breaker: 'closed' }] });
     expect(secondary.p50Ms).toEqual(expect.any(Number));
     expect(secondary.p95Ms).toBeGreaterThanOrEqual(secondary.p50Ms);
     expect(secondary.series).toHaveLength(15);

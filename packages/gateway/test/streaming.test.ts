@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { APIError } from 'openai';
-import { answers, chatBody, fails, pipelineFor, raw, sseBody, startGateway, stopAll, vendor } from './support/harness.js';
+import { VirtualClock } from '@switchyard/core';
+import { answers, chatBody, fails, held, pipelineFor, raw, sseBody, startGateway, stopAll, vendor } from './support/harness.js';
 
 afterEach(stopAll);
 
@@ -104,37 +105,47 @@ describe('streaming chat through the OpenAI SDK', () => {
   });
 
   it('sends SSE heartbeats while it waits for failover before the commit point', async () => {
-    const slow = await vendor(async (_req, res) => {
-      await new Promise((r) => setTimeout(r, 120));
-      fails(503)(_req, res, '');
-    });
+    const slow = held(fails(503));
+    const slowVendor = await vendor(slow.handler);
     const backup = await vendor(answers(['late but whole']));
-    const { client, origin } = await startGateway(pipelineFor({ vendors: { slow, backup } }), { server: { heartbeatMs: 25 } });
-    const wire = await raw(origin, '/v1/chat/completions', { body: chatBody({ stream: true }) });
+    // Heartbeats run on the gateway's clock: two beats pass while the vendor holds the request.
+    const clock = new VirtualClock();
+    const { client, origin } = await startGateway(pipelineFor({ vendors: { slow: slowVendor, backup } }), { clock, server: { heartbeatMs: 25 } });
+    const pending = raw(origin, '/v1/chat/completions', { body: chatBody({ stream: true }) });
+    await expect.poll(slow.waiting, { timeout: 5_000, interval: 5 }).toBe(1);
+    await clock.advance(50);
+    slow.release();
+    const wire = await pending;
     expect(wire.status).toBe(200);
     const firstData = wire.text.indexOf('data:');
     expect(wire.text.slice(0, firstData)).toMatch(/^(: heartbeat\n\n){2,}$/);
     expect(wire.text.endsWith('data: [DONE]\n\n')).toBe(true);
 
+    slow.release({ from: 'now on' });
     let text = '';
     for await (const c of await client.chat.completions.create({ ...ask, stream: true })) text += c.choices[0]?.delta.content ?? '';
     expect(text).toBe('late but whole');
   });
 
   it('a failure after heartbeats went out is an SSE error event; before them, a JSON error status', async () => {
-    const slowDown = await vendor(async (_req, res) => {
-      await new Promise((r) => setTimeout(r, 80));
-      fails(503, 'overloaded')(_req, res, '');
-    });
-    const late = await startGateway(pipelineFor({ vendors: { slowDown } }), { server: { heartbeatMs: 20 } });
-    const wire = await raw(late.origin, '/v1/chat/completions', { body: chatBody({ stream: true }) });
+    const slowDown = held(fails(503, 'overloaded'));
+    const clock = new VirtualClock();
+    const late = await startGateway(pipelineFor({ vendors: { slowDown: await vendor(slowDown.handler) } }), { clock, server: { heartbeatMs: 20 } });
+    const failLate = async <T>(work: Promise<T>): Promise<T> => {
+      await expect.poll(slowDown.waiting, { timeout: 5_000, interval: 5 }).toBe(1);
+      await clock.advance(20);
+      slowDown.release();
+      return work;
+    };
+    const wire = await failLate(raw(late.origin, '/v1/chat/completions', { body: chatBody({ stream: true }) }));
     expect(wire.status).toBe(200);
     expect(wire.text).toContain(': heartbeat');
     expect(wire.text).not.toContain('[DONE]');
     expect(lastEvent(wire.text)).toEqual({ error: { message: expect.stringContaining('all 1 attempt(s) failed'), type: 'server_error', param: null, code: 'all_candidates_failed' } });
-    await expect(async () => {
+    const read = (async () => {
       for await (const _ of await late.client.chat.completions.create({ ...ask, stream: true })) void _;
-    }).rejects.toMatchObject({ code: 'all_candidates_failed' });
+    })();
+    await expect(failLate(read)).rejects.toMatchObject({ code: 'all_candidates_failed' });
 
     const fastDown = await vendor(fails(503, 'overloaded'));
     const early = await startGateway(pipelineFor({ vendors: { fastDown } }), { server: { heartbeatMs: 5_000 } });

@@ -4,6 +4,7 @@
  * the ledger, the admin usage, metrics, the access line and /status. The client is the official
  * OpenAI SDK.
  */
+import http from 'node:http';
 import OpenAI from 'openai';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -149,6 +150,28 @@ describe('tenants on the gateway', () => {
     expect(await refusal(key.client.chat.completions.create(ask()))).toMatchObject({ status: 401 });
     const third = new OpenAI({ baseURL: h.baseURL, apiKey: now.json.secret, maxRetries: 0 });
     expect((await third.chat.completions.create(ask())).choices).toHaveLength(1);
+  });
+
+  it('revokes on a POST without any body (curl -X POST), and a revoked key offers no grace period', async () => {
+    const upstream = await vendor(answers(['hello']));
+    const h = await startGateway(teamPipeline(upstream), { server: { adminKeys: [ADMIN_KEY] } });
+    const key = await newKey(h, { name: 'leaving' });
+    const graced = await admin(h, 'POST', `/switchyard/keys/${key.id}/rotate`, { graceSeconds: 3600 });
+    expect(graced.json.key.previousSecretUntil).toEqual(expect.any(String));
+    // No Content-Length, no bytes: what curl -X POST sends.
+    const revoked = await new Promise<{ status: number; json: any }>((resolve, reject) => {
+      const req = http.request(`${h.origin}/switchyard/keys/${key.id}/revoke`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'transfer-encoding': 'chunked' } }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(revoked.status).toBe(200);
+    expect(revoked.json).toMatchObject({ status: 'revoked', previousSecretUntil: null });
+    expect((await admin(h, 'GET', `/switchyard/keys/${key.id}`)).json).toMatchObject({ status: 'revoked', previousSecretUntil: null });
+    expect(await refusal(key.client.chat.completions.create(ask()))).toMatchObject({ status: 401 });
   });
 
   it("refuses a request past its key's budget or its team's with a coded 429 naming the budget", async () => {

@@ -78,7 +78,7 @@ describe('runSimulation through the real pipeline and policies', () => {
     expect(report.latencyMs.p50).toBeGreaterThan(500);
     expect(report.latencyMs.p50).toBeLessThanOrEqual(report.latencyMs.p95);
     expect(report.latencyMs.p95).toBeLessThanOrEqual(report.latencyMs.p99);
-  });
+  }, 120_000);
 
   it('reports progress in order, ending at the whole duration', () => {
     expect(progress.length).toBeGreaterThanOrEqual(20);
@@ -116,7 +116,7 @@ describe('runSimulation determinism and control', () => {
     const c = await runSimulation({ ...short(), seed: 8 }, { providers, plugins: policies() });
     expect(comparable(b)).toEqual(comparable(a));
     expect(comparable(c)).not.toEqual(comparable(a));
-  });
+  }, 120_000);
 
   it('stops early when aborted and says so', async () => {
     const controller = new AbortController();

@@ -4,6 +4,7 @@
  */
 import { type TenantBudgetEvent } from '@switchyard/contracts';
 import type { AttemptOutcome, Pipeline, RequestOutcome, SwitchyardError, SwitchyardEvents } from '@switchyard/core';
+import { unansweredCause } from '@switchyard/core/internal';
 import type { IncidentBook } from './incidents.js';
 import { deploymentParts, RESOLVED_AS, type AlertName, type Notice, type Severity } from './notice.js';
 import type { AlertsOptions } from './options.js';
@@ -111,13 +112,17 @@ export function watchPipeline(pipeline: Pipeline, options: AlertsOptions, book: 
       } else if (outcome.ok) resolve({ alert: 'key-parked', severity: 'critical', deployment: candidate.id, subject: key, message: `key ${key} of ${dep} answers again` });
 
       if (outcome.outcome === 'ignored' || outcome.outcome === 'request-failure') return;
-      rate.add(dep, now, [1, outcome.ok ? 1 : 0]);
-      const [total = 0, ok = 0] = rate.sum(dep, now);
-      const target = options.successRate.target;
-      const rateSpec = (state: string): Spec => ({ alert: 'success-rate-below', severity: 'critical', deployment: dep, subject: dep, message: `${dep} success rate ${((ok / total) * 100).toFixed(1)} % ${state} the ${target * 100} % objective over ${options.successRate.windowMs / 1000} s (${total} attempts)`, details: { successRate: ok / total, target, attempts: total } });
-      if (total >= options.successRate.minAttempts) {
-        if (ok / total < target) fire(rateSpec('is below'));
-        else resolve(rateSpec('is back above'));
+      // A 429 is the vendor pacing this gateway, not failing: the rate-limited rule counts it, and the
+      // requests it leaves unanswered page as all-candidates-failed (one alert, not one per deployment).
+      if (outcome.outcome !== 'rate-limited') {
+        rate.add(dep, now, [1, outcome.ok ? 1 : 0]);
+        const [total = 0, ok = 0] = rate.sum(dep, now);
+        const target = options.successRate.target;
+        const rateSpec = (state: string): Spec => ({ alert: 'success-rate-below', severity: 'critical', deployment: dep, subject: dep, message: `${dep} success rate ${((ok / total) * 100).toFixed(1)} % ${state} the ${target * 100} % objective over ${options.successRate.windowMs / 1000} s (${total} attempts)`, details: { successRate: ok / total, target, attempts: total } });
+        if (total >= options.successRate.minAttempts) {
+          if (ok / total < target) fire(rateSpec('is below'));
+          else resolve(rateSpec('is back above'));
+        }
       }
 
       if (outcome.outcome === 'rate-limited') limited.add(dep, now, [1]);
@@ -169,8 +174,9 @@ export function watchPipeline(pipeline: Pipeline, options: AlertsOptions, book: 
       if (count >= options.degraded.count) fire({ alert: 'degraded', severity: 'warning', subject: level, message: `degrade level "${level}" answered ${count} requests within ${options.degraded.windowMs / 1000} s`, details: { level, count } });
     },
     'request:end': (outcome: RequestOutcome) => {
-      const failedEverywhere = !outcome.ok && outcome.error?.kind === 'all-candidates-failed';
-      // Cancelled and refused requests say nothing about the vendors.
+      const cause = outcome.ok ? undefined : unansweredCause(outcome.error);
+      const failedEverywhere = cause !== undefined;
+      // Cancelled requests and the caller's own mistakes or limits say nothing about the vendors.
       if (outcome.ok || failedEverywhere) allFailed.add(outcome.model, clock.now(), [1, failedEverywhere ? 1 : 0]);
       const [total = 0, failed = 0] = allFailed.sum(outcome.model, clock.now());
       const { count, share, windowMs } = options.allCandidatesFailed;
@@ -178,9 +184,10 @@ export function watchPipeline(pipeline: Pipeline, options: AlertsOptions, book: 
       const window = `within ${windowMs / 1000} s`;
       if (failed >= count && failed / total >= share) {
         const last = failedEverywhere ? { lastAttempts: outcome.attempts.map((a) => ({ attempt: a.attempt, candidate: a.candidate.id, outcome: a.outcome, error: describe(a.error) })) } : {};
-        fire(spec(`every candidate of model "${outcome.model}" failed for ${failed} of ${total} requests ${window}`, { failed, requests: total, windowMs, ...last }));
+        const heldBack = cause === 'held-back' ? { heldBack: describe(outcome.error) } : {};
+        fire(spec(`no candidate of model "${outcome.model}" answered ${failed} of ${total} requests ${window} (each one failed, or was held back: rate-limited, cooling, resting)`, { failed, requests: total, windowMs, ...last, ...heldBack }));
       } else if (outcome.ok) {
-        resolve(spec(`model "${outcome.model}" answers again (${failed} of ${total} requests failed everywhere ${window})`, { failed, requests: total, windowMs }));
+        resolve(spec(`model "${outcome.model}" answers again (${failed} of ${total} requests found no candidate to answer ${window})`, { failed, requests: total, windowMs }));
         if (!outcome.degraded) for (const level of degradedCount.keys()) if ((degradedCount.sum(level, clock.now())[0] ?? 0) < options.degraded.count) resolve({ alert: 'degraded', severity: 'warning', subject: level, message: `degrade level "${level}" is no longer used often`, details: { level } });
       }
     },
@@ -190,3 +197,4 @@ export function watchPipeline(pipeline: Pipeline, options: AlertsOptions, book: 
     for (const [name, fn] of Object.entries(listeners)) events.off(name as never, fn as never);
   };
 }
+

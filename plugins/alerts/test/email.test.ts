@@ -5,7 +5,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { getAlerts } from '../src/index.js';
 import { pipelineWithAlerts, stopAll } from './receivers.js';
 
@@ -100,7 +100,7 @@ describe('e-mail channel', () => {
     pipeline.events.on('plugin-error', ({ error }) => errors.push((error as Error).message));
     pipeline.events.emit('health:change', { deployment: 'primary/gpt-x', healthy: false, score: 0.1 });
     // The first message is refused with 451 (try again later): it waits out its backoff on the clock.
-    for (let i = 0; i < 500 && getAlerts(pipeline)!.stats()['ops-mail'].retries === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await vi.waitFor(() => expect(getAlerts(pipeline)!.stats()['ops-mail'].retries).toBe(1), { timeout: 5_000, interval: 10 });
     expect(smtp.mails).toHaveLength(0);
     await clock.advance(1000);
     // The retry gets 550 (mailbox unavailable): permanent, given up without another try.

@@ -1,5 +1,5 @@
 /** One notice per incident, reminders, retries, and a webhook that can never slow a request. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { candidateRef, createPipeline, VirtualClock } from '@switchyard/core';
 import { openaiProvider } from '@switchyard/provider-openai';
 import { quota } from '@switchyard/plugin-quota';
@@ -10,8 +10,7 @@ import { hangingReceiver, pipelineWithAlerts, receiver, stopAll } from './receiv
 afterEach(stopAll);
 
 async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 1500 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!condition()) throw new Error('condition not met within 15 s');
+  await vi.waitFor(() => expect(condition(), 'condition not met within 15 s').toBe(true), { timeout: 15_000, interval: 10 });
 }
 
 describe('incidents', () => {

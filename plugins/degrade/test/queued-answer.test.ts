@@ -117,6 +117,8 @@ describe('scheduled replay on the pipeline clock', () => {
     const runs: unknown[] = [];
     current.pipeline.events.on('queue:replay', (e) => runs.push(e));
     await current.clock.advance(1_000);
+    // An absence has no condition to wait on: the window in which a replay that ignored the
+    // lease would have read the file and reported.
     await new Promise((r) => setTimeout(r, 50));
     expect(runs).toEqual([]);
     expect((await readQueue(queueFile))[0].replay).toBeUndefined();

@@ -5,6 +5,9 @@
  * swapped or degraded: another `model` answering, answers that drift from the baseline's,
  * a run much slower or faster, answers much longer or shorter. A change of verdict emits
  * `quality:change`; failed checks also count against health (probes.ts), drift does not.
+ * The latency baseline is the median of the first passing runs: the very first one is often
+ * cold (new connections, a vendor warming up), and compared alone it made every later, warm
+ * run look like a latency shift.
  */
 import { type QualityDrift } from '@switchyard/contracts';
 import { createHash } from 'node:crypto';
@@ -21,8 +24,23 @@ interface Baseline {
   at: number;
   model?: string;
   answers: string[];
+  /** The median of `latencySamples` once it holds LATENCY_SAMPLES runs; until then not compared. */
   latencyMs: number;
+  /** The passing runs' times so far while the latency baseline warms up (absent: warm). */
+  latencySamples?: number[];
   chars: number;
+}
+
+/** Passing runs whose median is the latency baseline. */
+export const LATENCY_SAMPLES = 3;
+
+const warmingUp = (baseline: Baseline) => baseline.latencySamples !== undefined && baseline.latencySamples.length < LATENCY_SAMPLES;
+
+/** The baseline with one more run's time while it warms up: the median once there are enough. */
+function withLatencySample(baseline: Baseline, latencyMs: number): Baseline {
+  const samples = [...(baseline.latencySamples ?? []), latencyMs];
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { ...baseline, latencySamples: samples, latencyMs: sorted[Math.floor(sorted.length / 2)] };
 }
 
 export interface QualityVerdict {
@@ -64,7 +82,7 @@ export function driftFrom(baseline: Baseline, run: QualityRun, latencyMs: number
     const mean = run.cases.reduce((sum, c, i) => sum + similarity(c.answer, baseline.answers[i]), 0) / run.cases.length;
     if (mean < settings.minSimilarity) drift.push({ signal: 'answer-drift', baseline: 1, observed: round(mean), message: `answers are ${Math.round(mean * 100)} % similar to the baseline's (at least ${Math.round(settings.minSimilarity * 100)} % expected)` });
   }
-  if (settings.latencyFactor !== false && ratioOutside(latencyMs, baseline.latencyMs, settings.latencyFactor)) {
+  if (settings.latencyFactor !== false && !warmingUp(baseline) && ratioOutside(latencyMs, baseline.latencyMs, settings.latencyFactor)) {
     drift.push({ signal: 'latency-shift', baseline: Math.round(baseline.latencyMs), observed: Math.round(latencyMs), message: `the test set took ${Math.round(latencyMs)} ms, the baseline ${Math.round(baseline.latencyMs)} ms` });
   }
   const chars = run.cases.reduce((n, c) => n + c.answer.length, 0);
@@ -113,9 +131,14 @@ export class QualityWatch {
     let baseline = await store.get<Baseline>(KEY + result.deployment);
     if (baseline?.fingerprint !== fingerprint) baseline = undefined;
     let drift: QualityDrift[] = [];
-    if (baseline && settings.baseline !== false) drift = driftFrom(baseline, run, result.latencyMs, settings.baseline);
-    else if (!baseline && failed.length === 0) {
-      baseline = { fingerprint, at: clock.now(), model: run.model, answers: run.cases.map((c) => c.answer), latencyMs: result.latencyMs, chars: run.cases.reduce((n, c) => n + c.answer.length, 0) };
+    if (baseline && settings.baseline !== false) {
+      drift = driftFrom(baseline, run, result.latencyMs, settings.baseline);
+      if (warmingUp(baseline) && failed.length === 0 && drift.length === 0) {
+        baseline = withLatencySample(baseline, result.latencyMs);
+        await store.set(KEY + result.deployment, baseline);
+      }
+    } else if (!baseline && failed.length === 0) {
+      baseline = withLatencySample({ fingerprint, at: clock.now(), model: run.model, answers: run.cases.map((c) => c.answer), latencyMs: result.latencyMs, latencySamples: [], chars: run.cases.reduce((n, c) => n + c.answer.length, 0) }, result.latencyMs);
       await store.set(KEY + result.deployment, baseline);
     }
     const ok = failed.length === 0 && drift.length === 0;

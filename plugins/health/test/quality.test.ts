@@ -117,7 +117,8 @@ describe('health: the quality probe (a small test set and a baseline)', () => {
 
   it('catches answers that drift from the baseline, and latency and length shifts', async () => {
     const { run, upstream, changes, monitor } = setup();
-    await run();
+    // The latency baseline: the median of the first three passing runs.
+    for (let i = 0; i < 3; i++) await run();
     // Still passing every check, but another model's habits: long-winded and slow.
     upstream.answers.capital = 'Paris. It has been the capital of France for centuries and is its largest city by far.';
     upstream.answers.year = 'The first crewed landing on the moon was Apollo 11, in July 1969, by Armstrong and Aldrin.';
@@ -129,6 +130,22 @@ describe('health: the quality probe (a small test set and a baseline)', () => {
     upstream.delayMs = 150;
     await run();
     expect(changes.at(-1)).toMatchObject({ ok: true });
+    monitor.stop();
+  });
+
+  it('takes no cold first run as the latency baseline: warm runs after a slow first one raise no latency shift (issue 38)', async () => {
+    const { run, upstream, changes, quality, monitor } = setup();
+    upstream.delayMs = 1_500; // the first run: new connections, a vendor warming up
+    await run();
+    upstream.delayMs = 200;
+    for (let i = 0; i < 4; i++) await run();
+    expect(changes).toEqual([]);
+    expect(quality()).toMatchObject({ ok: true, drift: [] });
+    // Once warm, a real shift (over 4 times the median of 6000 / 800 / 800 ms) is still caught.
+    upstream.delayMs = 1_000;
+    await run();
+    expect(changes).toEqual([{ ok: false, failed: [], signals: ['latency-shift'] }]);
+    expect(quality()!.drift[0]).toMatchObject({ signal: 'latency-shift', baseline: 800, observed: 4_000 });
     monitor.stop();
   });
 

@@ -5,7 +5,7 @@
  * candidates at once. Only before the commit point, and every second attempt spends the retry
  * budget.
  */
-import { SERVICE } from '@switchyard/contracts';
+import { SERVICE, type RaceSkipped } from '@switchyard/contracts';
 import { candidateRef, getService, sleep, SwitchyardError, type Attempt, type AttemptResult, type Candidate, type RequestContext } from '@switchyard/core';
 import type { HedgeDelayOptions } from './options.js';
 import type { LatencySamples } from './latency-samples.js';
@@ -37,26 +37,54 @@ export async function runHedged(attempt: Attempt, ctx: RequestContext, delayMs: 
   return runPair(attempt, ctx, backup, { delayMs, pluginName, reason: 'hedge' });
 }
 
-/**
- * The partner of an attempt in the model's last-resort tier (its highest priority number): the
- * next remaining candidate of that tier on another deployment. None when the model has a
- * single tier (nothing there is a last resort) or the attempt is not in the last tier.
- */
-export function lastTierPartner(candidate: Candidate, ctx: RequestContext): Candidate | undefined {
+/** Where a candidate stands in its model's last-resort tier (the highest priority number). */
+interface LastTierPlace {
+  /** The model has several tiers and the candidate is in the last one. */
+  inLastTier: boolean;
+  /** The tier has another deployment (tried or not). */
+  others: boolean;
+  /** The next remaining candidate of the tier on another deployment. */
+  partner?: Candidate;
+}
+
+function lastTierPlace(candidate: Candidate, ctx: RequestContext): LastTierPlace {
   let lowest = Infinity;
   let highest = -Infinity;
-  for (const c of ctx.pipeline.candidatesFor(ctx.model)) {
+  const all = ctx.pipeline.candidatesFor(ctx.model);
+  for (const c of all) {
     if (c.priority < lowest) lowest = c.priority;
     if (c.priority > highest) highest = c.priority;
   }
-  if (lowest === highest || candidate.priority !== highest) return undefined;
-  return ctx.remaining.find((c) => c.priority === highest && c.deploymentId !== candidate.deploymentId);
+  if (lowest === highest || candidate.priority !== highest) return { inLastTier: false, others: false };
+  const elsewhere = (c: Candidate) => c.priority === highest && c.deploymentId !== candidate.deploymentId;
+  return { inLastTier: true, others: all.some(elsewhere), partner: ctx.remaining.find(elsewhere) };
 }
 
-/** Races the attempt's candidate and its last-tier partner from the start; undefined when there is no partner or no budget. */
+/**
+ * The partner of an attempt in the model's last-resort tier: the next remaining candidate of
+ * that tier on another deployment. None when the model has a single tier (nothing there is a
+ * last resort) or the attempt is not in the last tier.
+ */
+export function lastTierPartner(candidate: Candidate, ctx: RequestContext): Candidate | undefined {
+  return lastTierPlace(candidate, ctx).partner;
+}
+
+/**
+ * Races the attempt's candidate and its last-tier partner from the start; undefined when there
+ * is no partner or no budget. A race the last tier could have run and did not says why
+ * (`race:skipped`): a skip is otherwise invisible.
+ */
 export async function raceLastTier(attempt: Attempt, ctx: RequestContext, pluginName: string): Promise<AttemptResult | undefined> {
-  const partner = lastTierPartner(attempt.candidate, ctx);
-  if (!partner) return undefined;
+  const place = lastTierPlace(attempt.candidate, ctx);
+  if (!place.inLastTier) return undefined;
+  const skipped = (reason: RaceSkipped['reason'], partner?: Candidate) => {
+    ctx.pipeline.events.emit('race:skipped', { requestId: ctx.id, candidate: candidateRef(attempt.candidate), reason, ...(partner ? { partner: candidateRef(partner) } : {}), ...(ctx.classification.tier === undefined ? {} : { tier: ctx.classification.tier }) });
+    return undefined;
+  };
+  const { partner } = place;
+  if (!partner) return skipped(place.others ? 'partner-unavailable' : 'single-deployment');
+  const budget = getService(ctx.pipeline, SERVICE.retryBudget);
+  if (budget && !(await budget.tryWithdraw(partner.deploymentId))) return skipped('retry-budget', partner);
   return runPair(attempt, ctx, partner, { delayMs: 0, pluginName, reason: 'race-last-tier' });
 }
 
@@ -70,12 +98,11 @@ interface PairOptions {
 
 /**
  * The primary, then (after `delayMs`, if it has not answered) the backup; the first acceptable
- * answer wins and the other is aborted. The backup spends the retry budget: without budget,
- * the primary runs alone (a race not started yet hands back `undefined`: a plain attempt).
+ * answer wins and the other is aborted. The backup spends the retry budget (a race's before it
+ * starts, in raceLastTier; a hedge's once its delay passed): without budget, the primary runs alone.
  */
 async function runPair(attempt: Attempt, ctx: RequestContext, backup: Candidate, options: PairOptions): Promise<AttemptResult | undefined> {
   const budget = getService(ctx.pipeline, SERVICE.retryBudget);
-  if (options.delayMs === 0 && budget && !(await budget.tryWithdraw(backup.deploymentId))) return undefined;
   const primaryAbort = new AbortController();
   const forward = () => primaryAbort.abort(attempt.signal.reason);
   attempt.signal.addEventListener('abort', forward, { once: true });

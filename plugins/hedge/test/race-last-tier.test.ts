@@ -1,6 +1,6 @@
 import { SERVICE } from '@switchyard/contracts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPipeline, provideService, runWithVirtualTime, VirtualClock, type AttemptRecord, type Pipeline } from '@switchyard/core';
+import { createPipeline, definePlugin, provideService, runWithVirtualTime, STAGE, VirtualClock, type AttemptRecord, type Pipeline, type Plugin, type SwitchyardEvents } from '@switchyard/core';
 import { testProvider } from '../../../packages/core/test/support/test-provider.js';
 import { completion, startLoopback, type Handler, type Loopback } from '../../../packages/core/test/support/loopback.js';
 import { hedge, type HedgeOptionsInput } from '../src/index.js';
@@ -25,7 +25,7 @@ const status = (code: number): Handler => (_req, res) => {
 const hang: Handler = () => undefined;
 
 /** One upstream per handler; `priorities[i]` is deployment i's priority (its tier). */
-async function setup(handlers: Handler[], priorities: number[], options: HedgeOptionsInput) {
+async function setup(handlers: Handler[], priorities: number[], options: HedgeOptionsInput, extra: Plugin[] = []) {
   servers = await Promise.all(handlers.map((h) => startLoopback(h)));
   const clock = new VirtualClock();
   const outcomes: AttemptRecord[] = [];
@@ -35,7 +35,7 @@ async function setup(handlers: Handler[], priorities: number[], options: HedgeOp
     endpoints: servers.map((s, i) => ({ name: `u${i}`, provider: 'test', baseUrl: s.url })),
     models: { chat: servers.map((_, i) => ({ endpoint: `u${i}`, model: `m${i}`, priority: priorities[i] })) },
     providers: [testProvider],
-    plugins: [hedge(options)],
+    plugins: [...extra, hedge(options)],
   });
   pipeline.events.on('attempt:end', (o) => outcomes.push(o));
   pipeline.events.on('attempt:start', ({ candidate }) => starts.push({ at: clock.now(), endpoint: candidate.endpoint.name }));
@@ -69,8 +69,7 @@ describe('racing the last-resort tier', () => {
     const startOf = (endpoint: string) => starts.find((s) => s.endpoint === endpoint)!.at;
     expect(startOf('u2')).toBe(startOf('u1'));
     expect(withdrawals).toEqual(['u2/m2']);
-    await new Promise((res) => setTimeout(res, 30));
-    expect(loserClosed).toBe(true);
+    await expect.poll(() => loserClosed, { timeout: 5_000, interval: 5 }).toBe(true);
     expect(outcomes.map((o) => [o.candidate.endpoint.name, o.outcome])).toEqual(
       expect.arrayContaining([
         ['u0', 'endpoint-failure'],
@@ -110,11 +109,39 @@ describe('racing the last-resort tier', () => {
     expect(starts.find((s) => s.endpoint === 'u2')!.at - starts.find((s) => s.endpoint === 'u1')!.at).toBeGreaterThanOrEqual(30_000);
   });
 
-  it('spends the retry budget: no budget, no race', async () => {
+  it('spends the retry budget: no budget, no race, and says so', async () => {
     const { clock, starts, pipeline: p } = await setup([status(503), hang, json('second backup')], [0, 1, 1], race);
     provideService(p, SERVICE.retryBudget, { tryWithdraw: async () => false });
+    const skips: SwitchyardEvents['race:skipped'][0][] = [];
+    p.events.on('race:skipped', (e) => skips.push(e));
     const r = await runWithVirtualTime(clock, p.chat(hello), { stepMs: 1_000 });
     expect(r.choices[0].message.content).toBe('second backup');
     expect(starts.find((s) => s.endpoint === 'u2')!.at - starts.find((s) => s.endpoint === 'u1')!.at).toBeGreaterThanOrEqual(30_000);
+    // u1's attempt could not race u2 for want of budget; u2's attempt had no partner left (u1 was tried).
+    expect(skips.map((e) => [e.candidate.endpoint.name, e.reason, e.partner?.endpoint.name])).toEqual([
+      ['u1', 'retry-budget', 'u2'],
+      ['u2', 'partner-unavailable', undefined],
+    ]);
+    expect(JSON.stringify(skips)).not.toContain('apiKey');
+  });
+
+  it('says why a last tier did not race: its partner filtered out, or no other deployment in the tier', async () => {
+    // A route filter (as an open breaker or a cooldown would) leaves u2 out.
+    const withoutU2 = definePlugin({ name: 'test-drop-u2', version: '0.1.0', core: '^0.1.0', apply(p) {
+      p.hooks.route.tap({ name: 'test-drop-u2', stage: STAGE.FILTER }, (candidates) => candidates.filter((c) => c.endpoint.name !== 'u2'));
+    } });
+    const filtered = await setup([status(503), json('b1'), json('b2')], [0, 1, 1], race, [withoutU2()]);
+    const skips: SwitchyardEvents['race:skipped'][0][] = [];
+    filtered.pipeline.events.on('race:skipped', (e) => skips.push(e));
+    expect((await runWithVirtualTime(filtered.clock, filtered.pipeline.chat(hello), { stepMs: 10 })).choices[0].message.content).toBe('b1');
+    expect(skips.map((e) => [e.candidate.endpoint.name, e.reason])).toEqual([['u1', 'partner-unavailable']]);
+    await pipeline!.close();
+    await Promise.all(servers.map((s) => s.close()));
+
+    const single = await setup([status(503), json('the only backup')], [0, 1], race);
+    const alone: string[] = [];
+    single.pipeline.events.on('race:skipped', (e) => alone.push(e.reason));
+    await runWithVirtualTime(single.clock, single.pipeline.chat(hello), { stepMs: 10 });
+    expect(alone).toEqual(['single-deployment']);
   });
 });

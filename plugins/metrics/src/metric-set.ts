@@ -27,6 +27,7 @@ export interface MetricSet {
   ttft: TallyHistogram;
   backoff: TallyHistogram;
   requests: Tally;
+  unanswered: Tally;
   attempts: Tally;
   failovers: Tally;
   retries: Tally;
@@ -72,6 +73,7 @@ export function metricSet(registry: Registry, buckets: Buckets): MetricSet {
     ttft: new TallyHistogram({ name: 'switchyard_time_to_first_token_seconds', help: 'Time from attempt start to the first content token (streams).', labelNames: ['deployment'], buckets: buckets.ttft, registers }),
     backoff: new TallyHistogram({ name: 'switchyard_backoff_seconds', help: 'Waits before retrying the same candidate, by backoff level (1 = the quick probe).', labelNames: ['level'], buckets: buckets.backoff, registers }),
     requests: new Tally({ name: 'switchyard_requests_total', help: 'Finished requests, by logical model and outcome (success, degraded, error, cancelled).', labelNames: ['model', 'outcome'], registers }),
+    unanswered: new Tally({ name: 'switchyard_requests_unanswered_total', help: 'Failed requests no candidate answered, by logical model and cause: failed (every candidate tried failed) or held-back (none could be tried: cooling after 429s, resting, filtered out).', labelNames: ['model', 'cause'], registers }),
     attempts: new Tally({ name: 'switchyard_attempts_total', help: 'Upstream attempts, by deployment, outcome class and HTTP status class.', labelNames: ['deployment', 'outcome', 'status_class'], registers }),
     failovers: new Tally({ name: 'switchyard_failovers_total', help: 'Moves from one candidate to another within a request.', labelNames: ['model'], registers }),
     retries: new Tally({ name: 'switchyard_retries_total', help: 'Retries of the same candidate after a backoff, by backoff level.', labelNames: ['level'], registers }),

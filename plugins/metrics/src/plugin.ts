@@ -5,7 +5,7 @@
  */
 import { SERVICE, type MetricsService } from '@switchyard/contracts';
 import { definePlugin, getService, listenAll, provideService, type CallerIdentity, type CandidateRef, type Pipeline, type Price } from '@switchyard/core';
-import { attemptMoves, requestOutcomeClass, tokenCounts, usageCostUsd } from '@switchyard/core/internal';
+import { attemptMoves, requestOutcomeClass, tokenCounts, unansweredCause, usageCostUsd } from '@switchyard/core/internal';
 import { register as globalRegistry, type Registry } from 'prom-client';
 import { metricSet, type MetricSet } from './metric-set.js';
 import { metricsOptionsSchema, type MetricsOptions, type MetricsOptionsInput } from './options.js';
@@ -49,6 +49,8 @@ export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readon
       m.requestsInFlight--;
       const outcome = requestOutcomeClass(e);
       m.requests.add(1, e.model, outcome);
+      const unanswered = e.ok ? undefined : unansweredCause(e.error);
+      if (unanswered) m.unanswered.add(1, e.model, unanswered);
       m.requestDuration.observe(e.latencyMs / 1000, e.model, outcome);
       const { failovers } = attemptMoves(e.attempts);
       if (failovers > 0) m.failovers.add(failovers, e.model);

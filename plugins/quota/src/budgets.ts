@@ -4,6 +4,7 @@
  * window, guarded by a counter in the store so several gateway instances agree.
  */
 import type { Candidate, Pipeline, RequestContext } from '@switchyard/core';
+import { formatDuration } from '@switchyard/core/internal';
 import { LIMIT_NAMES, type Budget, type LimitName, type ScopeName } from './options.js';
 import { windowOf, type Window } from './windows.js';
 
@@ -208,12 +209,4 @@ export function describeExhaustion(e: Exhaustion, now: number): string {
   const fmt = (n: number) => (money ? `$${Number(n.toFixed(6))}` : String(Math.round(n)));
   const need = e.need === undefined ? '' : `, this request may use up to ${e.need}`;
   return `${e.scope} ${e.limit} used ${fmt(e.used)} of ${fmt(e.max)}${need} (resets in ${formatDuration(e.resetsAt - now)})`;
-}
-
-export function formatDuration(ms: number): string {
-  const s = Math.max(0, Math.ceil(ms / 1000));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${s % 60 ? ` ${s % 60}s` : ''}`;
-  if (s < 86_400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
-  return `${Math.floor(s / 86_400)}d ${Math.floor((s % 86_400) / 3600)}h`;
 }

@@ -66,7 +66,7 @@ export const DEFAULT_TOOL_FEES: Readonly<Record<string, Readonly<Record<string, 
 const withFees = new WeakMap<Price, Price>();
 
 /** Deployment `price` first, then the option table by `endpoint/model` or model, then the defaults; per-call fees from DEFAULT_TOOL_FEES when the price names none. */
-export function priceFor(candidate: Candidate, table: PriceTable): Price | undefined {
+export function priceFor(candidate: Pick<Candidate, 'deployment' | 'deploymentId' | 'model' | 'provider'>, table: PriceTable): Price | undefined {
   const price = candidate.deployment.price ?? table[candidate.deploymentId] ?? table[candidate.model] ?? defaultPrice(candidate.model);
   const fees = DEFAULT_TOOL_FEES[candidate.provider];
   if (!price || price.perCall || !fees) return price;

@@ -10,8 +10,8 @@
  */
 import { SERVICE, type SpendForecast, type UsageQueryService } from '@switchyard/contracts';
 import { candidateRef, declareDurableKeys, defineService, definePlugin, provideService, requireService, storeLocal, SwitchyardError, STAGE, tapEveryCall, type AttemptOutcome, type Candidate, type ChatRequest, type Pipeline, type RequestContext } from '@switchyard/core';
-import { failClosed, isUnsentFailure, reservationTokens } from '@switchyard/core/internal';
-import { BudgetBook, describeExhaustion, formatDuration, type Exhaustion, type TokenHold } from './budgets.js';
+import { failClosed, formatDuration, isUnsentFailure, reservationTokens } from '@switchyard/core/internal';
+import { BudgetBook, describeExhaustion, type Exhaustion, type TokenHold } from './budgets.js';
 import { KeyStates, type KeyState } from './key-states.js';
 import { UsageLedger, type UsageReport } from './ledger.js';
 import { PLUGIN_NAME } from './name.js';

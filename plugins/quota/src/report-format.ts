@@ -1,7 +1,8 @@
 /** A plain-text rendering of a usage report, for logs and the CLI. */
 import type { UsageReport, UsageTotals } from './ledger.js';
 
-const COLUMNS = ['requests', 'failed', 'input tok', 'output tok', 'cached tok', 'cost USD'];
+/** The ledger counts attempts: a request retried twice before its answer is one answer and two failed attempts. */
+const COLUMNS = ['answers', 'failed attempts', 'input tok', 'output tok', 'cached tok', 'cost USD'];
 
 function row(name: string, t: UsageTotals): string[] {
   return [name, String(t.requests), String(t.failures), String(t.inputTokens), String(t.outputTokens), String(t.cachedTokens), t.costUsd.toFixed(6)];

@@ -38,6 +38,8 @@ describe('cost attribution', () => {
     expect(usage.unpriced).toEqual([]);
     const text = formatUsageReport(usage);
     expect(text).toContain('claude/claude-sonnet-4-5');
+    // Its columns say what they count: answers and failed attempts, not failed requests.
+    expect(text).toMatch(/^deployment\s+answers\s+failed attempts\s+input tok/m);
     expect(text).not.toContain('sk-');
   });
 

@@ -72,7 +72,7 @@ describe('budget windows', () => {
     await pipeline.chat(ask());
     const err = await pipeline.chat(ask()).catch((e) => e);
     expect(err.kind).toBe('budget-exhausted');
-    expect(err.message).toContain('endpoint:a spendPerDay used $0.012 of $0.01 (resets in 1h 0m)');
+    expect(err.message).toContain('endpoint:a spendPerDay used $0.012 of $0.01 (resets in 1h)');
     expect(err.retryAfterMs).toBe(3_600_000);
     await clock.advance(3_599_000);
     await expect(pipeline.chat(ask())).rejects.toMatchObject({ kind: 'budget-exhausted' });

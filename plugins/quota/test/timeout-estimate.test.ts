@@ -4,7 +4,7 @@
  * the deployment's tokens per second (capped by max_tokens); virtual time, real loopback vendors.
  */
 import { createPipeline, VirtualClock, type Pipeline, type SwitchyardEvents } from '@switchyard/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startLoopback, type Loopback } from '../../../packages/core/test/support/loopback.js';
 import { testProvider } from '../../../packages/core/test/support/test-provider.js';
 import { DEFAULT_OUTPUT_TOKENS_PER_SECOND, getUsage, quota, type QuotaOptionsInput } from '../src/index.js';
@@ -51,7 +51,7 @@ async function setup(options: QuotaOptionsInput) {
   const timedOut = async (request: ReturnType<typeof ask>) => {
     const seen = silent.requests.length;
     const pending = p.chat(request);
-    while (silent.requests.length === seen) await new Promise((r) => setTimeout(r, 5));
+    await vi.waitFor(() => expect(silent.requests.length).toBeGreaterThan(seen), { timeout: 5_000, interval: 5 });
     await clock.advance(30_000); // the non-streaming first-byte limit
     return pending;
   };

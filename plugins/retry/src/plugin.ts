@@ -3,7 +3,7 @@ import { SERVICE } from '@switchyard/contracts';
 import { defineService, definePlugin, provideService, requireService, sleep, STAGE, type Candidate, type Pipeline, type RequestContext } from '@switchyard/core';
 import { retryAfterVerdict, tapMaybeAsync } from '@switchyard/core/internal';
 import { retryOptionsSchema, type RetryOptions, type RetryOptionsInput } from './options.js';
-import { RetryPolicy, retryState } from './retry-policy.js';
+import { recordSkipped, RetryPolicy, retryState } from './retry-policy.js';
 import type { Cooldown } from './cooldowns.js';
 import type { RetryBudgetSnapshot } from './retry-budget.js';
 
@@ -102,14 +102,4 @@ async function waitOutCooldown(policy: RetryPolicy, candidates: Candidate[], wai
   const after = await policy.cooldowns.ofEach(candidates);
   recordSkipped(ctx, candidates, after);
   return candidates.filter((_, i) => !after[i]);
-}
-
-function recordSkipped(ctx: RequestContext, candidates: Candidate[], cooling: (Cooldown | undefined)[]): void {
-  const skipped = retryState(ctx).skipped;
-  cooling.forEach((c, i) => {
-    if (!c) return;
-    skipped.push({ candidate: candidates[i].id, until: c.until, reason: c.reason });
-    // The core's slot: with no candidate left, the client is told when the first is back (a 429 when all are rate-limited).
-    ctx.holds.push({ candidate: candidates[i].id, until: c.until, rateLimited: c.reason.startsWith('rate-limited') });
-  });
 }

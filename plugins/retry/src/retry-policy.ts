@@ -92,7 +92,9 @@ export class RetryPolicy {
   private async afterRateLimit(error: SwitchyardError, candidate: Candidate, ctx: RequestContext, now: number): Promise<RetryDecision> {
     const asked = retryDelayFromError(error, now);
     const wait = asked ?? this.options.rateLimitCooldownMs;
-    await this.coolDown(ctx, candidate.id, Math.min(wait, this.options.maxCooldownMs), asked === undefined ? 'rate-limited' : `rate-limited: retry after ${Math.round(asked)} ms`);
+    const cooldown = await this.coolDown(ctx, candidate.id, Math.min(wait, this.options.maxCooldownMs), asked === undefined ? 'rate-limited' : `rate-limited: retry after ${Math.round(asked)} ms`);
+    // Should the request fail, the client is told when the soonest of its candidates is back, this one included.
+    ctx.holds.push({ candidate: candidate.id, until: cooldown.until, rateLimited: true });
     if (retryAfterVerdict(wait, { maxWaitMs: this.options.maxRetryAfterWaitMs }).action === 'move-on') return { action: 'next', reason: `rate-limited for ${Math.round(wait)} ms: not soon, failing over` };
     // Never sooner than the vendor asked; a little later, spread so waiting clients do not return together.
     const delay = wait * (1 + this.options.retryAfterJitter * this.random());
@@ -151,15 +153,21 @@ export class RetryPolicy {
   async dropCooling(remaining: Candidate[], ctx: RequestContext): Promise<Candidate[]> {
     if (remaining.length === 0) return remaining;
     const cooling = await this.cooldowns.ofEach(remaining);
-    const state = retryState(ctx);
-    for (let i = remaining.length - 1; i >= 0; i--) {
-      const cooldown = cooling[i];
-      if (cooldown) state.skipped.push({ candidate: remaining[i].id, until: cooldown.until, reason: cooldown.reason });
-    }
+    recordSkipped(ctx, remaining, cooling);
     return remaining.filter((_, i) => !cooling[i]);
   }
 
   private random(): number {
     return this.pipeline.random();
   }
+}
+
+/** Candidates skipped for their cooldowns: in the request's retry state, and in the core's holds (with none left, the client is told when the first is back: a 429 when all are rate-limited). */
+export function recordSkipped(ctx: RequestContext, candidates: Candidate[], cooling: (Cooldown | undefined)[]): void {
+  const skipped = retryState(ctx).skipped;
+  cooling.forEach((c, i) => {
+    if (!c) return;
+    skipped.push({ candidate: candidates[i].id, until: c.until, reason: c.reason });
+    ctx.holds.push({ candidate: candidates[i].id, until: c.until, rateLimited: c.reason.startsWith('rate-limited') });
+  });
 }

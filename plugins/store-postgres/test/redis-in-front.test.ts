@@ -4,7 +4,7 @@
  * (never the shared 6390: it is flushed and restarted here, with no persistence).
  */
 import { declareDurableKeys } from '@switchyard/core';
-import { RecordKeepingStore } from '@switchyard/core/internal';
+import { RecordKeepingStore } from '@switchyard/core/config';
 import { createRedisStore } from '@switchyard/store-redis';
 import { Redis } from 'ioredis';
 import { afterEach, expect, it } from 'vitest';

@@ -4,7 +4,7 @@
  */
 import { createPipeline, type Pipeline, type StateStore } from '@switchyard/core';
 import { circuitBreaker, getBreaker } from '@switchyard/plugin-circuit-breaker';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { completion, startLoopback, type Loopback } from '../../../packages/core/test/support/loopback.js';
 import { testProvider } from '../../../packages/core/test/support/test-provider.js';
 import { createRedisStore, type RedisStateStore } from '../src/index.js';
@@ -89,7 +89,8 @@ describeWithRedis('a breaker shared through Redis', () => {
     prefix = uniquePrefix('breaker');
     instances = [];
     failing = await startLoopback(async (_req, res) => {
-      // Slow enough that concurrent requests all decide on admission before the answer lands.
+      // Slow enough that concurrent requests all decide on admission before the answer lands: a
+      // slow vendor on a real socket is the condition under test.
       await sleep(50);
       res.writeHead(503, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: 'down' } }));
@@ -145,8 +146,7 @@ describeWithRedis('a breaker shared through Redis', () => {
     const a = await instance();
     const b = await instance();
     await getBreaker(a).forceOpen('a/x', 100);
-    await sleep(150);
-    expect(await getBreaker(b).getState('a/x')).toMatchObject({ state: 'half-open' });
+    await vi.waitFor(async () => expect(await getBreaker(b).getState('a/x')).toMatchObject({ state: 'half-open' }), { timeout: 5_000, interval: 10 });
 
     const answers = await Promise.all([a, b, a, b, a, b].map((p) => p.chat(REQUEST)));
     expect(answers.every((r) => r.choices[0].message.content === 'from b')).toBe(true);

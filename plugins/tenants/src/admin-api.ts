@@ -161,7 +161,8 @@ async function rotateKey(deps: AdminDeps, call: AdminCall, id: string | undefine
 async function revokeKey(deps: AdminDeps, _call: AdminCall, id: string | undefined): Promise<AdminAnswer> {
   const now = deps.clock.now();
   const at = new Date(now).toISOString();
-  const record = await changeKey(deps, id!, (current) => (current.revokedAt !== undefined ? undefined : { ...current, revokedAt: at, updatedAt: at }));
+  // The grace of a rotation ends with the key: no secret of it works any more.
+  const record = await changeKey(deps, id!, ({ previous: _previous, ...current }) => (current.revokedAt !== undefined ? undefined : { ...current, revokedAt: at, updatedAt: at }));
   return { status: 200, body: viewOf(record, 'api', now) };
 }
 

@@ -78,7 +78,8 @@ export function viewOf(key: Omit<KeyRecord, 'v' | 'hash' | 'createdAt' | 'update
     expiresAt: key.expiresAt ?? null,
     revokedAt: key.revokedAt ?? null,
     rotatedAt: key.rotatedAt ?? null,
-    previousSecretUntil: key.previous && Date.parse(key.previous.until) > now ? key.previous.until : null,
+    // A revoked key has no secret that works, the old one included.
+    previousSecretUntil: key.revokedAt === undefined && key.previous && Date.parse(key.previous.until) > now ? key.previous.until : null,
     models: key.models ?? null,
     limits: key.limits ?? {},
     budget: key.budget ?? {},

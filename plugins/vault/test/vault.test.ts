@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { VirtualClock, type SwitchyardError } from '@switchyard/core';
 import { loadConfigFile, parseConfig, resolveConfigSecrets, type SecretResolver } from '@switchyard/core/config';
 import { parseReference, vault } from '../src/index.js';
@@ -67,13 +67,14 @@ describe('reading KV v2 secrets over HTTP', () => {
 
   it('a Vault that does not answer times out on the injected clock', async () => {
     const { createServer } = await import('node:http');
-    const silent = createServer(() => undefined);
+    let asked = false;
+    const silent = createServer(() => void (asked = true));
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     const clock = new VirtualClock();
     try {
       resolver = await vault.create({ address: `http://127.0.0.1:${(silent.address() as { port: number }).port}`, token: TOKEN, timeoutMs: 2_000 }, { clock });
       const pending = resolver.read('secret/app#key').catch((e) => e);
-      await new Promise((r) => setTimeout(r, 30));
+      await expect.poll(() => asked, { timeout: 5_000, interval: 5 }).toBe(true);
       await clock.advance(2_000);
       expect((await pending).message).toMatch(/did not answer \(no answer within 2000 ms\)/);
     } finally {
@@ -97,19 +98,27 @@ describe('rotation: polling versions and renewing the token on the injected cloc
       ['secret/app?version=1#key', await r.read('secret/app?version=1#key')],
     ]);
     const changed: string[] = [];
+    // A poll re-arms its timer once its read finished: the clock moves on only after that, or
+    // the next poll would be armed late.
+    const arms = vi.spyOn(clock, 'setTimeout');
     const stop = r.watch!(read, (ref) => changed.push(ref));
     const readsBefore = fake.reads.length;
+    const pollDone = async (polls: number) => {
+      await expect.poll(() => fake.reads.length, { timeout: 5_000 }).toBe(readsBefore + polls);
+      await expect.poll(() => arms.mock.calls.filter(([, ms]) => ms === 30_000).length, { timeout: 5_000 }).toBe(1 + polls);
+    };
     await clock.advance(29_000);
     expect(fake.reads.length).toBe(readsBefore);
     await clock.advance(1_000);
-    await expect.poll(() => fake.reads.length).toBe(readsBefore + 1);
+    await pollDone(1);
     expect(changed).toEqual([]);
 
     fake.put('secret', 'app', { key: 'two' });
     await clock.advance(30_000);
-    await expect.poll(() => changed).toEqual(['secret/app#key']);
+    await pollDone(2);
+    expect(changed).toEqual(['secret/app#key']);
     await clock.advance(30_000);
-    await expect.poll(() => fake.reads.length).toBe(readsBefore + 3);
+    await pollDone(3);
     expect(changed).toEqual(['secret/app#key']);
     expect(fake.reads.every((x) => x.path !== 'secret/app?version=1' || fake.reads.indexOf(x) < readsBefore)).toBe(true);
     stop();

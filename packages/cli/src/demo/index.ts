@@ -170,7 +170,7 @@ export async function runDemo({ out, scenes = SCENES }: DemoOptions): Promise<vo
       ),
     );
     if (events.length) out.write(`\nEvents:\n${[...new Set(events)].map((e) => `  - ${e}`).join('\n')}\n`);
-    out.write(`\nUsage and cost (failed attempts are not billed):\n${formatUsageReport(getUsage(pipeline))}\n`);
+    out.write(`\nUsage and cost per attempt (vendor error answers are not billed; a cut stream or timeout the vendor worked on is billed as an estimate):\n${formatUsageReport(getUsage(pipeline))}\n`);
     out.write('\nThe mock vendors answer a continuation from the start (a real vendor continues the prefill),');
     out.write('\nso continued streams above repeat a few words. Nothing else in this demo is simulated: real sockets,\n');
     out.write('real wire formats, the real pipeline and plugins.\n');

@@ -45,6 +45,26 @@ export async function vendor(handler: Handler): Promise<Loopback> {
   return server;
 }
 
+/**
+ * Wraps a vendor's handler so each request waits until `release()`; `waiting()` counts those
+ * held. `release({ from: 'now on' })` also lets every later request through at once.
+ */
+export function held(handler: Handler) {
+  const waiting: (() => void)[] = [];
+  let open = false;
+  return {
+    handler: async (...args: Parameters<Handler>) => {
+      if (!open) await new Promise<void>((r) => waiting.push(r));
+      return handler(...args);
+    },
+    waiting: () => waiting.length,
+    release(options: { from?: 'now on' } = {}) {
+      if (options.from) open = true;
+      for (const go of waiting.splice(0)) go();
+    },
+  };
+}
+
 export interface PipelineSpec {
   /** Endpoint name → its loopback server, in priority order. */
   vendors: Record<string, Loopback>;

@@ -52,6 +52,7 @@ export async function healthLatencyDuring(origin: string, attack: () => Promise<
     const res = await fetch(`${origin}/health`);
     await res.text();
     samples.push(performance.now() - started);
+    // The sampling rate of the measurement, not a wait for anything.
     await new Promise((r) => setTimeout(r, intervalMs));
   }
   await work;
@@ -59,7 +60,7 @@ export async function healthLatencyDuring(origin: string, attack: () => Promise<
   return { worstMs: sorted[sorted.length - 1], medianMs: sorted[Math.floor(sorted.length / 2)], samples };
 }
 
-/** An OpenAI stream that sends one chunk every `gapMs`. */
+/** An OpenAI stream that sends one chunk every `gapMs`: a slow vendor on a real socket is the fault under test. */
 export const sseSlowly = (chunks: string[], gapMs: number): Handler => async (_req, res) => {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   for (const chunk of textChunks(chunks)) {
@@ -69,14 +70,24 @@ export const sseSlowly = (chunks: string[], gapMs: number): Handler => async (_r
   res.end('data: [DONE]\n\n');
 };
 
-/** Raw bytes on a socket (what no HTTP client would send); resolves with the whole answer once the socket closes. */
-export function socketExchange(port: number, request: string, hangUpAfterMs?: number): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(request));
+/**
+ * Raw bytes on a socket (what no HTTP client would send); resolves with the whole answer once
+ * the socket closes. `written` resolves once the request bytes were handed to the socket.
+ */
+export function socketExchange(port: number, request: string, hangUpAfterMs?: number): Promise<string> & { written: Promise<void> } {
+  let onWritten!: () => void;
+  const written = new Promise<void>((r) => (onWritten = r));
+  const answer = new Promise<string>((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(request, () => onWritten()));
     let text = '';
     socket.on('data', (d) => (text += d));
-    socket.on('close', () => resolve(text));
+    socket.on('close', () => {
+      onWritten();
+      resolve(text);
+    });
     socket.on('error', () => resolve(text));
+    // The client hanging up mid-request is the fault under test.
     if (hangUpAfterMs !== undefined) setTimeout(() => socket.destroy(), hangUpAfterMs);
   });
+  return Object.assign(answer, { written });
 }

@@ -6,7 +6,7 @@
  * client that continues at once finds it.
  */
 import { SwitchyardError, type CallerIdentity } from '@switchyard/core';
-import { checkRequestLimits, DEFAULT_REQUEST_LIMITS } from '@switchyard/core/internal';
+import { checkRequestLimits, DEFAULT_REQUEST_LIMITS, formatDuration } from '@switchyard/core/internal';
 import { OPENAI_RESPONSES, setRequestOrigin } from '@switchyard/core/wire';
 import type { DecodedRequest, DialectCall, DialectContext } from '@switchyard/core/dialect';
 import { ownerOf } from '../../caller-gate.js';
@@ -64,7 +64,7 @@ export async function decodeResponsesRequest({ body }: DialectCall, context: Dia
   if (previousId) {
     const record = await responses.load(previousId);
     if (!record) {
-      throw new SwitchyardError('invalid-request', `Previous response with id '${previousId}' not found (unknown, expired after ${context.storeTtlMs} ms, deleted, or stored without store: true).`, {
+      throw new SwitchyardError('invalid-request', `Previous response with id '${previousId}' not found (unknown, expired after ${formatDuration(context.storeTtlMs)}, deleted, or stored without store: true).`, {
         code: PREVIOUS_RESPONSE_NOT_FOUND,
         path: 'previous_response_id',
       });

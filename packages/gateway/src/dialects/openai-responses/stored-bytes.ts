@@ -8,6 +8,7 @@
  * between them.
  */
 import { SwitchyardError, type Clock, type StateStore } from '@switchyard/core';
+import { formatDuration } from '@switchyard/core/internal';
 import { RESPONSE_STORE_FULL } from './errors.js';
 
 const SLICES = 24;
@@ -74,7 +75,7 @@ export class StoredBytes {
   private refuseOver(owner: string | undefined, mine: number, all: number): void {
     const cap = mine > this.caps.maxBytesPerKey ? `${this.caps.maxBytesPerKey} bytes per key (server.responseStore.maxBytesPerKey)` : all > this.caps.maxBytes ? `${this.caps.maxBytes} bytes in all (server.responseStore.maxBytes)` : undefined;
     if (!cap) return;
-    throw new SwitchyardError('rate-limit', `store: true refused: stored responses of ${owner === undefined ? 'the configured keys' : `key ${owner}`} would pass the cap of ${cap} until older ones expire (TTL ${this.ttlMs} ms) or are deleted; send store: false or delete stored responses`, {
+    throw new SwitchyardError('rate-limit', `store: true refused: stored responses of ${owner === undefined ? 'the configured keys' : `key ${owner}`} would pass the cap of ${cap} until older ones expire (TTL ${formatDuration(this.ttlMs)}) or are deleted; send store: false or delete stored responses`, {
       code: RESPONSE_STORE_FULL,
       status: 429,
       retryAfterMs: this.sliceMs,
