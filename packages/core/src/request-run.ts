@@ -294,8 +294,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     const summary = errors.map((e) => `${e.deployment ?? e.endpoint ?? '?'}: ${e.kind}${e.status ? ` ${e.status}` : ''}`).join('; ');
     const prefix = reason ? `${reason.message} after ${errors.length} attempt(s)` : `all ${errors.length} attempt(s) failed`;
     const skipped = this.skipped.length > 0 ? `; ${skippedSummary(this.skipped)}` : '';
-    // Rate-limited everywhere it went, and every other candidate held back for a rate limit: a 429
-    // whose Retry-After is the soonest cooldown's end among them all, not the last vendor's.
+    // Rate-limited everywhere it went, every other candidate held back for one: a 429 until the soonest cooldown ends.
     const rateLimited = !reason && errors.every((e) => e.kind === 'rate-limit') && this.ctx.holds.every((h) => h.rateLimited);
     const soonest = rateLimited ? heldBackError(this.ctx.holds, this.ctx.clock.now(), this.ctx.model) : undefined;
     return new SwitchyardError('all-candidates-failed', `${prefix} for model "${this.ctx.model}": ${summary}${skipped}`, {
