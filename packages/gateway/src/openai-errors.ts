@@ -64,6 +64,8 @@ export function replyForError(error: unknown, options: ErrorReplyOptions = {}): 
   return withRetryAdvice(replyFor(error, options));
 }
 
+const CONNECTION_SHARE = 'SWITCHYARD_ERR_CONNECTION_SHARE';
+
 /** Codes of the caller's own key (plugin-tenants) with a wire code of their own: [type, code]. */
 const CALLER_KEY_CODES: Readonly<Record<string, readonly [string, string]>> = {
   SWITCHYARD_ERR_KEY_EXPIRED: ['invalid_request_error', 'key_expired'],
@@ -94,6 +96,8 @@ function replyFor(error: unknown, options: ErrorReplyOptions): ErrorReply {
     case 'rate-limit':
       return errorReply(status, message, 'rate_limit_error', 'rate_limit_exceeded', null, retryAfterHeader(error.retryAfterMs, 1));
     case 'budget-exhausted':
+      // The key's share of an origin's connections: a rate of its own, not money.
+      if (error.code === CONNECTION_SHARE) return errorReply(status, message, 'rate_limit_error', 'connection_share_exceeded', null, retryAfterHeader(error.retryAfterMs, 1));
       return errorReply(status, message, 'insufficient_quota', 'budget_exhausted', null, retryAfterHeader(error.retryAfterMs));
     case 'auth':
     case 'payment':

@@ -89,7 +89,8 @@ async function serve(): Promise<string> {
       'claude-sonnet-4-5': [
         { endpoint: 'anthropic', model: 'claude-sonnet-4-5-20250929' },
         { endpoint: 'bedrock-us', model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' },
-        { endpoint: 'vertex-eu', model: 'claude-sonnet-4-5@20250929' },
+        // Claude on Vertex takes an assistant prefill (the Messages API as is): declared, it can continue a cut stream.
+        { endpoint: 'vertex-eu', model: 'claude-sonnet-4-5@20250929', capabilities: ['tools', 'vision', 'stream', 'prefill'] },
       ],
       'gemini-2.5-flash': [
         { endpoint: 'gemini', model: 'gemini-2.5-flash' },
@@ -109,7 +110,7 @@ async function claudeCode(origin: string) {
   const stream = client.messages.stream({ ...(body as unknown as Anthropic.MessageCreateParams), model: 'claude-sonnet-4-5' }, { headers: { 'anthropic-beta': CLAUDE_CODE_BETAS.join(',') } });
   const message = await stream.finalMessage();
   const { response } = await stream.withResponse();
-  return { message, endpoint: response.headers.get('x-switchyard-endpoint') };
+  return { message, endpoint: response.headers.get('x-switchyard-endpoint'), dropped: response.headers.get('x-switchyard-dropped') };
 }
 
 function expectClaudeCodeAnswer(message: Anthropic.Message): void {
@@ -122,9 +123,11 @@ function expectClaudeCodeAnswer(message: Anthropic.Message): void {
 describe('Claude on three channels', () => {
   it('Anthropic 529 → Claude on Bedrock: the Claude Code stream passes through, every accepted field kept', async () => {
     const origin = await serve();
-    const { message, endpoint } = await claudeCode(origin);
+    const { message, endpoint, dropped } = await claudeCode(origin);
     expectClaudeCodeAnswer(message);
     expect(endpoint).toBe('bedrock-us');
+    // The betas Bedrock refuses were dropped, and the answer says so.
+    expect(dropped).toBe('anthropic-beta:claude-code-20250219, anthropic-beta:fine-grained-tool-streaming-2025-05-14');
     // Anthropic got the request as Claude Code wrote it, betas and all.
     const first = anthropic.seen.at(-1)!;
     expect(first.headers['anthropic-beta']).toBe(CLAUDE_CODE_BETAS.join(','));
@@ -146,6 +149,25 @@ describe('Claude on three channels', () => {
     const { model: _m, ...rest } = claudeCodeBody();
     expect(seen[0]!.body).toEqual({ anthropic_version: 'vertex-2023-10-16', ...rest, stream: true });
     expect(seen[0]!.headers['anthropic-beta']).toBe('interleaved-thinking-2025-05-14,context-management-2025-06-27');
+  });
+
+  it('a Bedrock stream cut mid-answer continues on Claude on Vertex with the client\'s own body and the partial answer as prefill', async () => {
+    const origin = await serve();
+    // Bedrock streams the thinking block and the text, then an exception frame before the tool call.
+    bedrock.next({ type: 'stream-exception', afterEvents: 8, exception: 'modelStreamErrorException', message: 'The model stream failed.' });
+    const before = google.seen.length;
+    const client = new Anthropic({ baseURL: origin, apiKey: GATEWAY_KEY, maxRetries: 0 });
+    const { model: _model, stream: _stream, ...body } = claudeCodeBody();
+    const stream = client.messages.stream({ ...(body as unknown as Anthropic.MessageCreateParams), model: 'claude-sonnet-4-5' }, { headers: { 'anthropic-beta': CLAUDE_CODE_BETAS.join(',') } });
+    const message = await stream.finalMessage();
+    // One whole answer: Bedrock's text, then what Vertex wrote after it, ending as Claude ended it.
+    expect(message.content.filter((b) => b.type === 'text').map((b) => (b as Anthropic.TextBlock).text).join('')).toContain('The test compares floats exactly. ');
+    expect(message.stop_reason).toBe('tool_use');
+    const seen = google.seen.slice(before);
+    expect(seen).toHaveLength(1);
+    // Vertex got what the client wrote (thinking, tools, cache_control, context_management…), with the partial answer as the last turn.
+    const { model: _m, ...rest } = claudeCodeBody();
+    expect(seen[0]!.body).toEqual({ anthropic_version: 'vertex-2023-10-16', ...rest, messages: [...(rest.messages as unknown[]), { role: 'assistant', content: 'The test compares floats exactly. ' }], stream: true });
   });
 
   it('Gemini API 503 → Gemini on Vertex AI', async () => {
