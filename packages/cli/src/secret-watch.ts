@@ -29,6 +29,8 @@ export class SecretWatch {
   private readonly watchers: FSWatcher[] = [];
   private readonly stops: (() => void)[] = [];
   private readonly known = new Map<string, string | undefined>();
+  /** Contents seen once that differ from `known`, waiting for a second read to agree. */
+  private readonly unconfirmed = new Map<string, string>();
   private debounce: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -61,16 +63,32 @@ export class SecretWatch {
     this.debounce = setTimeout(() => this.check(), this.options.debounceMs);
   }
 
-  /** Reloads only for a file whose contents differ from what the running config read. */
+  /**
+   * Reloads only for a file whose contents differ from what the running config read, and read
+   * the same on two checks a debounce period apart: a writer that truncates and then writes (a
+   * plain `echo > file`, Node's writeFile) leaves the file empty or half written for a moment, and
+   * a reload then would resolve that moment's key. An empty file is such a moment too.
+   */
   private check(): void {
     const changed: string[] = [];
+    let unsettled = false;
     for (const [file, before] of this.known) {
       const now = contentsOf(file);
-      if (now === undefined || now === before) continue;
+      if (now === undefined || now.trim() === '' || now === before) {
+        this.unconfirmed.delete(file);
+        continue;
+      }
+      if (this.unconfirmed.get(file) !== now) {
+        this.unconfirmed.set(file, now);
+        unsettled = true;
+        continue;
+      }
+      this.unconfirmed.delete(file);
       this.known.set(file, now);
       changed.push(file);
     }
     if (changed.length > 0) this.options.onChange(changed.join(', '));
+    if (unsettled) this.schedule();
   }
 
   close(): void {
