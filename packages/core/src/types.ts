@@ -141,6 +141,12 @@ export interface ResponseInfo {
   continuedFrom?: string;
   /** What the answering deployment did without: parts of the client's request it was sent without (translation.ts). */
   dropped?: readonly DroppedPart[];
+  /**
+   * The conversation's prompt cache was on this deployment (the one that answered its previous
+   * turn) and another answered this one: the vendor rebuilds the cache at full input price.
+   * Set once, on the answer that moved the conversation (the router's prompt-cache affinity).
+   */
+  cacheLost?: string;
 }
 
 /** What was left out of a prompt too long for the target (oldest turns first). */
