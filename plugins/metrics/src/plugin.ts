@@ -97,6 +97,7 @@ export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readon
       if (e.condition === 'parked') m.parked.set(`${e.endpoint}#${e.keyId}`, { endpoint: e.endpoint, until: e.until });
     },
     'cache:lookup': (e) => m.cacheLookups.add(1, e.result),
+    'cache:lost': (e) => m.promptCacheLost.add(1, e.model, e.from),
     'request:shed': () => m.shed.add(1),
     'candidate:skipped': (e) => m.translation.add(1, e.candidate.deploymentId, 'skipped', e.feature),
     'field:dropped': (e) => {
