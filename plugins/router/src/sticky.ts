@@ -22,7 +22,7 @@ export interface Conversation {
 }
 
 /** `…_session_<uuid>` or a JSON `"session_id":"<uuid>"` inside `user`. */
-const SESSION_IN_USER = /session(?:[_-]?id)?["']?\s*[:=_]\s*["']?([0-9a-zA-Z-]{8,})/i;
+const SESSION_IN_USER = /session(?:[_-]?id)?["']?\s*[:=_]\s*["']?([0-9a-zA-Z-]+)/i;
 
 export function conversationOf(ctx: RequestContext, prefix: boolean): Conversation | undefined {
   if (ctx.kind !== 'chat') return undefined;
