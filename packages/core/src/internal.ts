@@ -35,7 +35,7 @@ export { retryAfterVerdict, type WaitLimits, type WaitVerdict } from './retry-af
 export { readMany, readManyNow, type StoreSnapshot } from './state-store.js';
 export { attemptTimeouts, checkSwitchyardHints, HINT_LIMITS, INVALID_HINTS_CODE } from './switchyard-hints.js';
 export { tapMaybeAsync } from './tap-maybe-async.js';
-export { type TokenCounts, tokenCounts, usageCostUsd, toolCallsCostUsd } from './usage-cost.js';
+export { inputPriceBound, type TokenCounts, tokenCounts, usageCostUsd, toolCallsCostUsd } from './usage-cost.js';
 export { formatDuration } from './duration-text.js';
 export { validateChatRequest, validateEmbeddingRequest } from './validate-request.js';
 export { CORE_VERSION } from './version.js';

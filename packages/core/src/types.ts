@@ -277,6 +277,12 @@ export interface Price {
   input: number;
   output: number;
   cachedInput?: number;
+  /**
+   * Input tokens written to the vendor's prompt cache (usage `prompt_tokens_details.cache_write_tokens`,
+   * Anthropic's `cache_creation_input_tokens`): Anthropic bills them above the input price
+   * (1.25× for 5-minute entries). Default: the input price.
+   */
+  cacheWrite?: number;
   /** USD per call of a tool the vendor runs and bills per call (`web_search`, `web_fetch`…: usage's `server_tool_calls`). */
   perCall?: Readonly<Record<string, number>>;
 }

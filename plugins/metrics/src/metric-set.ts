@@ -80,7 +80,7 @@ export function metricSet(registry: Registry, buckets: Buckets): MetricSet {
     failovers: new Tally({ name: 'switchyard_failovers_total', help: 'Moves from one candidate to another within a request.', labelNames: ['model'], registers }),
     retries: new Tally({ name: 'switchyard_retries_total', help: 'Retries of the same candidate after a backoff, by backoff level.', labelNames: ['level'], registers }),
     degraded: new Tally({ name: 'switchyard_degraded_total', help: 'Answers from the degrade stage, by logical model and level.', labelNames: ['model', 'level'], registers }),
-    tokens: new Tally({ name: 'switchyard_tokens_total', help: 'Tokens reported by vendors, by deployment and direction (input, output, cached).', labelNames: ['deployment', 'direction'], registers }),
+    tokens: new Tally({ name: 'switchyard_tokens_total', help: 'Tokens reported by vendors, by deployment and direction (input, output, cached: read from the prompt cache, cache_write: written to it; both part of input).', labelNames: ['deployment', 'direction'], registers }),
     cost: new Tally({ name: 'switchyard_cost_usd_total', help: 'Estimated spend in USD from deployment prices, by deployment.', labelNames: ['deployment'], registers }),
     cacheLookups: new Tally({ name: 'switchyard_cache_lookups_total', help: 'Response cache lookups, by result (hit, miss, stale).', labelNames: ['result'], registers }),
     promptCacheLost: new Tally({ name: 'switchyard_prompt_cache_lost_total', help: "Conversations moved off the deployment that held their prompt cache (the router's affinity: it failed or was filtered out), by logical model and that deployment.", labelNames: ['model', 'deployment'], registers }),

@@ -73,6 +73,7 @@ export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readon
         m.tokens.add(tokens.inputTokens, deployment, 'input');
         m.tokens.add(tokens.outputTokens, deployment, 'output');
         if (tokens.cachedTokens > 0) m.tokens.add(tokens.cachedTokens, deployment, 'cached');
+        if (tokens.cacheWriteTokens) m.tokens.add(tokens.cacheWriteTokens, deployment, 'cache_write');
         const cost = usageCostUsd(tokens, priceOf(e.candidate));
         if (cost > 0) m.cost.add(cost, deployment);
       }
