@@ -7,9 +7,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPipeline, seededRandom, VirtualClock } from '@switchyard/core';
 import { anthropicProvider } from '@switchyard/provider-anthropic';
+import { metrics } from '@switchyard/plugin-metrics';
 import { router } from '@switchyard/plugin-router';
+import { Registry } from 'prom-client';
 import { fails, raw, stopAll, vendor } from './support/harness.js';
-import { AGENT_HEADERS, agentRequest, anthropicEvents, firstTurn, MODEL, startMessagesGateway, VENDOR_KEYS } from './support/messages.js';
+import { AGENT_HEADERS, agentRequest, anthropicEvents, anthropicMessage, firstTurn, MODEL, startMessagesGateway, VENDOR_KEYS } from './support/messages.js';
 
 afterEach(stopAll);
 
@@ -72,6 +74,40 @@ describe('Messages: prompt-cache affinity', () => {
     }
     expect(lost).toEqual(['lost', null, null, null, null, null]);
     expect(other.served).toHaveLength(6);
+    await pipeline.close();
+  });
+});
+
+describe('prompt-cache tokens in every dialect', () => {
+  it('reports cache reads and writes in the client’s own words (Messages, Chat, Responses) and bills writes at cacheWrite, reads at cachedInput', async () => {
+    const usage = { input_tokens: 321, cache_creation_input_tokens: 200, cache_read_input_tokens: 100, output_tokens: 42 };
+    const claude = await vendor((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ ...anthropicMessage({ text: 'ok' }), usage }));
+    });
+    const registry = new Registry();
+    const price = { input: 3, output: 15, cachedInput: 0.3, cacheWrite: 3.75 };
+    const pipeline = createPipeline({
+      endpoints: [{ name: 'claude', provider: 'anthropic', baseUrl: claude.url, apiKey: VENDOR_KEYS.anthropic }],
+      models: { [MODEL]: [{ endpoint: 'claude', model: 'claude-sonnet-4-5-20250929', price }] },
+      providers: [anthropicProvider],
+      plugins: [metrics({ registry })],
+    });
+    const { origin } = await startMessagesGateway(pipeline);
+    const text = [{ role: 'user', content: 'hi' }];
+
+    const messages = await raw(origin, '/v1/messages', { body: JSON.stringify({ model: MODEL, max_tokens: 100, messages: text }), headers: AGENT_HEADERS });
+    expect(messages.json.usage).toMatchObject(usage);
+    const chat = await raw(origin, '/v1/chat/completions', { body: JSON.stringify({ model: MODEL, messages: text }) });
+    expect(chat.json.usage).toMatchObject({ prompt_tokens: 621, completion_tokens: 42, prompt_tokens_details: { cached_tokens: 100, cache_write_tokens: 200 } });
+    const responses = await raw(origin, '/v1/responses', { body: JSON.stringify({ model: MODEL, input: 'hi', store: false }) });
+    expect(responses.json.usage).toMatchObject({ input_tokens: 621, output_tokens: 42, input_tokens_details: { cached_tokens: 100, cache_write_tokens: 200 } });
+
+    const tokens = await registry.getSingleMetric('switchyard_tokens_total')!.get();
+    const count = (direction: string) => tokens.values.find((v) => v.labels.direction === direction)?.value;
+    expect([count('input'), count('cached'), count('cache_write'), count('output')]).toEqual([3 * 621, 3 * 100, 3 * 200, 3 * 42]);
+    const cost = (await registry.getSingleMetric('switchyard_cost_usd_total')!.get()).values[0]!.value;
+    expect(cost).toBeCloseTo((3 * (321 * 3 + 100 * 0.3 + 200 * 3.75 + 42 * 15)) / 1e6, 12);
     await pipeline.close();
   });
 });
