@@ -1,5 +1,5 @@
 /**
- * Prompt-cache affinity through the Messages route, the done test of issue 36's cache bullet:
+ * Prompt-cache affinity through the gateway (Messages and Responses), the done test of issue 36's cache bullet:
  * twenty turns of one Claude Code-shaped session (its session id in `metadata.user_id`, streams,
  * `cache_control` breakpoints) over two equal-weight Anthropic deployments stay on one while it
  * answers; when it fails, the session moves, and exactly one answer says the cache was lost.
@@ -23,9 +23,11 @@ async function anthropic(name: string, down: Set<string>) {
   const served: number[] = [];
   const loop = await vendor((req, res, text) => {
     if (down.has(name)) return overloaded(req, res, text);
-    served.push(JSON.parse(text).messages.length);
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
-    res.end(anthropicEvents({ text: `answer from ${name}` }, 'claude-sonnet-4-5-20250929'));
+    const body = JSON.parse(text);
+    served.push(body.messages.length);
+    const script = { text: `answer from ${name}` };
+    res.writeHead(200, { 'content-type': body.stream ? 'text/event-stream; charset=utf-8' : 'application/json' });
+    res.end(body.stream ? anthropicEvents(script, 'claude-sonnet-4-5-20250929') : JSON.stringify(anthropicMessage(script, 'claude-sonnet-4-5-20250929')));
   });
   return { name, url: loop.url, served };
 }
@@ -37,18 +39,23 @@ function turn(n: number) {
   return agentRequest(messages, { metadata: { user_id: SESSION_USER } });
 }
 
+/** Two equal-weight Anthropic deployments of one model, the router with affinity, injected clock and seeded randomness. */
+function twoDeployments(vendors: { name: string; url: string }[], seed: number) {
+  return createPipeline({
+    endpoints: vendors.map((v) => ({ name: v.name, provider: 'anthropic', baseUrl: v.url, apiKey: VENDOR_KEYS.anthropic })),
+    models: { [MODEL]: vendors.map((v) => ({ endpoint: v.name, model: 'claude-sonnet-4-5-20250929', priority: 0, weight: 1 })) },
+    providers: [anthropicProvider],
+    plugins: [router({ sticky: true })],
+    clock: new VirtualClock(),
+    random: seededRandom(seed),
+  });
+}
+
 describe('Messages: prompt-cache affinity', () => {
   it('keeps 20 turns of a Claude Code session on one of two equal deployments; after it fails exactly one answer carries x-switchyard-cache: lost', async () => {
     const down = new Set<string>();
     const vendors = [await anthropic('east', down), await anthropic('west', down)];
-    const pipeline = createPipeline({
-      endpoints: vendors.map((v) => ({ name: v.name, provider: 'anthropic', baseUrl: v.url, apiKey: VENDOR_KEYS.anthropic })),
-      models: { [MODEL]: vendors.map((v) => ({ endpoint: v.name, model: 'claude-sonnet-4-5-20250929', priority: 0, weight: 1 })) },
-      providers: [anthropicProvider],
-      plugins: [router({ sticky: true })],
-      clock: new VirtualClock(),
-      random: seededRandom(36),
-    });
+    const pipeline = twoDeployments(vendors, 36);
     const { origin } = await startMessagesGateway(pipeline);
     const send = (n: number) => raw(origin, '/v1/messages?beta=true', { body: JSON.stringify(turn(n)), headers: AGENT_HEADERS });
 
@@ -74,6 +81,32 @@ describe('Messages: prompt-cache affinity', () => {
     }
     expect(lost).toEqual(['lost', null, null, null, null, null]);
     expect(other.served).toHaveLength(6);
+    await pipeline.close();
+  });
+});
+
+describe('Responses: prompt-cache affinity', () => {
+  it("keeps a Codex-shaped conversation (prompt_cache_key, no user) on one deployment and marks the one answer that moves it", async () => {
+    const down = new Set<string>();
+    const vendors = [await anthropic('east', down), await anthropic('west', down)];
+    const pipeline = twoDeployments(vendors, 5);
+    const { origin } = await startMessagesGateway(pipeline);
+    const send = (n: number, key = '0199a1b2-codex-session') => raw(origin, '/v1/responses', { body: JSON.stringify({ model: MODEL, input: `step ${n}`, prompt_cache_key: key, store: false }) });
+    const answeredBy = new Set<string>();
+    for (let n = 0; n < 10; n++) answeredBy.add((await send(n)).headers.get('x-switchyard-endpoint')!);
+    expect(answeredBy.size).toBe(1);
+    // Other conversations are spread over both: the pin is per key, not global.
+    const spread = new Set<string>();
+    for (let n = 0; n < 12; n++) spread.add((await send(0, `other-${n}`)).headers.get('x-switchyard-endpoint')!);
+    expect(spread).toEqual(new Set(['east', 'west']));
+    down.add([...answeredBy][0]);
+    const marks: (string | null)[] = [];
+    for (let n = 10; n < 13; n++) {
+      const answer = await send(n);
+      expect(answer.status).toBe(200);
+      marks.push(answer.headers.get('x-switchyard-cache'));
+    }
+    expect(marks).toEqual(['lost', null, null]);
     await pipeline.close();
   });
 });
