@@ -292,6 +292,20 @@ if (CONCURRENCIES.includes(32) && MODES.includes('chat')) {
     }
   }
 }
+/**
+ * A dialect's pass-through against Chat Completions' (issue 35: the Gemini API within 10 % of
+ * chat): each round's ratio to the thin proxy for one over the other's, the median.
+ */
+const vsChat = (mode: Mode, chatMode: Mode, c: number, target: Target) => {
+  const [thin, mine, chatThin, chat] = [key(mode, 'healthy', c, 'thin'), key(mode, 'healthy', c, target), key(chatMode, 'healthy', c, 'thin'), key(chatMode, 'healthy', c, target)].map((k) => results.get(k));
+  return thin && mine && chatThin && chat ? median(mine.map((r, i) => r.rps / thin[i].rps / (chat[i].rps / chatThin[i].rps))) : undefined;
+};
+for (const [mode, chatMode] of [['gemini', 'chat'], ['gemini-stream', 'stream']] as const) {
+  if (!MODES.includes(mode) || !MODES.includes(chatMode)) continue;
+  for (const c of CONCURRENCIES.filter((n) => n >= 32)) {
+    for (const target of gatewayKinds) if (contenders[target]) summary.push([`${mode} pass-through / ${chatMode} pass-through (each vs thin proxy), c=${c}, ${label[target]}`, f(vsChat(mode, chatMode, c, target)), '≥ 0.90']);
+  }
+}
 const overhead = (mode: Mode, c: number, target: Target, pick: (r: Result) => number) => {
   const direct = get(mode, 'healthy', c, 'direct');
   const mine = get(mode, 'healthy', c, target);

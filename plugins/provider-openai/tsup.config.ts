@@ -1,3 +1,3 @@
 import { defineConfig } from 'tsup';
 
-export default defineConfig({ entry: ['src/index.ts'], format: ['esm'], dts: true, clean: true, sourcemap: true, target: 'node20' });
+export default defineConfig({ entry: ['src/index.ts', 'src/dialect/index.ts'], format: ['esm'], dts: true, clean: true, sourcemap: true, target: 'node20' });

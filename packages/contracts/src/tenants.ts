@@ -18,6 +18,8 @@ export const TENANT_ERRORS = defineErrorCodes(TENANTS_PLUGIN, {
   SWITCHYARD_ERR_UNPRICED_TOOL: 'invalid-request',
   /** The key store did not answer: an admin write or a key lookup cannot be decided. */
   SWITCHYARD_ERR_KEY_STORE_UNAVAILABLE: { kind: 'overloaded', status: 503 },
+  /** A key holds its share of an origin's connections and none freed within the queue time. */
+  SWITCHYARD_ERR_CONNECTION_SHARE: { kind: 'budget-exhausted', status: 429 },
 });
 
 /** One call of the gateway's admin API (`/switchyard/keys…`, `/switchyard/teams…`), already authenticated with an admin key. */

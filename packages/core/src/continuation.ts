@@ -9,6 +9,8 @@ import { candidateRef } from './candidate-ref.js';
 import type { Candidate, ChatRequest, StreamPart } from './types.js';
 import type { PipelineHooks, RequestContext, StreamInterruption } from './contract.js';
 import { STAGE } from './hooks.js';
+import { requestOriginOf, setRequestOrigin } from './request-origin.js';
+import { ANTHROPIC_MESSAGES } from './wire-formats.js';
 
 /** Failures after the commit point that another deployment can recover from. */
 const CONTINUABLE = new Set(['stream-cut', 'idle-timeout', 'network', 'server', 'overloaded', 'timeout']);
@@ -27,8 +29,21 @@ export function continuationCandidates(ctx: RequestContext, failed: Candidate): 
   return out;
 }
 
+/**
+ * The request that continues `partialText`: the conversation with the partial answer as the
+ * assistant's last turn. A Messages client's own body goes with it, the same turn appended (the
+ * dialect's `messages` take `{role, content}` turns as written), so a continuation on Claude's
+ * other channels still sends what the client wrote (cache_control, system blocks, tools…).
+ */
 export function prefillRequest(request: ChatRequest, partialText: string): ChatRequest {
-  return { ...request, messages: [...request.messages, { role: 'assistant', content: partialText }] };
+  const next: ChatRequest = { ...request, messages: [...request.messages, { role: 'assistant', content: partialText }] };
+  const origin = requestOriginOf(request, ANTHROPIC_MESSAGES);
+  const turns = origin?.body.messages;
+  if (origin && Array.isArray(turns)) {
+    const { text: _unchanged, ...kept } = origin;
+    setRequestOrigin(next, { ...kept, body: { ...origin.body, messages: [...turns, { role: 'assistant', content: partialText }] } });
+  }
+  return next;
 }
 
 export async function continueStream(interruption: StreamInterruption, ctx: RequestContext, maxTries: number, initiator: string): Promise<AsyncIterable<StreamPart> | undefined> {

@@ -303,6 +303,8 @@ export interface Transport {
   request(request: TransportRequest): Promise<TransportResponse>;
   /** True when it calls `onRequestSent` for every request whose body was written (attempts that never left are then not billed). */
   readonly reportsRequestSent?: boolean;
+  /** How many connections it opens to one origin at most (policies that share them out read it); unset when unknown. */
+  readonly connectionsPerOrigin?: number;
   /** Opens a connection to the URL's origin ahead of need (warm backups); false when it could not. */
   preconnect?(url: string): Promise<boolean>;
   close?(): Promise<void>;

@@ -31,6 +31,11 @@ export interface GatewayErrorReply {
   headers: Record<string, string>;
 }
 
+/** A `GatewayErrorReply` from its parts. */
+export function errorReply(status: number, message: string, type: string, code: string | null, param: string | null = null, headers: Record<string, string> = {}): GatewayErrorReply {
+  return { status, body: { error: { message, type, param, code } }, headers };
+}
+
 /** An error as a dialect writes it: its status, its body, its headers. */
 export interface WireError {
   status: number;
@@ -87,6 +92,11 @@ export interface DialectContext {
   readonly store: StateStore;
   readonly clock: Clock;
   readonly caller?: CallerIdentity;
+  /**
+   * Whose stored objects this request's are (Responses' `store: true`): a virtual key's id;
+   * absent for the operator's own keys, which share theirs (a rotated key too).
+   */
+  readonly owner?: string;
   readonly requestId: string;
   /** The gateway's request limits (`server.limits`). */
   readonly limits?: Partial<RequestLimits>;
@@ -185,6 +195,11 @@ export interface StreamFraming {
   readonly contentType: string;
   /** What keeps an idle connection open before the commit point (SSE: a comment). */
   readonly heartbeat: string;
+  /**
+   * What the stream is when it fails after heartbeats, before any chunk (Gemini's JSON array:
+   * `[{"error":…}]`); default: the dialect's `streamError`.
+   */
+  error?(reply: GatewayErrorReply): string;
 }
 
 /** A whole answer a route writes itself. */

@@ -22,5 +22,5 @@ export { providerBaseUrl, toWireRequest } from './wire-request.js';
 export type { FrameDecoder, WireRequest } from './provider.js';
 export { secretRandomPart } from './redact-secrets.js';
 export { DEFAULT_RESPONSE_LIMITS, RESPONSE_TOO_LARGE_CODE, responseTooLarge, type ResponseLimits } from './response-limits.js';
-export { droppedFor, droppedSummary, isStrict, skippedSummary, type SkippedCandidate } from './translation.js';
+/** What a deployment is sent without (`ProviderV1.drops`), disclosed with its answer. */
 export type { DroppedPart } from './types.js';

@@ -32,11 +32,14 @@ export { checkRequestLimits, DEFAULT_REQUEST_LIMITS, REQUEST_LIMIT_CODE, type Re
 export { attemptMoves, type RequestOutcomeClass, requestOutcomeClass, unansweredCause } from './request-summary.js';
 export { type AttemptPhase, isSilentEndpoint, RequestTimer, SILENT_ENDPOINT_KINDS } from './request-timer.js';
 export { retryAfterVerdict, type WaitLimits, type WaitVerdict } from './retry-after-verdict.js';
+export { randomId } from './random-id.js';
 export { readMany, readManyNow, type StoreSnapshot } from './state-store.js';
 export { attemptTimeouts, checkSwitchyardHints, HINT_LIMITS, INVALID_HINTS_CODE } from './switchyard-hints.js';
 export { tapMaybeAsync } from './tap-maybe-async.js';
+export { choicesOf, inputTokenBound, outputLimitOf, reservationTokens, type TokenBoundRules } from './token-bound.js';
 export { inputPriceBound, type TokenCounts, tokenCounts, usageCostUsd, toolCallsCostUsd } from './usage-cost.js';
 export { formatDuration } from './duration-text.js';
+export { droppedFor, droppedSummary, isStrict, skippedSummary, type SkippedCandidate } from './translation.js';
 export { validateChatRequest, validateEmbeddingRequest } from './validate-request.js';
 export { CORE_VERSION } from './version.js';
 export { createWarmConnector, type WarmConnector } from './warm-connector.js';

@@ -19,6 +19,7 @@ import type { DurableRecordStore } from './durable-records.js';
 export const FIRST_PARTY_PROVIDERS: Readonly<Record<string, string>> = Object.freeze({
   openai: '@switchyard/provider-openai',
   azure: '@switchyard/provider-openai',
+  'azure-foundry': '@switchyard/provider-openai',
   'openai-compatible': '@switchyard/provider-openai',
   dashscope: '@switchyard/provider-openai',
   zhipu: '@switchyard/provider-openai',
@@ -26,6 +27,7 @@ export const FIRST_PARTY_PROVIDERS: Readonly<Record<string, string>> = Object.fr
   qianfan: '@switchyard/provider-openai',
   deepseek: '@switchyard/provider-openai',
   anthropic: '@switchyard/provider-anthropic',
+  'azure-foundry-anthropic': '@switchyard/provider-anthropic',
   gemini: '@switchyard/provider-gemini',
   bedrock: '@switchyard/provider-bedrock',
   vertex: '@switchyard/provider-vertex',

@@ -175,7 +175,7 @@ function sseText(event: SseEvent): string {
  */
 async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attempt, ctx: RequestContext, res: TransportResponse, request: ChatRequest): AsyncGenerator<PartBatch, void, undefined> {
   const { candidate } = attempt;
-  const parser = provider.createFrameDecoder?.(candidate) ?? new SseParser(env.responseLimits.maxEventChars);
+  const parser = provider.createFrameDecoder?.(candidate, env.responseLimits) ?? new SseParser(env.responseLimits.maxEventChars);
   const decoder = provider.createStreamDecoder(candidate, request);
   // The client speaks the vendor's dialect: each event's text travels with its parts (wire-events.ts).
   const keepText = decoder.wireFormat !== undefined && requestOriginOf(request, decoder.wireFormat) !== undefined;

@@ -3,6 +3,7 @@
  * vendor HTTP request and the vendor's answers back into unified types. The core owns the
  * transport, so timeouts, the commit point and aborts are written once.
  */
+import type { ResponseLimits } from './response-limits.js';
 import type { SwitchyardError } from './errors.js';
 import type { SseEvent } from './sse.js';
 import type { Candidate, ChatRequest, DroppedPart, EndpointConfig, ChatResponse, EmbeddingRequest, EmbeddingResponse, StreamPart, Capability } from './types.js';
@@ -124,8 +125,8 @@ export interface ProviderV1 {
    * and refreshed. Failing to get credentials throws an `auth` SwitchyardError (a key failure).
    */
   authorize?(request: WireRequest, target: Candidate, signal?: AbortSignal): Promise<Record<string, string>>;
-  /** The framing of a streamed body when it is not SSE (default: SSE). */
-  createFrameDecoder?(target: Candidate): FrameDecoder;
+  /** The framing of a streamed body when it is not SSE (default: SSE); one frame past `limits.maxEventChars` bytes fails with `responseTooLarge`. */
+  createFrameDecoder?(target: Candidate, limits: Readonly<ResponseLimits>): FrameDecoder;
   /** Capabilities every deployment of this provider has unless its config says otherwise. */
   readonly defaultCapabilities?: readonly Capability[];
   buildRequest(request: ChatRequest, target: Candidate, options: BuildOptions): ProviderRequest;

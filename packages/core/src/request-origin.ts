@@ -8,7 +8,9 @@
  *
  * Keyed by the request object, like wire bodies: a plugin that changes a request makes a new
  * object (requests are immutable by contract), which has no origin, so a changed request is
- * always encoded from its unified form. A continuation's prefill variant is one such request.
+ * always encoded from its unified form, with one exception: a continuation's prefill variant of
+ * a Messages request keeps the client's body with the same assistant turn appended
+ * (continuation.ts).
  */
 
 /** A part of the client's request the unified shape cannot carry. */

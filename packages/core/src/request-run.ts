@@ -287,20 +287,16 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     const errors = this.ctx.errors();
     const reason = this.abortedWith;
     if (reason?.kind === 'cancelled') return attach(reason, errors);
-    // A request failure reaches the caller as the vendor said it (status and reason).
-    if (stopError && outcomeOf(stopError) === 'request-failure') return attach(stopError, errors);
-    if (errors.length === 0) {
-      if (reason) return reason;
-      return heldBackError(this.ctx.holds, this.ctx.clock.now(), this.ctx.model) ?? new SwitchyardError('no-candidate', `no candidate can serve model "${this.ctx.model}" right now (all filtered out by policies)`, { status: 503 });
-    }
+    // A request failure reaches the caller as the vendor said it; so does a limit of its own an attempt met (its key's connection share).
+    if (stopError && (outcomeOf(stopError) === 'request-failure' || stopError.kind === 'budget-exhausted')) return attach(stopError, errors);
+    if (errors.length === 0) return reason ?? heldBackError(this.ctx.holds, this.ctx.clock.now(), this.ctx.model) ?? new SwitchyardError('no-candidate', `no candidate can serve model "${this.ctx.model}" right now (all filtered out by policies)`, { status: 503 });
     const last = errors[errors.length - 1];
     const summary = errors.map((e) => `${e.deployment ?? e.endpoint ?? '?'}: ${e.kind}${e.status ? ` ${e.status}` : ''}`).join('; ');
     const prefix = reason ? `${reason.message} after ${errors.length} attempt(s)` : `all ${errors.length} attempt(s) failed`;
-    // Rate-limited everywhere it went, and every other candidate held back for a rate limit: a 429
-    // whose Retry-After is the soonest cooldown's end among them all, not the last vendor's.
+    const skipped = this.skipped.length > 0 ? `; ${skippedSummary(this.skipped)}` : '';
+    // Rate-limited everywhere it went, every other candidate held back for one: a 429 until the soonest cooldown ends.
     const rateLimited = !reason && errors.every((e) => e.kind === 'rate-limit') && this.ctx.holds.every((h) => h.rateLimited);
     const soonest = rateLimited ? heldBackError(this.ctx.holds, this.ctx.clock.now(), this.ctx.model) : undefined;
-    const skipped = this.skipped.length > 0 ? `; ${skippedSummary(this.skipped)}` : '';
     return new SwitchyardError('all-candidates-failed', `${prefix} for model "${this.ctx.model}": ${summary}${skipped}`, {
       status: reason ? 504 : rateLimited ? 429 : last.status && last.status >= 500 ? 503 : last.kind === 'rate-limit' ? 429 : 502,
       retryAfterMs: soonest?.retryAfterMs ?? last.retryAfterMs,

@@ -28,6 +28,8 @@ export interface UndiciTransportOptions {
 }
 
 const BACKSTOP_MS = 15 * 60_000;
+/** Sockets per origin when the config does not say (`upstream.connections`). */
+const DEFAULT_CONNECTIONS = 128;
 
 function envProxySet(): boolean {
   const env = process.env;
@@ -39,7 +41,7 @@ export function createDispatcher(options: UndiciTransportOptions = {}, connector
   const connect = connector ?? tls;
   const common = {
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
-    connections: options.connections ?? 128,
+    connections: options.connections ?? DEFAULT_CONNECTIONS,
     headersTimeout: BACKSTOP_MS,
     bodyTimeout: BACKSTOP_MS,
     connect,
@@ -73,6 +75,7 @@ export function createUndiciTransport(options: UndiciTransportOptions = {}): Tra
     ...(connector ? { preconnect: (url: string) => connector.warm(url) } : {}),
     // Only undici's own clients publish on its diagnostics channels; a dispatcher passed in may not.
     reportsRequestSent: ownDispatcher,
+    ...(ownDispatcher ? { connectionsPerOrigin: options.connections ?? DEFAULT_CONNECTIONS } : {}),
     request(req) {
       let exchange: UndiciExchange;
       try {

@@ -71,7 +71,7 @@ describe('plugin loader', () => {
     const err = await createPipelineFromConfig(parseConfig(text, {}), { importer }).catch((e) => e);
     expect(err.code).toBe('SWITCHYARD_ERR_PLUGIN_IMPORT');
     expect(err.message).toContain('endpoints[0].provider: cannot import "antropic"');
-    expect(err.message).toContain('not a built-in provider id either (openai, azure, openai-compatible, dashscope, zhipu, moonshot, qianfan, deepseek, anthropic, gemini, bedrock, vertex)');
+    expect(err.message).toContain('not a built-in provider id either (openai, azure, azure-foundry, openai-compatible, dashscope, zhipu, moonshot, qianfan, deepseek, anthropic, azure-foundry-anthropic, gemini, bedrock, vertex)');
   });
 
   it('an endpoint whose provider package exports no provider fails at load', async () => {

@@ -2,9 +2,8 @@
  * One access line per gateway request: what the client asked, what answered, how it went.
  * The pipeline's `request:end` event carries the journey; the gateway adds the HTTP side.
  */
-import { type CallerIdentity, type Pipeline, type RequestOutcome, type RequestRecord, type SwitchyardEvents } from '@switchyard/core';
-import { attemptMoves, requestOutcomeClass, tokenCounts, usageCostUsd, type RequestOutcomeClass } from '@switchyard/core/internal';
-import { droppedSummary } from '@switchyard/core/wire';
+import type { CallerIdentity, Pipeline, RequestOutcome, RequestRecord, SwitchyardEvents } from '@switchyard/core';
+import { attemptMoves, droppedSummary, requestOutcomeClass, tokenCounts, usageCostUsd, type RequestOutcomeClass } from '@switchyard/core/internal';
 import type { LogFields } from './logger.js';
 
 export type RequestEnd = RequestRecord;

@@ -8,6 +8,7 @@
 import { SwitchyardError } from '@switchyard/core';
 import { wireBodyOf } from '@switchyard/core/wire';
 import type { DialectCall, DialectContext, DialectV1 } from '@switchyard/core/dialect';
+import { ownerOf } from './caller-gate.js';
 import { countInputTokens, TOKEN_COUNT_HEADER } from './count-tokens.js';
 import type { RouteMatch } from './dialect-routes.js';
 import { renderError } from './dialect.js';
@@ -22,6 +23,7 @@ export function dialectContext(x: Exchange): DialectContext {
     store: x.pipeline.store,
     clock: x.pipeline.clock,
     caller: x.call.caller,
+    owner: ownerOf(x.call.caller),
     requestId: x.call.requestId ?? '',
     limits: x.server.limits,
     storeTtlMs: x.server.responseTtlMs,

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { declareDurableKeys, MemoryStateStore, systemClock, type Clock, type DurableRecordStore, type StateStore } from '@switchyard/core';
 import { RecordKeepingStore, type Importer, type LoadedConfig } from '@switchyard/core/config';
 import { importerFrom, JournalRecords, loadRecords, loadStore, type StoreSnapshot } from '@switchyard/core/internal';
-import { RESPONSE_KEY_PREFIX } from './dialects/openai-responses/response-store.js';
+import { RESPONSE_KEY_PREFIX } from '@switchyard/provider-openai/dialect';
 
 /** The journal's file in $STATE_DIRECTORY, else beside the config, when `records.file` is not given. */
 export const DEFAULT_RECORDS_FILE = 'switchyard-records.journal';

@@ -1,7 +1,8 @@
 /** Small helpers for writing answers on node:http responses. */
 import type { ServerResponse } from 'node:http';
 import type { Clock } from '@switchyard/core';
-import { droppedSummary, type DroppedPart } from '@switchyard/core/wire';
+import { droppedSummary } from '@switchyard/core/internal';
+import type { DroppedPart } from '@switchyard/core/wire';
 import type { WireError } from './dialect.js';
 
 /** One write: the head and the body go out corked together (a string body joins the head). */

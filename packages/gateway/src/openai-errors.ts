@@ -12,7 +12,7 @@ import '@switchyard/contracts';
 import type { ServerResponse } from 'node:http';
 import { httpStatusOf, isSwitchyardError, type SwitchyardError } from '@switchyard/core';
 import { IDEMPOTENCY_CONFLICT, IDEMPOTENCY_UNAVAILABLE } from '@switchyard/core/internal';
-import type { GatewayErrorReply } from '@switchyard/core/dialect';
+import { errorReply, type GatewayErrorReply } from '@switchyard/core/dialect';
 import { renderError, type Dialect } from './dialect.js';
 import { sendError } from './http-reply.js';
 import { noteErrorCode } from './sent-error.js';
@@ -27,9 +27,7 @@ export interface OpenAIErrorBody {
 /** The gateway's neutral error reply (core's `GatewayErrorReply`), which each dialect renders. */
 export type ErrorReply = GatewayErrorReply;
 
-export function errorReply(status: number, message: string, type: string, code: string | null, param: string | null = null, headers: Record<string, string> = {}): ErrorReply {
-  return { status, body: { error: { message, type, param, code } }, headers };
-}
+export { errorReply };
 
 function retryAfterHeader(ms: number | undefined, fallbackSeconds?: number): Record<string, string> {
   const seconds = ms !== undefined ? Math.max(1, Math.ceil(ms / 1000)) : fallbackSeconds;
@@ -66,6 +64,8 @@ export function replyForError(error: unknown, options: ErrorReplyOptions = {}): 
   return withRetryAdvice(replyFor(error, options));
 }
 
+const CONNECTION_SHARE = 'SWITCHYARD_ERR_CONNECTION_SHARE';
+
 /** Codes of the caller's own key (plugin-tenants) with a wire code of their own: [type, code]. */
 const CALLER_KEY_CODES: Readonly<Record<string, readonly [string, string]>> = {
   SWITCHYARD_ERR_KEY_EXPIRED: ['invalid_request_error', 'key_expired'],
@@ -96,6 +96,8 @@ function replyFor(error: unknown, options: ErrorReplyOptions): ErrorReply {
     case 'rate-limit':
       return errorReply(status, message, 'rate_limit_error', 'rate_limit_exceeded', null, retryAfterHeader(error.retryAfterMs, 1));
     case 'budget-exhausted':
+      // The key's share of an origin's connections: a rate of its own, not money.
+      if (error.code === CONNECTION_SHARE) return errorReply(status, message, 'rate_limit_error', 'connection_share_exceeded', null, retryAfterHeader(error.retryAfterMs, 1));
       return errorReply(status, message, 'insufficient_quota', 'budget_exhausted', null, retryAfterHeader(error.retryAfterMs));
     case 'auth':
     case 'payment':

@@ -1,5 +1,5 @@
 /** Request id and trace context taken from client headers only when they are well-formed. */
-import { randomFillSync } from 'node:crypto';
+import { randomId } from '@switchyard/core/internal';
 import type { IncomingMessage } from 'node:http';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
@@ -7,22 +7,6 @@ const TRACEPARENT_RE = /^[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}
 
 function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-const ID_BYTES = 16;
-/** 4 KB of random bytes, refilled when used up: an id is a hex slice of it, not a call into the CSPRNG each. */
-const pool = Buffer.alloc(4096);
-let poolOffset = pool.length;
-
-/** `<prefix>_<32 hex digits>`: 128 random bits. */
-export function randomId(prefix: string): string {
-  if (poolOffset + ID_BYTES > pool.length) {
-    randomFillSync(pool);
-    poolOffset = 0;
-  }
-  const id = pool.toString('hex', poolOffset, poolOffset + ID_BYTES);
-  poolOffset += ID_BYTES;
-  return `${prefix}_${id}`;
 }
 
 function freshRequestId(): string {

@@ -4,7 +4,7 @@
  * dialect's shape); after it, a failure ends the stream with the dialect's error event, never
  * with its clean closing. The dialect only encodes.
  */
-import { SwitchyardError, type ChatRequest, type ChatStream } from '@switchyard/core';
+import type { ChatRequest, ChatStream, SwitchyardError } from '@switchyard/core';
 import type { StreamFraming } from '@switchyard/core/dialect';
 import type { StreamEncoderFactory } from './dialect.js';
 import type { Exchange } from './exchange.js';
@@ -39,8 +39,11 @@ export async function serveStream(x: Exchange, request: ChatRequest, encoderFor:
   try {
     stream = await x.pipeline.stream(request, x.call);
   } catch (error) {
-    // Before any byte went out the client gets a normal error status; after heartbeats, an SSE error event.
-    replyWithError(x, inClientTerms ? inClientTerms(error) : error);
+    const failure = inClientTerms ? inClientTerms(error) : error;
+    // Before any byte went out the client gets a normal error status; after heartbeats, the stream's error ending.
+    if (res.headersSent && framing?.error) {
+      if (!res.writableEnded && !res.destroyed) res.end(framing.error(replyForError(failure, x.errorOptions)));
+    } else replyWithError(x, failure);
     return;
   } finally {
     x.clock.clearTimeout(heartbeat);
@@ -79,12 +82,4 @@ export async function serveStream(x: Exchange, request: ChatRequest, encoderFor:
     const closing = encoder.end();
     writer.end(typeof closing === 'string' ? closing : await closing);
   }
-}
-
-/** The `stream` field of a body: absent, or a boolean (a 400 naming it otherwise). */
-export function wantsStream(body: unknown): boolean {
-  const stream = (body as { stream?: unknown } | null)?.stream;
-  if (stream === undefined || stream === null) return false;
-  if (typeof stream !== 'boolean') throw new SwitchyardError('invalid-request', 'stream must be a boolean', { path: 'stream', status: 400 });
-  return stream;
 }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { TranslationTable } from '@switchyard/core/dialect';
 import { MESSAGES_TABLE } from '../../../plugins/provider-anthropic/src/dialect/translation-table.js';
-import { RESPONSES_TABLE } from '../src/dialects/openai-responses/translation-table.js';
+import { RESPONSES_TABLE } from '../../../plugins/provider-openai/src/dialect/responses/translation-table.js';
 
 const doc = readFileSync(new URL('../../../docs/agents.md', import.meta.url), 'utf8');
 

@@ -164,6 +164,41 @@ describe('the Gemini wire', () => {
     expect(res.status).toBe(error.error.code);
   });
 
+  it('an error before the first chunk of the JSON array stream is Google’s error: a status before any byte, an array holding it after heartbeats', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const unavailable = async (_req: unknown, res: import('node:http').ServerResponse) => {
+      await released;
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } }));
+    };
+    const ask = { method: 'POST', headers: { 'x-goog-api-key': GATEWAY_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }] }) };
+    type GoogleError = { error: { code: number; status: string; message: string } };
+
+    // Heartbeats went out (a 200 and whitespace), then every vendor failed: the array holds the error.
+    const slow = await vendor(unavailable);
+    const late = await startMessagesGateway(pipelineOf([{ name: 'gemini', kind: 'gemini', url: slow.url }]), { dialects, server: { heartbeatMs: 20 } });
+    const res = await fetch(`${late.origin}/v1beta/models/${MODEL}:streamGenerateContent`, ask);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = decoder.decode((await reader.read()).value, { stream: true });
+    expect(text.trim()).toBe('');
+    release();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += decoder.decode(chunk.value, { stream: true });
+    const array = JSON.parse(text) as GoogleError[];
+    expect(array).toHaveLength(1);
+    expect(array[0]!.error).toMatchObject({ code: 503, status: 'UNAVAILABLE' });
+    expect(array[0]!.error.message).toContain('attempt');
+
+    // Nothing went out yet: an ordinary error status in Google's shape.
+    const early = await startMessagesGateway(pipelineOf([{ name: 'gemini', kind: 'gemini', url: slow.url }]), { dialects });
+    const refused = await fetch(`${early.origin}/v1beta/models/${MODEL}:streamGenerateContent`, ask);
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as GoogleError).error).toMatchObject({ code: 503, status: 'UNAVAILABLE' });
+  });
+
   it('refuses a wrong key in Google’s shape, and a malformed body naming the field', async () => {
     const { origin } = await gatewayFor(['gemini']);
     const denied = await fetch(`${origin}/v1beta/models/${MODEL}:generateContent`, { method: 'POST', headers: { 'x-goog-api-key': 'wrong', 'content-type': 'application/json' }, body: '{}' });

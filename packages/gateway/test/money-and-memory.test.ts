@@ -10,6 +10,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '@switchyard/core';
+import { createUndiciTransport } from '@switchyard/core/config';
 import { cache } from '@switchyard/plugin-cache';
 import { quota } from '@switchyard/plugin-quota';
 import { getTenants } from '@switchyard/plugin-tenants';
@@ -196,6 +197,31 @@ describeWithRedis('issue 34: hostile tenants cannot spend past their budgets', (
     expect(claude.requests).toHaveLength(2);
   });
 
+  it('row 7 (OpenAI hosted tools): web_search, file_search and code_interpreter calls on /v1/responses are billed per call from the answer\'s output items', async () => {
+    stores.usePrefix('i34-row7-openai');
+    // 10 + 5 tokens ($0.015 at PRICE), 3 web searches, 1 file search, 2 Code Interpreter calls in one container.
+    const output = [
+      ...[1, 2, 3].map((i) => ({ type: 'web_search_call', id: `ws_${i}`, status: 'completed', action: { type: 'search', query: 'q' } })),
+      { type: 'file_search_call', id: 'fs_1', status: 'completed', queries: ['q'], results: null },
+      ...[1, 2].map((i) => ({ type: 'code_interpreter_call', id: `ci_${i}`, status: 'completed', code: '1+1', container_id: 'cntr_1', outputs: null })),
+      { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done', annotations: [] }] },
+    ];
+    const openai = await vendor((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 'resp_1', object: 'response', created_at: 1, status: 'completed', model: 'primary-model', output, usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 } }));
+    });
+    const rig = await tenantGateway(stores, openai);
+    const k = await rig.key({ name: 'researcher', budget: { day: { limitUsd: 1 } } });
+    const tools = [{ type: 'web_search' }, { type: 'file_search', vector_store_ids: ['vs_1'] }, { type: 'code_interpreter', container: { type: 'auto' } }];
+    const answered = await k.client.responses.create({ model: 'chat', input: 'research this', tools, max_tool_calls: 5, max_output_tokens: 100 } as never);
+    expect((answered as { output_text?: string }).output_text).toBe('done');
+    expect(await rig.spentToday(k.id)).toBeCloseTo(0.015 + 3 * 0.01 + 0.0025 + 0.03, 9);
+    // A hosted tool without a known fee (image generation bills image tokens at another model's rate) is refused for a budgeted key.
+    const refused = await refusedWith(k.client.responses.create({ model: 'chat', input: 'draw', tools: [{ type: 'image_generation' }] } as never));
+    expect(refused).toMatchObject({ status: 400, message: expect.stringContaining('"image_generation"') });
+    expect(openai.requests).toHaveLength(1);
+  });
+
   it('row 8: a hedged request bills its losing attempt as an estimate', async () => {
     stores.usePrefix('i34-row8');
     const slow = await vendor(holds);
@@ -238,6 +264,46 @@ describeWithRedis('issue 34: hostile tenants cannot spend past their budgets', (
     } finally {
       for (const socket of held) socket.destroy();
       await new Promise((resolve) => deaf.close(resolve));
+    }
+  });
+
+  it('row 9: one key holds at most half of an origin\'s connections; over it, a coded 429 after queueMs, never billed; another key is answered meanwhile', async () => {
+    stores.usePrefix('i34-row9-share');
+    // A vendor that starts every "hold" stream and keeps it open until the test lets it end.
+    const open: http.ServerResponse[] = [];
+    const upstream = await vendor((_req, res, body) => {
+      if (!body.includes('hold')) return honoursIncludeUsage(_req, res, body);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(sseBody(textChunks(['first'])).split('data: [DONE]')[0]);
+      open.push(res);
+      return new Promise<void>((resolve) => res.on('close', resolve));
+    });
+    // Four connections to the origin: a key may hold two.
+    const transport = createUndiciTransport({ connections: 4 });
+    const rig = await tenantGateway(stores, upstream, { tenants: { connectionShare: { queueMs: 400 } }, extra: { transport } });
+    try {
+      const a = await rig.key({ name: 'streamer' });
+      const b = await rig.key({ name: 'bystander' });
+      const hold = () => a.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hold' }], max_tokens: 5, stream: true });
+      const held = [await hold(), await hold()];
+      for (const stream of held) expect((await stream[Symbol.asyncIterator]().next()).done).toBe(false);
+      // Two more from the same key: each waits its queueMs for a connection of its own, then a coded 429.
+      const refused = await Promise.all([refusedWith(hold()), refusedWith(hold())]);
+      for (const r of refused) expect(r).toMatchObject({ status: 429, code: 'connection_share_exceeded' });
+      expect(refused[0].message).toMatch(/at most 2 of 4 \(50 %\)/);
+      // The other key is answered while the first holds its share.
+      const answered = await b.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
+      expect(answered.choices[0].message.content).toBe('ok');
+      expect(upstream.requests.length).toBe(3);
+      const ledger = await (await fetch(`${rig.h.origin}/switchyard/usage?groupBy=gatewayKey`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json();
+      expect(ledger.groups[a.id] ?? { estimated: { attempts: 0 }, costUsd: 0 }).toMatchObject({ estimated: { attempts: 0 }, costUsd: 0 });
+      // A request that queues gets the connection one of the key's own streams gives back.
+      const queued = a.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
+      open.shift()!.end('data: [DONE]\n\n');
+      expect((await queued).choices[0].message.content).toBe('ok');
+    } finally {
+      for (const res of open) res.destroy();
+      await transport.close?.();
     }
   });
 

@@ -10,7 +10,7 @@ import { anthropicProvider } from '@switchyard/provider-anthropic';
 import { openaiProvider } from '@switchyard/provider-openai';
 import { describeWithRedis, inspector } from '../../../plugins/store-redis/test/support/redis.js';
 import { redisStoresPerTest } from './support/redis-stores.js';
-import { RESPONSE_KEY_PREFIX } from '../src/dialects/openai-responses/index.js';
+import { RESPONSE_KEY_PREFIX } from '@switchyard/provider-openai/dialect';
 import { startGateway, vendor, VENDOR_KEY, type Harness, type Loopback } from './support/harness.js';
 import { anthropicVendor, responsesVendor, textScript } from './support/scripted-vendors.js';
 

@@ -18,3 +18,19 @@ export function checkAnthropicBaseUrl(baseUrl: string | undefined): string | und
   }
   return undefined;
 }
+
+/** Claude on Azure AI Foundry: the resource's `/anthropic/v1` root is required (there is no default resource). */
+export function checkFoundryAnthropicEndpoint(endpoint: { baseUrl?: string }): string | undefined {
+  const baseUrl = endpoint.baseUrl;
+  if (!baseUrl) return 'a Claude on Azure AI Foundry endpoint needs its baseUrl: "https://NAME.services.ai.azure.com/anthropic/v1"';
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return undefined;
+  }
+  const path = url.pathname.replace(/\/+$/, '');
+  if (path.endsWith('/messages')) return `a base URL is the Messages root, without /messages: write "${url.origin}${path.slice(0, -'/messages'.length)}"`;
+  if (url.hostname.endsWith('.services.ai.azure.com') && path !== '/anthropic/v1') return `Claude on an Azure AI Foundry resource answers at "${url.origin}/anthropic/v1"`;
+  return checkAnthropicBaseUrl(baseUrl);
+}

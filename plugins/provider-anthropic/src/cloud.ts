@@ -8,6 +8,7 @@
 import type { Candidate, ChatRequest } from '@switchyard/core';
 import { messagesOrigin, passThroughBody } from './pass-through.js';
 import { buildMessagesBody } from './request.js';
+import { clientBetas } from './betas.js';
 
 export interface CloudMessagesBody {
   body: Record<string, unknown>;
@@ -24,14 +25,5 @@ export function cloudMessagesBody(request: ChatRequest, target: Candidate, anthr
     if (key === 'model' || key === 'stream' || key === 'anthropic_version' || !Object.hasOwn(source, key)) continue;
     body[key] = source[key];
   }
-  const header = origin?.headers?.['anthropic-beta'];
-  return { body, betas: header ? header.split(',').map((b) => b.trim()).filter(Boolean) : [] };
-}
-
-/** Betas a channel takes, and those it would refuse (dropped, so the request still goes). */
-export function splitBetas(betas: readonly string[], allowed: ReadonlySet<string>): { kept: string[]; refused: string[] } {
-  const kept: string[] = [];
-  const refused: string[] = [];
-  for (const beta of betas) (allowed.has(beta) ? kept : refused).push(beta);
-  return { kept, refused };
+  return { body, betas: clientBetas(request) };
 }

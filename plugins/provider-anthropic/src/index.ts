@@ -1,8 +1,8 @@
 /**
  * @switchyard/provider-anthropic: the Anthropic Messages API as a Switchyard provider codec
- * (id `anthropic`). The core sends the requests and parses SSE; this package only translates.
+ * (id `anthropic`), and Claude on Azure AI Foundry (id `azure-foundry-anthropic`). The core sends the requests and parses SSE; this package only translates.
  */
-import { defineProvider } from '@switchyard/core';
+import { defineProvider, type Candidate, type ChatRequest, type ProviderV1 } from '@switchyard/core';
 import { ANTHROPIC_MESSAGES, keepWireBody } from '@switchyard/core/wire';
 import { classifyAnthropicError } from './classify-error.js';
 import { buildCountTokensRequest, parseCountTokensResponse } from './count-tokens.js';
@@ -11,29 +11,32 @@ import { buildMessagesBody, requestHeaders } from './request.js';
 import { forwardable, parseMessagesResponse } from './response.js';
 import { AnthropicStreamDecoder } from './stream-decoder.js';
 import { anthropicUnsupported } from './unsupported.js';
-import { checkAnthropicBaseUrl } from './base-url.js';
+import { checkAnthropicBaseUrl, checkFoundryAnthropicEndpoint } from './base-url.js';
+import { allowedBetas, betaDrops, clientBetas, splitBetas, withoutFields } from './betas.js';
 
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com/v1';
 
-export const anthropicProvider = defineProvider({
+const messagesCodec = {
   specificationVersion: 'v1',
-  id: 'anthropic',
-  defaultBaseUrl: ANTHROPIC_BASE_URL,
   // No native JSON mode in API version 2023-06-01, so `json` is not claimed.
   defaultCapabilities: ['tools', 'vision', 'prefill', 'stream'],
-  speaks: (format) => format === ANTHROPIC_MESSAGES,
-  checkEndpoint: (endpoint) => checkAnthropicBaseUrl(endpoint.baseUrl),
+  speaks: (format: string) => format === ANTHROPIC_MESSAGES,
   unsupported: anthropicUnsupported,
   buildRequest(request, target, { stream }) {
     // A client of the Messages API gets its own request sent on (pass-through.ts).
     const origin = messagesOrigin(request);
-    return {
-      method: 'POST',
-      path: '/messages',
-      headers: Object.assign({ 'content-type': 'application/json' }, requestHeaders(target, origin?.headers)),
-      body: JSON.stringify(origin ? passThroughBody(origin.body, target.model, stream) : buildMessagesBody(request, target, stream)),
-    };
+    const headers = Object.assign({ 'content-type': 'application/json' }, requestHeaders(target, origin?.headers));
+    let body = origin ? passThroughBody(origin.body, target.model, stream) : (buildMessagesBody(request, target, stream) as unknown as Record<string, unknown>);
+    // The deployment's beta allow-list (every beta unless `options.anthropicBetas` says otherwise): the rest goes, with the fields it turns on.
+    const { kept, refused, fields } = splitBetas(clientBetas(request), allowedBetas(target.endpoint));
+    if (refused.length > 0) {
+      if (kept.length > 0) headers['anthropic-beta'] = kept.join(',');
+      else delete headers['anthropic-beta'];
+      body = withoutFields(body, fields);
+    }
+    return { method: 'POST', path: '/messages', headers, body: JSON.stringify(body) };
   },
+  drops: (request: ChatRequest, target: Candidate) => betaDrops(request, target),
   parseResponse(response, target) {
     const chat = parseMessagesResponse(response);
     chat.model ||= target.model;
@@ -50,9 +53,28 @@ export const anthropicProvider = defineProvider({
   probe(target) {
     return { method: 'GET', path: '/models', headers: requestHeaders(target) };
   },
+} satisfies Omit<ProviderV1, 'id'>;
+
+export const anthropicProvider = defineProvider({
+  ...messagesCodec,
+  id: 'anthropic',
+  defaultBaseUrl: ANTHROPIC_BASE_URL,
+  checkEndpoint: (endpoint) => checkAnthropicBaseUrl(endpoint.baseUrl),
 });
 
-export const providers = [anthropicProvider];
+/**
+ * Claude on Azure AI Foundry (provider id `azure-foundry-anthropic`): the Messages API of a
+ * Foundry resource, `https://NAME.services.ai.azure.com/anthropic/v1`, the same requests and
+ * answers as Anthropic's (a Messages client's body passes through), the deployment name as
+ * `model`, the resource key in `x-api-key`.
+ */
+export const azureFoundryAnthropicProvider = defineProvider({
+  ...messagesCodec,
+  id: 'azure-foundry-anthropic',
+  checkEndpoint: checkFoundryAnthropicEndpoint,
+});
+
+export const providers = [anthropicProvider, azureFoundryAnthropicProvider];
 export default providers;
 
 export { ANTHROPIC_VERSION, DEFAULT_MAX_TOKENS, buildMessagesBody } from './request.js';
@@ -60,7 +82,8 @@ export { finishReasonOf, toUnifiedUsage } from './mapping.js';
 export { thinkingBlocksOf } from './thinking.js';
 // The wire codec other channels of Claude reuse (Bedrock, Vertex AI).
 export { classifyAnthropicError } from './classify-error.js';
-export { cloudMessagesBody, splitBetas, type CloudMessagesBody } from './cloud.js';
+export { cloudMessagesBody, type CloudMessagesBody } from './cloud.js';
+export { allowedBetas, betaDrops, BETA_FIELDS, clientBetas, splitBetas, withoutFields, type BetaSplit } from './betas.js';
 export { parseMessagesResponse, forwardable } from './response.js';
 export { AnthropicStreamDecoder } from './stream-decoder.js';
 export type { MessagesRequestBody, MessagesResponseBody, SignedThinking } from './wire-types.js';

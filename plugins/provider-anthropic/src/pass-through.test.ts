@@ -41,6 +41,18 @@ describe('a Messages request goes to Anthropic as the client wrote it', () => {
     expect(JSON.parse(wireBodyOf(answer, ANTHROPIC_MESSAGES)!)).toEqual(fixtureJson('anthropic-text.json'));
   });
 
+  it('a deployment\'s beta allow-list drops the other betas with the body fields they turn on, and the answer names them', async () => {
+    rig = await anthropicRig([json(200, fixtureJson('anthropic-text.json'))], { options: { anthropicBetas: ['interleaved-thinking-2025-05-14'] } });
+    const body = { ...clientBody, context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] } };
+    const answer = await rig.pipeline.chat(messagesRequest(body, { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'interleaved-thinking-2025-05-14,context-management-2025-06-27,claude-code-20250219' }));
+    const received = rig.servers[0]!.requests[0]!;
+    expect(received.headers['anthropic-beta']).toBe('interleaved-thinking-2025-05-14');
+    const sent = JSON.parse(received.body);
+    expect(sent.context_management).toBeUndefined();
+    expect(sent.thinking).toEqual(clientBody.thinking);
+    expect(answer.switchyard?.dropped?.map((d) => d.feature)).toEqual(['anthropic-beta:context-management-2025-06-27', 'anthropic-beta:claude-code-20250219', 'context_management']);
+  });
+
   it('a stream keeps every vendor event with its parts, signature_delta included', async () => {
     const [interaction] = cassette('pydantic-ai__test_anthropic_model_thinking_part_stream.yaml');
     rig = await anthropicRig([replay(interaction!)]);

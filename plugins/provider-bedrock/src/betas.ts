@@ -5,7 +5,6 @@
  * `anthropic_beta`. Source: Amazon Bedrock User Guide, "Anthropic Claude Messages API",
  * request parameter `anthropic_beta`. An endpoint's `options.anthropicBetas` replaces the list.
  */
-import type { EndpointConfig } from '@switchyard/core';
 
 export const BEDROCK_ANTHROPIC_BETAS: readonly string[] = [
   'computer-use-2024-10-22',
@@ -21,13 +20,5 @@ export const BEDROCK_ANTHROPIC_BETAS: readonly string[] = [
   'tool-examples-2025-10-29',
 ];
 
-const DEFAULT_ALLOWED = new Set(BEDROCK_ANTHROPIC_BETAS);
-const configured = new WeakMap<EndpointConfig, ReadonlySet<string>>();
-
-export function allowedBetas(endpoint: EndpointConfig, defaults: ReadonlySet<string> = DEFAULT_ALLOWED): ReadonlySet<string> {
-  const list = endpoint.options?.anthropicBetas;
-  if (!Array.isArray(list)) return defaults;
-  let set = configured.get(endpoint);
-  if (!set) configured.set(endpoint, (set = new Set(list.filter((b): b is string => typeof b === 'string'))));
-  return set;
-}
+/** The betas a Bedrock endpoint takes: `options.anthropicBetas`, else the list above. */
+export const BEDROCK_DEFAULT_BETAS: ReadonlySet<string> = new Set(BEDROCK_ANTHROPIC_BETAS);

@@ -3,13 +3,15 @@
  * with @smithy/eventstream-codec into the events the stream decoders read. Frames arrive split
  * across and packed into body chunks: bytes are kept until a frame's 4-byte total length is
  * there. A CRC mismatch or an impossible length makes the stream malformed (an endpoint
- * failure); an `exception` frame is the vendor's error, classified like an HTTP one.
+ * failure); a frame claiming more than the gateway's event limit (`upstream.responseLimits.
+ * maxEventChars`, as bytes) fails with the coded `SWITCHYARD_ERR_RESPONSE_TOO_LARGE` as soon as
+ * its prelude arrives, before any of it is kept; an `exception` frame is the vendor's error,
+ * classified like an HTTP one.
  */
 import { EventStreamCodec, type Message } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { SwitchyardError, type Candidate } from '@switchyard/core';
-import { type FrameDecoder } from '@switchyard/core/wire';
-import { type SseEvent } from '@switchyard/core/wire';
+import { DEFAULT_RESPONSE_LIMITS, responseTooLarge, type FrameDecoder, type SseEvent } from '@switchyard/core/wire';
 import { streamException } from './classify-error.js';
 
 /** Event-stream frames have a 12-byte prelude and a 4-byte trailer; AWS caps a frame at 16 MiB. */
@@ -36,6 +38,8 @@ export class EventStreamFrames implements FrameDecoder {
   constructor(
     private readonly target: Candidate,
     private readonly read: FrameReader,
+    /** Bytes one frame may have (the event limit; AWS's own cap is 16 MiB). */
+    private readonly maxFrameBytes = DEFAULT_RESPONSE_LIMITS.maxEventChars,
   ) {}
 
   push(chunk: Uint8Array): SseEvent[] {
@@ -70,6 +74,7 @@ export class EventStreamFrames implements FrameDecoder {
       const view = new DataView(this.buffer.buffer, this.buffer.byteOffset, this.buffer.byteLength);
       const length = view.getUint32(0);
       if (length < MIN_FRAME || length > MAX_FRAME) throw malformed(`a frame claims ${length} bytes`);
+      if (length > this.maxFrameBytes) throw responseTooLarge('event-stream frame', this.maxFrameBytes, 'bytes');
       if (this.buffer.length < length) break;
       const frame = this.buffer.subarray(0, length);
       this.buffer = this.buffer.subarray(length);

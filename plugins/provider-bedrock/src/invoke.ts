@@ -3,18 +3,19 @@
  * body with `anthropic_version: "bedrock-2023-05-31"`, its betas (those Bedrock knows) in the
  * body's `anthropic_beta`. CountTokens takes the same body, base64-encoded, and is free.
  */
-import { cloudMessagesBody, splitBetas } from '@switchyard/provider-anthropic';
+import { allowedBetas, cloudMessagesBody, splitBetas, withoutFields } from '@switchyard/provider-anthropic';
 import { SwitchyardError, type Candidate, type ChatRequest, type ProviderHttpResponse, type ProviderRequest } from '@switchyard/core';
-import { allowedBetas } from './betas.js';
+import { BEDROCK_DEFAULT_BETAS } from './betas.js';
 import { modelPath } from './endpoint-url.js';
 
 export const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31';
 
 export function invokeBody(request: ChatRequest, target: Candidate): Record<string, unknown> {
   const { body, betas } = cloudMessagesBody(request, target, BEDROCK_ANTHROPIC_VERSION);
-  const { kept } = splitBetas(betas, allowedBetas(target.endpoint));
-  if (kept.length > 0) body.anthropic_beta = kept;
-  return body;
+  const { kept, fields } = splitBetas(betas, allowedBetas(target.endpoint, BEDROCK_DEFAULT_BETAS));
+  const sent = withoutFields(body, fields);
+  if (kept.length > 0) sent.anthropic_beta = kept;
+  return sent;
 }
 
 export function buildInvokeRequest(request: ChatRequest, target: Candidate, stream: boolean): ProviderRequest {

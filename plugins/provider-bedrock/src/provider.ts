@@ -2,13 +2,14 @@
  * The `bedrock` provider: Claude through InvokeModel with the Messages body, signed with SigV4
  * (or a Bedrock API key), streamed in AWS event-stream frames.
  */
-import { anthropicProvider } from '@switchyard/provider-anthropic';
+import { anthropicProvider, betaDrops } from '@switchyard/provider-anthropic';
 import { defineProvider, SwitchyardError, type Candidate, type ChatRequest, type ProviderRequest, type Unsupported, type EndpointConfig, type ProviderV1 } from '@switchyard/core';
 import type { SignatureV4 } from '@smithy/signature-v4';
 import { classifyBedrockError } from './classify-error.js';
 import { defaultCredentialSource, describeCredentialSource, REFRESH_BEFORE_MS, RefreshingCredentials, type CredentialOptions } from './credentials.js';
 import { bedrockBaseUrl, bedrockRegion, speaksMessages } from './endpoint-url.js';
 import { EventStreamFrames, readConverseFrame, readInvokeFrame } from './event-stream.js';
+import { BEDROCK_DEFAULT_BETAS } from './betas.js';
 import { buildInvokeCountTokensRequest, buildInvokeRequest, foundationModel, parseCountTokensResponse } from './invoke.js';
 import { createSigner, sigV4Headers } from './sign.js';
 import { buildConverseCountTokensRequest, buildConverseRequest, ConverseStreamDecoder, parseConverseResponse } from './converse.js';
@@ -67,14 +68,16 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}) {
     buildRequest(request, target, { stream }) {
       return speaksMessages(target.model, target.endpoint) ? buildInvokeRequest(request, target, stream) : buildConverseRequest(request, target, stream);
     },
+    // Betas Bedrock does not take (and the fields they turn on) are sent without, and said so.
+    drops: (request, target) => (speaksMessages(target.model, target.endpoint) ? betaDrops(request, target, BEDROCK_DEFAULT_BETAS) : undefined),
     parseResponse(response, target) {
       return speaksMessages(target.model, target.endpoint) ? anthropicProvider.parseResponse(response, target) : parseConverseResponse(response, target);
     },
     createStreamDecoder(target, request) {
       return speaksMessages(target.model, target.endpoint) ? anthropicProvider.createStreamDecoder(target, request) : new ConverseStreamDecoder();
     },
-    createFrameDecoder(target) {
-      return new EventStreamFrames(target, speaksMessages(target.model, target.endpoint) ? readInvokeFrame : readConverseFrame);
+    createFrameDecoder(target, limits) {
+      return new EventStreamFrames(target, speaksMessages(target.model, target.endpoint) ? readInvokeFrame : readConverseFrame, limits?.maxEventChars);
     },
     async authorize(wire, target) {
       if (target.apiKey) return { authorization: `Bearer ${target.apiKey}` };

@@ -152,6 +152,23 @@ describe('Bedrock failures', () => {
     expect(parts.at(-1)).toMatchObject({ type: 'error', error: { kind: 'server', vendorCode: 'ModelStreamErrorException' } });
   });
 
+  it('a frame claiming more than the event limit fails at its prelude with a coded error, before any of it is kept', async () => {
+    pipeline = createPipeline({
+      endpoints: [{ name: 'bedrock-us', provider: 'bedrock', region: 'us-east-1', baseUrl: fake.url }],
+      models: { claude: [{ endpoint: 'bedrock-us', model: MODEL }] },
+      providers: [createBedrockProvider({ source: () => async () => ({ ...KEY }) })],
+      responseLimits: { maxEventChars: 1024 * 1024 },
+    });
+    // 8 MiB is within AWS's own 16 MiB cap (not malformed), past this gateway's 1 MiB; the fake then sends nothing more.
+    fake.next({ type: 'huge-frame', afterEvents: 1, claimBytes: 8 * 1024 * 1024 });
+    const error = await failureOf(async () => collect(await pipeline!.stream(claudeCodeRequest())));
+    expect(error).toMatchObject({ kind: 'server', code: 'SWITCHYARD_ERR_RESPONSE_TOO_LARGE' });
+    expect(error.message).toContain('event-stream frame is larger than the limit of 1048576 bytes');
+    // A length past AWS's cap is a malformed stream whatever the limit.
+    fake.next({ type: 'huge-frame', afterEvents: 0, claimBytes: 0xffff_fff0 });
+    expect(await failureOf(async () => collect(await pipeline!.stream(claudeCodeRequest())))).toMatchObject({ vendorCode: 'MalformedEventStream' });
+  });
+
   it('a frame whose CRC does not match is a malformed stream', async () => {
     bedrockPipeline();
     fake.next({ type: 'corrupt-crc', afterEvents: 1 });

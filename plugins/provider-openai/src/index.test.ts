@@ -4,16 +4,17 @@ import { createPipeline } from '@switchyard/core';
 import { createPipelineFromConfig, parseConfig } from '@switchyard/core/config';
 import { isProvider } from '@switchyard/core/internal';
 import { loadProviders } from '@switchyard/core/internal';
-import providersDefault, { azureProvider, openaiCompatibleProvider, openaiProvider, providers, vendorPresetProviders } from './index.js';
+import providersDefault, { azureFoundryProvider, azureProvider, openaiCompatibleProvider, openaiProvider, providers, vendorPresetProviders } from './index.js';
 import { fixtureText, reframeChunks, startVendor } from './test-support/harness.js';
 
 describe('package exports', () => {
   it('exports the family and the vendor presets, as `providers` and as the default export', () => {
-    expect(providers).toEqual([openaiProvider, azureProvider, openaiCompatibleProvider, ...vendorPresetProviders]);
+    expect(providers).toEqual([openaiProvider, azureProvider, azureFoundryProvider, openaiCompatibleProvider, ...vendorPresetProviders]);
     expect(providersDefault).toBe(providers);
     expect(providers.map((p) => [p.id, isProvider(p), p.specificationVersion])).toEqual([
       ['openai', true, 'v1'],
       ['azure', true, 'v1'],
+      ['azure-foundry', true, 'v1'],
       ['openai-compatible', true, 'v1'],
       ['dashscope', true, 'v1'],
       ['zhipu', true, 'v1'],
@@ -57,7 +58,7 @@ describe('config loading', () => {
     };
     const found = await loadProviders({ endpoints: [{ name: 'a', provider: 'azure', baseUrl: 'https://x.openai.azure.com' }] }, importer);
     expect(asked).toEqual(['@switchyard/provider-openai']);
-    expect(found.map((p) => p.id).sort()).toEqual(['azure', 'dashscope', 'deepseek', 'moonshot', 'openai', 'openai-compatible', 'qianfan', 'zhipu']);
+    expect(found.map((p) => p.id).sort()).toEqual(['azure', 'azure-foundry', 'dashscope', 'deepseek', 'moonshot', 'openai', 'openai-compatible', 'qianfan', 'zhipu']);
   });
 
   it("the README's YAML example loads and routes each endpoint to the right codec and URL", async () => {

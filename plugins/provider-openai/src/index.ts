@@ -1,15 +1,17 @@
 /**
  * @switchyard/provider-openai: the OpenAI Chat Completions codec family for Switchyard.
- * Provider ids `openai`, `azure`, `openai-compatible` and the presets `dashscope`, `zhipu`,
+ * Provider ids `openai`, `azure`, `azure-foundry` (Azure AI Foundry's model inference endpoint), `openai-compatible` and the presets `dashscope`, `zhipu`,
  * `moonshot`, `qianfan`, `deepseek`.
  */
 import { azureProvider } from './azure.js';
+import { azureFoundryProvider } from './azure-foundry.js';
 import { openaiProvider } from './openai.js';
 import { openaiCompatibleProvider } from './openai-compatible.js';
 import { vendorPresetProviders } from './vendor-presets.js';
 
 export { openaiProvider } from './openai.js';
 export { azureProvider, azurePath, AZURE_DEFAULT_API_VERSION } from './azure.js';
+export { azureFoundryProvider, azureFoundryPath, AZURE_FOUNDRY_DEFAULT_API_VERSION, checkAzureFoundryEndpoint } from './azure-foundry.js';
 export { openaiCompatibleProvider } from './openai-compatible.js';
 export { vendorPresetProviders, VENDOR_PRESETS } from './vendor-presets.js';
 export { deepseekBalance, moonshotBalance, type BalanceRoute } from './balance.js';
@@ -21,5 +23,5 @@ export { parseResponsesResponse } from './responses-response.js';
 export { classifyResponseFailure } from './responses-errors.js';
 export { buildResponsesBody, responsesApiEnabled } from './responses-request.js';
 
-export const providers = [openaiProvider, azureProvider, openaiCompatibleProvider, ...vendorPresetProviders];
+export const providers = [openaiProvider, azureProvider, azureFoundryProvider, openaiCompatibleProvider, ...vendorPresetProviders];
 export default providers;

@@ -18,8 +18,34 @@ export function isResponseObject(json: unknown): json is Json {
   return isObject(json) && json.object === 'response';
 }
 
-/** Responses API usage → unified usage. */
-export function responsesUsage(usage: unknown): Usage | undefined {
+/** Output item types of the tools OpenAI runs itself and bills per call → the `Price.perCall` kind. */
+const HOSTED_TOOL_CALLS: Readonly<Record<string, string>> = { web_search_call: 'web_search', file_search_call: 'file_search', code_interpreter_call: 'code_interpreter' };
+
+/**
+ * The hosted tool calls among a response's output items, by kind. Code Interpreter bills per
+ * container, not per call: its calls count once per distinct `container_id`.
+ */
+export function hostedToolCalls(output: unknown): Record<string, number> | undefined {
+  if (!Array.isArray(output)) return undefined;
+  let calls: Record<string, number> | undefined;
+  let containers: Set<unknown> | undefined;
+  for (const item of output) {
+    if (!isObject(item) || typeof item.type !== 'string') continue;
+    const kind = HOSTED_TOOL_CALLS[item.type];
+    if (kind === undefined) continue;
+    if (kind === 'code_interpreter' && item.container_id !== undefined) {
+      containers ??= new Set();
+      if (containers.has(item.container_id)) continue;
+      containers.add(item.container_id);
+    }
+    calls ??= {};
+    calls[kind] = (calls[kind] ?? 0) + 1;
+  }
+  return calls;
+}
+
+/** Responses API usage → unified usage, with the hosted tool calls of `output` (billed per call). */
+export function responsesUsage(usage: unknown, items?: unknown): Usage | undefined {
   if (!isObject(usage)) return undefined;
   const prompt = count(usage.input_tokens);
   const completion = count(usage.output_tokens);
@@ -28,6 +54,8 @@ export function responsesUsage(usage: unknown): Usage | undefined {
   if (isObject(input) && typeof input.cached_tokens === 'number') out.prompt_tokens_details = { cached_tokens: input.cached_tokens };
   const output = usage.output_tokens_details;
   if (isObject(output) && typeof output.reasoning_tokens === 'number') out.completion_tokens_details = { reasoning_tokens: output.reasoning_tokens };
+  const tools = hostedToolCalls(items);
+  if (tools) out.server_tool_calls = tools;
   return out;
 }
 
@@ -75,7 +103,7 @@ export function parseResponsesResponse(res: ProviderHttpResponse, providerId: st
       if (text) reasoning = reasoning ? `${reasoning}\n\n${text}` : text;
     }
   }
-  const usage = responsesUsage(body.usage);
+  const usage = responsesUsage(body.usage, body.output);
   const response: ChatResponse = {
     id: typeof body.id === 'string' ? body.id : '',
     object: 'chat.completion',

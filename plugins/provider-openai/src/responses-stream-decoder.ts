@@ -78,7 +78,7 @@ export class ResponsesStreamDecoder implements StreamDecoder {
       case 'response.incomplete': {
         this.done = true;
         const response = isObject(data.response) ? data.response : {};
-        const usage = responsesUsage(response.usage);
+        const usage = responsesUsage(response.usage, response.output);
         const finishReason = finishOf(response, this.calls.size > 0);
         const meta: Json = {};
         if (isObject(response.incomplete_details)) meta.incomplete_details = response.incomplete_details;

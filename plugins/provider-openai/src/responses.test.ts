@@ -93,7 +93,7 @@ describe('a response object', () => {
     const unified = openaiProvider.parseResponse(http(body), target('openai'));
     expect(unified).toMatchObject({ id: 'resp_1', created: 1_770_000_000, model: 'gpt-5-mini', providerMetadata: { openai: { status: 'completed', service_tier: 'priority' } } });
     expect(unified.choices).toEqual([{ index: 0, message: { role: 'assistant', content: 'Hello there.', reasoning_content: 'Thinking briefly.' }, finish_reason: 'stop' }]);
-    expect(unified.usage).toEqual({ prompt_tokens: 9, completion_tokens: 6, total_tokens: 15, prompt_tokens_details: { cached_tokens: 4 }, completion_tokens_details: { reasoning_tokens: 2 } });
+    expect(unified.usage).toEqual({ prompt_tokens: 9, completion_tokens: 6, total_tokens: 15, prompt_tokens_details: { cached_tokens: 4 }, completion_tokens_details: { reasoning_tokens: 2 }, server_tool_calls: { web_search: 1 } });
     expect(wireBodyOf(unified, OPENAI_RESPONSES)).toBe(JSON.stringify(body));
   });
 

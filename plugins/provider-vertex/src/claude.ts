@@ -4,8 +4,8 @@
  * and the client's betas (those Vertex takes) in the `anthropic-beta` header. The answer is
  * Anthropic's own JSON and SSE, decoded by the Anthropic codec.
  */
-import { anthropicProvider, cloudMessagesBody, splitBetas } from '@switchyard/provider-anthropic';
-import type { Candidate, ChatRequest, EndpointConfig, ProviderRequest } from '@switchyard/core';
+import { allowedBetas, anthropicProvider, cloudMessagesBody, splitBetas, withoutFields } from '@switchyard/provider-anthropic';
+import type { Candidate, ChatRequest, ProviderRequest } from '@switchyard/core';
 import { publisherPath } from './location.js';
 
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
@@ -24,27 +24,24 @@ export const VERTEX_ANTHROPIC_BETAS: readonly string[] = [
   'context-1m-2025-08-07',
   'context-management-2025-06-27',
 ];
-const DEFAULT_BETAS = new Set(VERTEX_ANTHROPIC_BETAS);
+/** The betas a Vertex endpoint takes: `options.anthropicBetas`, else the list above. */
+export const VERTEX_DEFAULT_BETAS: ReadonlySet<string> = new Set(VERTEX_ANTHROPIC_BETAS);
 
-function allowedBetas(endpoint: EndpointConfig): ReadonlySet<string> {
-  const list = endpoint.options?.anthropicBetas;
-  return Array.isArray(list) ? new Set(list.filter((b): b is string => typeof b === 'string')) : DEFAULT_BETAS;
-}
-
-function claudeHeaders(betas: readonly string[], endpoint: EndpointConfig): Record<string, string> {
-  const { kept } = splitBetas(betas, allowedBetas(endpoint));
+function claudeHeaders(kept: readonly string[]): Record<string, string> {
   return kept.length > 0 ? { 'content-type': 'application/json', 'anthropic-beta': kept.join(',') } : { 'content-type': 'application/json' };
 }
 
 export function buildClaudeRequest(request: ChatRequest, target: Candidate, stream: boolean): ProviderRequest {
   const { body, betas } = cloudMessagesBody(request, target, VERTEX_ANTHROPIC_VERSION);
-  if (stream) body.stream = true;
-  return { method: 'POST', path: `${publisherPath(target, 'anthropic', target.model)}:${stream ? 'streamRawPredict' : 'rawPredict'}`, headers: claudeHeaders(betas, target.endpoint), body: JSON.stringify(body) };
+  const { kept, fields } = splitBetas(betas, allowedBetas(target.endpoint, VERTEX_DEFAULT_BETAS));
+  const sent = withoutFields(body, fields);
+  if (stream) sent.stream = true;
+  return { method: 'POST', path: `${publisherPath(target, 'anthropic', target.model)}:${stream ? 'streamRawPredict' : 'rawPredict'}`, headers: claudeHeaders(kept), body: JSON.stringify(sent) };
 }
 
 /** Vertex counts Claude tokens on the `count-tokens` publisher model with the Anthropic count body. */
 export function buildClaudeCountTokensRequest(request: ChatRequest, target: Candidate): ProviderRequest {
   const anthropic = anthropicProvider.buildCountTokensRequest!(request, target);
   const betas = anthropic.headers['anthropic-beta']?.split(',').map((b) => b.trim()) ?? [];
-  return { method: 'POST', path: `${publisherPath(target, 'anthropic', 'count-tokens')}:rawPredict`, headers: claudeHeaders(betas, target.endpoint), body: anthropic.body };
+  return { method: 'POST', path: `${publisherPath(target, 'anthropic', 'count-tokens')}:rawPredict`, headers: claudeHeaders(splitBetas(betas, allowedBetas(target.endpoint, VERTEX_DEFAULT_BETAS)).kept), body: anthropic.body };
 }

@@ -2,12 +2,12 @@
  * The `vertex` provider: Claude (rawPredict, Messages pass-through) and Gemini (the Gemini
  * codec) on Google Vertex AI, authorised with google-auth-library access tokens.
  */
-import { anthropicProvider, classifyAnthropicError } from '@switchyard/provider-anthropic';
+import { anthropicProvider, classifyAnthropicError, betaDrops } from '@switchyard/provider-anthropic';
 import { geminiProvider } from '@switchyard/provider-gemini';
 import { defineProvider, type Candidate, type EndpointConfig, type ProviderHttpResponse, type ProviderV1 } from '@switchyard/core';
 import { existsSync } from 'node:fs';
 import { credentialFile, describeGoogleCredentialSource, VertexCredentials } from './auth.js';
-import { buildClaudeCountTokensRequest, buildClaudeRequest } from './claude.js';
+import { buildClaudeCountTokensRequest, buildClaudeRequest, VERTEX_DEFAULT_BETAS } from './claude.js';
 import { buildGeminiCountTokensRequest, onVertex } from './gemini.js';
 import { isClaude, vertexBaseUrl, vertexLocation, vertexProject } from './location.js';
 
@@ -35,8 +35,11 @@ export function createVertexProvider() {
     id: 'vertex',
     defaultCapabilities: ['tools', 'vision', 'stream'],
     baseUrlFor: vertexBaseUrl,
-    speaks: (format: string, target: Candidate) => isClaude(target.model) && anthropicProvider.speaks!(format, target),
+    // Each publisher's own wire format: a Messages client's body goes on to Claude, a Gemini API client's to Gemini.
+    speaks: (format: string, target: Candidate) => (isClaude(target.model) ? anthropicProvider : geminiProvider).speaks!(format, target),
     unsupported: (request, target) => (isClaude(target.model) ? anthropicProvider.unsupported?.(request, target) : geminiProvider.unsupported?.(request, target)),
+    // Betas Claude on Vertex does not take (and the fields they turn on) are sent without, and said so.
+    drops: (request, target) => (isClaude(target.model) ? betaDrops(request, target, VERTEX_DEFAULT_BETAS) : undefined),
     buildRequest(request, target, options) {
       return isClaude(target.model) ? buildClaudeRequest(request, target, options.stream) : onVertex(geminiProvider.buildRequest(request, target, options), target);
     },

@@ -2,7 +2,8 @@
  * The same model through another cloud, end to end through the gateway: a Claude Code-shaped
  * Messages stream (signed thinking, tools, cache_control, context_management, its betas) fails
  * over Anthropic 529 → Claude on Bedrock → Claude on Vertex AI, passing through on every channel;
- * and a Gemini API 503 fails over to Gemini on Vertex. Each cloud is a loopback fake that checks
+ * and a Gemini API 503 fails over to Gemini on Vertex, a Gemini API client's body and Vertex's
+ * answer passing through. Each cloud is a loopback fake that checks
  * what the cloud checks (SigV4, OAuth tokens) and refuses what it refuses.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -14,10 +15,11 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPipeline, type Pipeline } from '@switchyard/core';
-import { createGateway, type Gateway } from '@switchyard/gateway';
+import { createGateway, DEFAULT_DIALECTS, type Gateway } from '@switchyard/gateway';
 import { anthropicProvider } from '@switchyard/provider-anthropic';
 import { createBedrockProvider } from '@switchyard/provider-bedrock';
 import { geminiProvider } from '@switchyard/provider-gemini';
+import { geminiDialect } from '@switchyard/provider-gemini/dialect';
 import { createVertexProvider } from '../src/index.js';
 import { CLAUDE_CODE_BETAS, claudeCodeBody } from '../../provider-bedrock/test/support/claude-code-shape.js';
 import { startFakeBedrock, type FakeBedrock } from '../../provider-bedrock/test/support/fake-bedrock.js';
@@ -87,7 +89,8 @@ async function serve(): Promise<string> {
       'claude-sonnet-4-5': [
         { endpoint: 'anthropic', model: 'claude-sonnet-4-5-20250929' },
         { endpoint: 'bedrock-us', model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' },
-        { endpoint: 'vertex-eu', model: 'claude-sonnet-4-5@20250929' },
+        // Claude on Vertex takes an assistant prefill (the Messages API as is): declared, it can continue a cut stream.
+        { endpoint: 'vertex-eu', model: 'claude-sonnet-4-5@20250929', capabilities: ['tools', 'vision', 'stream', 'prefill'] },
       ],
       'gemini-2.5-flash': [
         { endpoint: 'gemini', model: 'gemini-2.5-flash' },
@@ -96,7 +99,7 @@ async function serve(): Promise<string> {
     },
     providers: [anthropicProvider, geminiProvider, createBedrockProvider({ source: () => async () => ({ ...AWS_KEY }) }), createVertexProvider()],
   });
-  gateway = createGateway({ pipeline, server: { host: '127.0.0.1', port: 0, apiKeys: [GATEWAY_KEY], exposeUpstream: true } });
+  gateway = createGateway({ pipeline, dialects: [...DEFAULT_DIALECTS, geminiDialect], server: { host: '127.0.0.1', port: 0, apiKeys: [GATEWAY_KEY], exposeUpstream: true } });
   return (await gateway.listen()).url.replace(/\/v1$/, '');
 }
 
@@ -107,7 +110,7 @@ async function claudeCode(origin: string) {
   const stream = client.messages.stream({ ...(body as unknown as Anthropic.MessageCreateParams), model: 'claude-sonnet-4-5' }, { headers: { 'anthropic-beta': CLAUDE_CODE_BETAS.join(',') } });
   const message = await stream.finalMessage();
   const { response } = await stream.withResponse();
-  return { message, endpoint: response.headers.get('x-switchyard-endpoint') };
+  return { message, endpoint: response.headers.get('x-switchyard-endpoint'), dropped: response.headers.get('x-switchyard-dropped') };
 }
 
 function expectClaudeCodeAnswer(message: Anthropic.Message): void {
@@ -120,9 +123,11 @@ function expectClaudeCodeAnswer(message: Anthropic.Message): void {
 describe('Claude on three channels', () => {
   it('Anthropic 529 → Claude on Bedrock: the Claude Code stream passes through, every accepted field kept', async () => {
     const origin = await serve();
-    const { message, endpoint } = await claudeCode(origin);
+    const { message, endpoint, dropped } = await claudeCode(origin);
     expectClaudeCodeAnswer(message);
     expect(endpoint).toBe('bedrock-us');
+    // The betas Bedrock refuses were dropped, and the answer says so.
+    expect(dropped).toBe('anthropic-beta:claude-code-20250219, anthropic-beta:fine-grained-tool-streaming-2025-05-14');
     // Anthropic got the request as Claude Code wrote it, betas and all.
     const first = anthropic.seen.at(-1)!;
     expect(first.headers['anthropic-beta']).toBe(CLAUDE_CODE_BETAS.join(','));
@@ -146,6 +151,25 @@ describe('Claude on three channels', () => {
     expect(seen[0]!.headers['anthropic-beta']).toBe('interleaved-thinking-2025-05-14,context-management-2025-06-27');
   });
 
+  it('a Bedrock stream cut mid-answer continues on Claude on Vertex with the client\'s own body and the partial answer as prefill', async () => {
+    const origin = await serve();
+    // Bedrock streams the thinking block and the text, then an exception frame before the tool call.
+    bedrock.next({ type: 'stream-exception', afterEvents: 8, exception: 'modelStreamErrorException', message: 'The model stream failed.' });
+    const before = google.seen.length;
+    const client = new Anthropic({ baseURL: origin, apiKey: GATEWAY_KEY, maxRetries: 0 });
+    const { model: _model, stream: _stream, ...body } = claudeCodeBody();
+    const stream = client.messages.stream({ ...(body as unknown as Anthropic.MessageCreateParams), model: 'claude-sonnet-4-5' }, { headers: { 'anthropic-beta': CLAUDE_CODE_BETAS.join(',') } });
+    const message = await stream.finalMessage();
+    // One whole answer: Bedrock's text, then what Vertex wrote after it, ending as Claude ended it.
+    expect(message.content.filter((b) => b.type === 'text').map((b) => (b as Anthropic.TextBlock).text).join('')).toContain('The test compares floats exactly. ');
+    expect(message.stop_reason).toBe('tool_use');
+    const seen = google.seen.slice(before);
+    expect(seen).toHaveLength(1);
+    // Vertex got what the client wrote (thinking, tools, cache_control, context_management…), with the partial answer as the last turn.
+    const { model: _m, ...rest } = claudeCodeBody();
+    expect(seen[0]!.body).toEqual({ anthropic_version: 'vertex-2023-10-16', ...rest, messages: [...(rest.messages as unknown[]), { role: 'assistant', content: 'The test compares floats exactly. ' }], stream: true });
+  });
+
   it('Gemini API 503 → Gemini on Vertex AI', async () => {
     const origin = await serve();
     const client = new OpenAI({ baseURL: `${origin}/v1`, apiKey: GATEWAY_KEY, maxRetries: 0 });
@@ -154,5 +178,42 @@ describe('Claude on three channels', () => {
     expect(answer.choices[0]!.message.content).toBe('Hello from Vertex.');
     expect(geminiApi.seen.length).toBeGreaterThan(0);
     expect(google.seen.slice(before).map((s) => s.path)).toEqual(['/v1/projects/fake-project/locations/europe-west1/publishers/google/models/gemini-2.5-flash:generateContent']);
+  });
+
+  it('a Gemini API client → Gemini API 503 → Gemini on Vertex AI: its body goes on byte for byte, Vertex’s answer comes back as written', async () => {
+    const origin = await serve();
+    // Key order and spacing of the client's own text, a thought signature, and a Google-only tool (only Gemini deployments take it).
+    const body = {
+      contents: [
+        { role: 'user', parts: [{ text: 'Weather in Oslo?' }] },
+        { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Oslo' } }, thoughtSignature: 'c2lnbmVkLWJ5LWdvb2dsZQ==' }] },
+        { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { celsius: -3 } } }] },
+      ],
+      tools: [{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } } } }] }, { googleSearch: {} }],
+      generationConfig: { thinkingConfig: { thinkingBudget: 512, includeThoughts: true }, temperature: 0.2 },
+    };
+    const text = JSON.stringify(body, null, 1);
+    const ask = (method: string) => fetch(`${origin}/v1beta/models/gemini-2.5-flash:${method}`, { method: 'POST', headers: { 'x-goog-api-key': GATEWAY_KEY, 'content-type': 'application/json' }, body: text });
+    const publisherModel = '/v1/projects/fake-project/locations/europe-west1/publishers/google/models/gemini-2.5-flash';
+
+    const before = google.seen.length;
+    const json = await ask('generateContent');
+    expect(json.status).toBe(200);
+    expect(json.headers.get('x-switchyard-endpoint')).toBe('vertex-eu');
+    expect(await json.text()).toBe(google.geminiAnswers.at(-1));
+    const streamed = await ask('streamGenerateContent?alt=sse');
+    expect(streamed.status).toBe(200);
+    // The same events, each as SSE text (Vertex frames them with CRLF).
+    expect(await streamed.text()).toBe(google.geminiAnswers.at(-1)!.replaceAll('\r\n\r\n', '\n\n'));
+
+    const seen = google.seen.slice(before);
+    expect(seen.map((s) => s.path)).toEqual([`${publisherModel}:generateContent`, `${publisherModel}:streamGenerateContent?alt=sse`]);
+    for (const s of seen) {
+      expect(s.raw).toBe(text);
+      // Vertex is authorised with the service account's token; the client's gateway key stays at the gateway.
+      expect(s.headers['x-goog-api-key']).toBeUndefined();
+      expect(s.token).toMatch(/^ya29\.jwt\./);
+    }
+    expect(geminiApi.seen.at(-1)!.body).toEqual(body);
   });
 });

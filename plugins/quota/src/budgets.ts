@@ -18,12 +18,20 @@ export interface Amounts {
   spend: number;
 }
 
+/** Tokens a request or an attempt holds on `tpm` counters until it ends. */
+export interface TokenHold {
+  counters: { key: string; ttlMs: number }[];
+  tokens: number;
+}
+
 export interface Exhaustion {
   scope: string;
   limit: LimitName;
   used: number;
   max: number;
   resetsAt: number;
+  /** Tokens the request may use (a `tpm` limit it would pass). */
+  need?: number;
 }
 
 export interface SpendStatus {
@@ -61,6 +69,10 @@ export class BudgetBook {
     return this.budgets.length;
   }
 
+  get hasTokenLimits(): boolean {
+    return this.budgets.some((b) => b.budget.tpm !== undefined);
+  }
+
   get hasSpendLimits(): boolean {
     return this.budgets.some((b) => b.budget.spendPerDay !== undefined || b.budget.spendPerMonth !== undefined);
   }
@@ -81,12 +93,12 @@ export class BudgetBook {
     return this.budgets.filter((b) => (b.scope === 'endpoint' ? b.value === candidate.endpoint.name : b.scope === 'key' ? b.value === candidate.keyId : false));
   }
 
-  /** The first exhausted limit among `budgets`, if any. */
-  async exhausted(budgets: readonly ScopedBudget[], memo = new Map<string, Promise<Exhaustion | undefined>>()): Promise<Exhaustion | undefined> {
+  /** The first exhausted limit among `budgets`, if any; a `tpm` limit is exhausted when `tokens` more would pass it. */
+  async exhausted(budgets: readonly ScopedBudget[], memo = new Map<string, Promise<Exhaustion | undefined>>(), tokens = 0): Promise<Exhaustion | undefined> {
     for (const b of budgets) {
       let pending = memo.get(b.id);
       if (!pending) {
-        pending = this.check(b);
+        pending = this.check(b, tokens);
         memo.set(b.id, pending);
       }
       const found = await pending;
@@ -95,7 +107,7 @@ export class BudgetBook {
     return undefined;
   }
 
-  private async check(b: ScopedBudget): Promise<Exhaustion | undefined> {
+  private async check(b: ScopedBudget, tokens: number): Promise<Exhaustion | undefined> {
     const now = this.pipeline.clock.now();
     for (const limit of LIMIT_NAMES) {
       const max = b.budget[limit];
@@ -104,8 +116,34 @@ export class BudgetBook {
       const raw = (await this.pipeline.store.get<number>(this.counterKey(b, limit, window.start))) ?? 0;
       const used = isSpend(limit) ? raw / MICRO : raw;
       if (used >= max) return { scope: b.id, limit, used, max, resetsAt: window.end };
+      if (limit === 'tpm' && used + tokens > max) return { scope: b.id, limit, used, max, resetsAt: window.end, need: tokens };
     }
     return undefined;
+  }
+
+  /**
+   * Holds `tokens` on the `tpm` counter of every budget in `budgets` that has one (one atomic
+   * increment each): concurrent requests cannot all pass a limit none of them has used yet.
+   * A counter that ends up past its limit rolls the whole hold back and is answered instead.
+   */
+  async hold(budgets: readonly ScopedBudget[], tokens: number): Promise<TokenHold | Exhaustion> {
+    const now = this.pipeline.clock.now();
+    const window = windowOf('tpm', now);
+    const ttlMs = window.end - now + 1000;
+    const held = budgets.filter((b) => b.budget.tpm !== undefined);
+    const counters = held.map((b) => ({ key: this.counterKey(b, 'tpm', window.start), ttlMs }));
+    if (tokens <= 0 || counters.length === 0) return { counters: [], tokens: 0 };
+    const values = await Promise.all(counters.map((c) => this.pipeline.store.increment(c.key, tokens, c.ttlMs)));
+    const over = held.findIndex((b, i) => values[i] > b.budget.tpm!);
+    if (over < 0) return { counters, tokens };
+    await this.release({ counters, tokens });
+    return { scope: held[over].id, limit: 'tpm', used: values[over] - tokens, max: held[over].budget.tpm!, resetsAt: window.end, need: tokens };
+  }
+
+  /** Gives a hold's tokens back (what was used is spent on its own, by `spend`). */
+  async release(hold: TokenHold): Promise<void> {
+    if (hold.tokens === 0) return;
+    await Promise.all(hold.counters.map((c) => this.pipeline.store.increment(c.key, -hold.tokens, c.ttlMs)));
   }
 
   /** What every budget with a `limit` spend limit has used of it in the window around `now` (USD). */
@@ -169,5 +207,6 @@ function tagMatches(tag: string, tags: Record<string, string>): boolean {
 export function describeExhaustion(e: Exhaustion, now: number): string {
   const money = e.limit === 'spendPerDay' || e.limit === 'spendPerMonth';
   const fmt = (n: number) => (money ? `$${Number(n.toFixed(6))}` : String(Math.round(n)));
-  return `${e.scope} ${e.limit} used ${fmt(e.used)} of ${fmt(e.max)} (resets in ${formatDuration(e.resetsAt - now)})`;
+  const need = e.need === undefined ? '' : `, this request may use up to ${e.need}`;
+  return `${e.scope} ${e.limit} used ${fmt(e.used)} of ${fmt(e.max)}${need} (resets in ${formatDuration(e.resetsAt - now)})`;
 }

@@ -104,6 +104,16 @@ export const quotaOptionsSchema = z
           .strict(),
       ])
       .default(() => ({ everyMs: 300_000, minElapsedShare: 0.05 })),
+    /**
+     * How `tpm` budgets hold a request before its call: its upper bound of tokens (every input at
+     * half a token per UTF-8 byte, an image at `imageTokens`, output from `max_tokens`, else the
+     * deployment's `limits.maxOutputTokens`, else `reserveOutputTokens`, × `n`), settled to what
+     * it used when it ends.
+     */
+    tokenBound: z
+      .object({ reserveOutputTokens: z.number().int().min(0).default(1_024), imageTokens: z.number().int().min(0).default(2_500) })
+      .strict()
+      .prefault({}),
     /** Distinct `name=value` tags the usage report keeps; later ones are counted as `(other)`. */
     maxReportedTags: z.number().int().positive().default(1000),
     /** Key prefix in the StateStore (share one store between pipelines with different prefixes). */

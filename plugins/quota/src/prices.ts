@@ -48,12 +48,20 @@ export type PriceTable = Readonly<Record<string, Price>>;
 
 /**
  * Per-call fees of the tools a vendor runs itself, as the vendors listed them (dated: check and
- * override with `perCall` on a price). Anthropic, 2025-09: web search $10 per 1,000 searches,
- * web fetch at no charge beyond its tokens. A tool kind not listed has no known price: a key
- * with a budget is refused it (plugin-tenants) rather than reserved at $0.
+ * override with `perCall` on a price). A tool kind not listed has no known price: a key with a
+ * budget is refused it (plugin-tenants) rather than reserved at $0.
+ *
+ * - Anthropic, 2025-09: web search $10 per 1,000 searches, web fetch at no charge beyond its tokens.
+ * - OpenAI (Responses hosted tools), 2025-10: `web_search` $10 per 1,000 calls (its search content
+ *   tokens are in the usage); the older `web_search_preview` $25 per 1,000 on non-reasoning models
+ *   ($10 on reasoning ones: the dearer is reserved; an answer's `web_search_call` items are billed
+ *   at `web_search`, the tool's current price); `file_search` $2.50 per 1,000 calls; Code
+ *   Interpreter $0.03 per 1 GB container (counted once per container an answer used); MCP and
+ *   computer use bill tokens only.
  */
 export const DEFAULT_TOOL_FEES: Readonly<Record<string, Readonly<Record<string, number>>>> = Object.freeze({
   anthropic: Object.freeze({ web_search: 0.01, web_fetch: 0 }),
+  openai: Object.freeze({ web_search: 0.01, web_search_preview: 0.025, file_search: 0.0025, code_interpreter: 0.03, mcp: 0, computer_use_preview: 0 }),
 });
 
 const withFees = new WeakMap<Price, Price>();

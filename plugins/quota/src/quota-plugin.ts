@@ -2,14 +2,16 @@
  * The quota plugin: usage and cost accounting, budgets that filter candidates before a call,
  * key rotation on 429 / 402, and pacing from the vendors' remaining-quota headers.
  *
- * Taps: route at STAGE.FILTER (drops keys that are parked, resting, held or over budget),
+ * Taps: route at STAGE.FILTER (drops keys that are parked, resting, held or over budget; holds
+ * the request's token bound on its tpm budgets), every provider's call at STAGE.DEFAULT - 1 (the
+ * attempt's endpoint and key tpm budgets hold it too),
  * recordAttempt at STAGE.DEFAULT (spends budgets, bills usage, rests or parks keys, paces),
  * recordRequest (cache hits and degraded answers for the report).
  */
 import { SERVICE, type SpendForecast, type UsageQueryService } from '@switchyard/contracts';
-import { candidateRef, declareDurableKeys, defineService, definePlugin, provideService, requireService, storeLocal, SwitchyardError, STAGE, type AttemptOutcome, type Candidate, type ChatRequest, type Pipeline, type RequestContext } from '@switchyard/core';
-import { failClosed, formatDuration, isUnsentFailure } from '@switchyard/core/internal';
-import { BudgetBook, describeExhaustion, type Exhaustion } from './budgets.js';
+import { candidateRef, declareDurableKeys, defineService, definePlugin, provideService, requireService, storeLocal, SwitchyardError, STAGE, tapEveryCall, type AttemptOutcome, type Candidate, type ChatRequest, type Pipeline, type RequestContext } from '@switchyard/core';
+import { failClosed, formatDuration, isUnsentFailure, reservationTokens } from '@switchyard/core/internal';
+import { BudgetBook, describeExhaustion, type Exhaustion, type TokenHold } from './budgets.js';
 import { KeyStates, type KeyState } from './key-states.js';
 import { UsageLedger, type UsageReport } from './ledger.js';
 import { PLUGIN_NAME } from './name.js';
@@ -36,6 +38,20 @@ export interface UsageService extends UsageQueryService {
 /** The usage report of `pipeline`; throws a coded error when the quota plugin is not applied. */
 export function getUsage(pipeline: Pipeline): UsageReport {
   return requireService(pipeline, USAGE_LEDGER).report(pipeline.clock.now());
+}
+
+/** What a request holds on `tpm` budgets until it ends: its own (model and tag scopes) and each attempt's (endpoint and key scopes). */
+interface TokenHolds {
+  /** The request's upper bound of tokens. */
+  tokens: number;
+  request?: TokenHold;
+  attempts: Map<number, TokenHold>;
+}
+
+declare module '@switchyard/core' {
+  interface RequestState {
+    quotaHolds?: TokenHolds;
+  }
 }
 
 interface Removal {
@@ -91,6 +107,8 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
       const memo = new Map<string, Promise<Exhaustion | undefined>>();
       const requestLimit = await book.exhausted(book.requestBudgets(ctx), memo);
       if (requestLimit) throw noneLeft(ctx, candidates.map((candidate) => ({ candidate, budget: requestLimit })), clock.now());
+      // The request's token bound: a candidate whose own tpm budget cannot take it is passed over (each attempt holds it when it starts).
+      const tokens = book.hasTokenLimits ? reservationTokens(candidates, ctx.request, options.tokenBound) : 0;
       const ready: Candidate[] = [];
       const paced: Candidate[] = [];
       const removed: Removal[] = [];
@@ -100,18 +118,52 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
           removed.push({ candidate, state });
           continue;
         }
-        const budget = await book.exhausted(book.candidateBudgets(candidate), memo);
+        const budget = await book.exhausted(book.candidateBudgets(candidate), memo, tokens);
         if (budget) removed.push({ candidate, budget });
         else (state ? paced : ready).push(candidate);
       }
       if (ready.length + paced.length === 0 && removed.length > 0) throw noneLeft(ctx, removed, clock.now());
+      if (tokens > 0) {
+        const held = await book.hold(book.requestBudgets(ctx), tokens);
+        if (!('counters' in held)) throw noneLeft(ctx, candidates.map((candidate) => ({ candidate, budget: held })), clock.now());
+        ctx.state.quotaHolds = { tokens, request: held, attempts: new Map() };
+      }
       // Paced keys still serve, after the ones with room left.
       return [...ready, ...paced];
     });
 
+    if (book.hasTokenLimits) {
+      // Each attempt holds the request's token bound on its endpoint's and key's tpm budgets before it is sent; one that does not fit is not started.
+      tapEveryCall(pipeline, (hook) =>
+        hook.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT - 1 }, async (attempt, ctx) => {
+          const holds = ctx.state.quotaHolds;
+          if (!holds) return undefined;
+          const held = await book.hold(book.candidateBudgets(attempt.candidate), holds.tokens);
+          if (!('counters' in held)) throw noneLeft(ctx, [{ candidate: attempt.candidate, budget: held }], clock.now());
+          if (held.tokens > 0) holds.attempts.set(attempt.number, held);
+          return undefined;
+        }),
+      );
+      pipeline.hooks.recordRequest.tapPromise(PLUGIN_NAME, async (_outcome, ctx) => {
+        const holds = ctx.state.quotaHolds;
+        if (!holds) return;
+        const left = [...holds.attempts.values()];
+        holds.attempts.clear();
+        if (holds.request) left.push(holds.request);
+        holds.request = undefined;
+        await Promise.all(left.map((h) => book.release(h))).catch(onLedgerError);
+      });
+    }
+
     // Fail closed: a charge that cannot be made refuses the request instead of letting it through free.
     pipeline.hooks.recordAttempt.tapPromise(failClosed({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }), async (outcome, ctx) => {
       const { candidate } = outcome;
+      const attemptHold = ctx.state.quotaHolds?.attempts.get(outcome.attempt);
+      if (attemptHold) {
+        // What the attempt used is spent below; its hold goes back first.
+        ctx.state.quotaHolds!.attempts.delete(outcome.attempt);
+        await book.release(attemptHold);
+      }
       // An attempt refused before it left (a request the codec could not build) cost nothing.
       const counted = outcome.outcome !== 'ignored' && !isUnsentFailure(outcome.error);
       const price = priceFor(candidate, options.prices);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isSwitchyardError } from '@switchyard/core';
 import { quota } from '../src/index.js';
-import { answer, ask, rig, upstream, type Rig } from './harness.js';
+import { answer, ask, gatedUpstream, rig, upstream, type Rig } from './harness.js';
 
 let current: Rig | undefined;
 afterEach(async () => {
@@ -32,17 +32,35 @@ describe('budget windows', () => {
     expect(up.seen).toHaveLength(3);
   });
 
-  it('tokens per minute count prompt and completion tokens', async () => {
-    const { pipeline, clock, up } = await single({ budgets: [{ model: 'chat', tpm: 10 }] });
-    await pipeline.chat(ask());
-    await pipeline.chat(ask());
-    const err = await pipeline.chat(ask()).catch((e) => e);
+  it('tokens per minute count prompt and completion tokens; a request holds its upper bound until it ends', async () => {
+    // ask() with max_tokens 1: an upper bound of 14 tokens (its strings at half a token per byte, plus 1 output); the vendor reports 6.
+    const { pipeline, clock, up } = await single({ budgets: [{ model: 'chat', tpm: 30 }] });
+    const small = () => ask('hi', { max_tokens: 1 });
+    for (let i = 0; i < 3; i++) await pipeline.chat(small());
+    const err = await pipeline.chat(small()).catch((e) => e);
     expect(err.kind).toBe('budget-exhausted');
-    expect(err.message).toContain('model:chat tpm used 12 of 10');
-    expect(up.seen).toHaveLength(2);
-    await clock.advance(60_000);
-    await pipeline.chat(ask());
+    expect(err.message).toContain('model:chat tpm used 18 of 30, this request may use up to 14');
     expect(up.seen).toHaveLength(3);
+    // Without max_tokens the bound takes tokenBound.reserveOutputTokens of output: more than the whole limit.
+    await clock.advance(60_000);
+    await expect(pipeline.chat(ask())).rejects.toMatchObject({ kind: 'budget-exhausted', message: expect.stringContaining('may use up to 1037') });
+    await pipeline.chat(small());
+    expect(up.seen).toHaveLength(4);
+  });
+
+  it('concurrent requests hold their bounds: no more start than the tpm limit takes, and the holds go back when they end', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const up = await gatedUpstream(gate);
+    current = rig([{ name: 'a', provider: 'test', baseUrl: up.server.url, apiKey: 'sk-a' }], { chat: [{ endpoint: 'a', model: 'm0' }] }, [quota({ budgets: [{ endpoint: 'a', tpm: 30 }] })], [up]);
+    const calls = Array.from({ length: 10 }, () => current!.pipeline.chat(ask('hi', { max_tokens: 1 })).then(() => 'ok', (e: { kind: string }) => e.kind));
+    await expect.poll(() => up.waiting()).toBe(2);
+    release();
+    const outcomes = await Promise.all(calls);
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(2);
+    expect(outcomes.filter((o) => o === 'budget-exhausted')).toHaveLength(8);
+    // Settled to what they used (2 × 6): one more fits.
+    await expect(current!.pipeline.chat(ask('hi', { max_tokens: 1 }))).resolves.toBeDefined();
   });
 
   // 6 tokens at $1000 per million = $0.006 an answer; the clock starts at 23:00 UTC on Jan 31.

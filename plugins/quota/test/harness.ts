@@ -61,3 +61,16 @@ export function rig(endpoints: EndpointConfig[], models: ModelsConfig, plugins: 
 }
 
 export const ask = (text = 'hi', extra: Partial<ChatRequest> = {}): ChatRequest => ({ model: 'chat', messages: [{ role: 'user', content: text }], ...extra });
+
+/** An upstream that holds every request until `gate` opens, then answers 6 tokens; `waiting()` counts those held. */
+export async function gatedUpstream(gate: Promise<void>): Promise<Upstream & { waiting(): number }> {
+  const seen: Seen[] = [];
+  const server = await startLoopback(async (req, res, body) => {
+    const model = JSON.parse(body).model as string;
+    seen.push({ key: String(req.headers.authorization ?? ''), model });
+    await gate;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(answer('ok', model)));
+  });
+  return { server, seen, waiting: () => seen.length };
+}

@@ -132,6 +132,24 @@ export const tenantsOptionsSchema = z
     allowUnpriced: z.boolean().default(false),
     /** USD per million tokens by `endpoint/model` or upstream model, for a pipeline without @switchyard/plugin-quota (which otherwise prices). */
     prices: z.record(z.string(), price).default({}),
+    /**
+     * Fair shares of upstream connections: one key holds at most `share` of an origin's
+     * connections (`connections`, default: what the transport says, `upstream.connections`);
+     * over it a request waits up to `queueMs` for one of the key's own to free, then gets a
+     * coded 429. `false`: no shares.
+     */
+    connectionShare: z
+      .union([
+        z.literal(false),
+        z
+          .object({
+            share: z.number().gt(0).max(1).default(0.5),
+            queueMs: z.number().int().min(0).max(60_000).default(2_000),
+            connections: z.number().int().positive().optional(),
+          })
+          .strict(),
+      ])
+      .default({ share: 0.5, queueMs: 2_000 }),
     storePrefix: z.string().min(1).default('switchyard:tenants'),
   })
   .strict();

@@ -7,7 +7,8 @@
  *
  * Taps: classify at STAGE.FIRST (the model allow-list: a 403 before anything else runs), route
  * at STAGE.LAST (the reservation, once the candidates and their prices are known), recordAttempt
- * (each attempt's cost, as the usage ledger bills it), recordRequest (settlement, budget alerts).
+ * (each attempt's cost, as the usage ledger bills it), recordRequest (settlement, budget alerts),
+ * every provider's call at STAGE.DEFAULT - 1 (the key's share of the origin's connections).
  */
 import { SERVICE, TENANT_ERRORS, type PricingService, type TenantsService } from '@switchyard/contracts';
 import { declareDurableKeys, definePlugin, getService, provideService, STAGE, storeLocal, SwitchyardError, type Candidate, type ChatRequest, type Classification, type Pipeline, type Price, type RequestContext } from '@switchyard/core';
@@ -23,6 +24,7 @@ import { KeyDirectory, type KeyEntry } from './key-directory.js';
 import type { KeyPolicy } from './key-record.js';
 import { isKeyId } from './key-secret.js';
 import { PLUGIN_NAME } from './name.js';
+import { connectionShares } from './share-taps.js';
 import { tenantsOptionsSchema, type Budget, type TenantsOptions, type TenantsOptionsInput } from './options.js';
 import { SpendCounters, type Caller, type Reservation } from './reservations.js';
 
@@ -125,7 +127,10 @@ export const tenants = definePlugin<TenantsOptions, TenantsOptionsInput>({
       return team instanceof Promise ? team.then(reserve) : reserve(team);
     });
 
+    const shares = connectionShares(pipeline, options);
+
     pipeline.hooks.recordAttempt.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (outcome, ctx) => {
+      shares?.ended(ctx, outcome.attempt);
       const state = ctx.state.tenants;
       if (!state) return;
       const prices = pricingOf();
@@ -142,6 +147,7 @@ export const tenants = definePlugin<TenantsOptions, TenantsOptionsInput>({
     });
 
     pipeline.hooks.recordRequest.tapPromise(PLUGIN_NAME, async (_outcome, ctx) => {
+      shares?.ended(ctx);
       const state = ctx.state.tenants;
       if (!state?.reservation) return;
       state.settled = true;

@@ -1,7 +1,8 @@
 import type { Candidate, ChatRequest, Price } from '@switchyard/core';
 import { costOf } from '@switchyard/plugin-quota';
 import { describe, expect, it } from 'vitest';
-import { inputTokenBound, reservationUsd } from '../src/cost-estimate.js';
+import { inputTokenBound } from '@switchyard/core/internal';
+import { reservationUsd } from '../src/cost-estimate.js';
 
 const rules = { reserveOutputTokens: 100, imageTokens: 1_000, serverToolCalls: 1 };
 const candidate = { deploymentId: 'claude/sonnet', model: 'claude-sonnet-4-5', provider: 'anthropic', deployment: { endpoint: 'claude', model: 'claude-sonnet-4-5' } } as unknown as Candidate;

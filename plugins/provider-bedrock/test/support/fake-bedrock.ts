@@ -19,7 +19,9 @@ export type BedrockBehaviour =
   | { type: 'ok' }
   | { type: 'http-error'; status: number; exception: string; message: string }
   | { type: 'stream-exception'; afterEvents: number; exception: string; message: string }
-  | { type: 'corrupt-crc'; afterEvents: number };
+  | { type: 'corrupt-crc'; afterEvents: number }
+  /** After `afterEvents` events, a frame prelude claiming `claimBytes`, 64 KiB of it, then nothing more (the response stays open). */
+  | { type: 'huge-frame'; afterEvents: number; claimBytes: number };
 
 export interface SeenBedrockRequest {
   path: string;
@@ -179,6 +181,13 @@ export async function startFakeBedrock(options: { region?: string; keys?: Record
       if (behaviour.type === 'stream-exception' && i === behaviour.afterEvents) {
         frames.push(exceptionFrame(behaviour.exception, behaviour.message));
         break;
+      }
+      if (behaviour.type === 'huge-frame' && i === behaviour.afterEvents) {
+        const prelude = Buffer.alloc(64 * 1024, 0x41);
+        prelude.writeUInt32BE(behaviour.claimBytes, 0);
+        frames.push(prelude);
+        for (const piece of rechunk(Buffer.concat(frames), fake.chunkSizes)) res.write(piece);
+        return;
       }
       const frame = chunkFrame(event);
       if (behaviour.type === 'corrupt-crc' && i === behaviour.afterEvents) {

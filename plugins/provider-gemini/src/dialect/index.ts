@@ -8,11 +8,11 @@
  * schemas, thought signatures) and a Gemini client's request reaches a Gemini vendor as it came.
  */
 import type { EmbeddingRequest } from '@switchyard/core';
-import { bearerCredential, defineDialect, headerValue, type DecodedRequest, type DialectCall, type DialectHeaders, type DialectRouteV1 } from '@switchyard/core/dialect';
+import { bearerCredential, defineDialect, headerValue, type DecodedRequest, type DialectCall, type DialectHeaders, type DialectRouteV1, type StreamFraming } from '@switchyard/core/dialect';
 import { GEMINI_GENERATE_CONTENT } from '../wire-format.js';
 import { decodeCountRequest, decodeGeminiRequest, invalid } from './decode-request.js';
 import { geminiResponseBody } from './encode-response.js';
-import { renderGeminiError, geminiStreamError } from './errors.js';
+import { geminiErrorBody, geminiStreamError, renderGeminiError } from './errors.js';
 import { GeminiStreamEncoder } from './stream-encoder.js';
 
 /** A Gemini client: it sends its key as `x-goog-api-key` or `?key=` (for routes other APIs share, like `/v1/models`). */
@@ -66,6 +66,14 @@ function modelEntry(id: string) {
   return { name: `models/${id}`, baseModelId: id, version: '001', displayName: id, supportedGenerationMethods: ['generateContent', 'streamGenerateContent', 'countTokens', 'embedContent', 'batchEmbedContents'] };
 }
 
+/** Google's default stream: one JSON array, its elements written as they come; whitespace keeps the connection alive. */
+const JSON_ARRAY_STREAM: StreamFraming = {
+  contentType: 'application/json; charset=utf-8',
+  heartbeat: ' ',
+  // A failure before the first element: an array holding the error, as Google ends a stream it cannot finish.
+  error: (reply) => `[${JSON.stringify(geminiErrorBody(reply))}]`,
+};
+
 interface GeminiDecoded extends DecodedRequest {
   /** `alt=sse`: the stream as server-sent events (else Google's default, one JSON array). */
   readonly sse: boolean;
@@ -79,7 +87,7 @@ export const geminiDialect = defineDialect<GeminiDecoded>({
   decodeRequest: (call) => ({ ...decodeGeminiRequest({ model: call.params.model, body: call.body, bodyText: call.bodyText, stream: call.route.stream === true }), sse: call.query.get('alt') === 'sse' }),
   encodeResponse: (response) => geminiResponseBody(response),
   createStreamEncoder: (info, { sse }) => new GeminiStreamEncoder(info, sse),
-  streamFraming: ({ sse }) => (sse ? undefined : { contentType: 'application/json; charset=utf-8', heartbeat: ' ' }),
+  streamFraming: ({ sse }) => (sse ? undefined : JSON_ARRAY_STREAM),
   renderError: renderGeminiError,
   streamError: geminiStreamError,
   countTokens: {

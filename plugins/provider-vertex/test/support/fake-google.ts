@@ -27,6 +27,8 @@ export interface SeenVertexRequest {
   token: string;
   headers: Record<string, string | string[] | undefined>;
   body: Record<string, unknown>;
+  /** The body's text as it arrived. */
+  raw: string;
 }
 
 export type VertexBehaviour = { type: 'ok' } | { type: 'error'; status: number; body: unknown };
@@ -37,6 +39,8 @@ export interface FakeGoogle {
   serviceAccount: { client_email: string; private_key: string; private_key_id: string };
   issued: IssuedToken[];
   seen: SeenVertexRequest[];
+  /** The text of each Gemini answer Vertex wrote (JSON, or the whole SSE body). */
+  geminiAnswers: string[];
   tokenRequests: { via: IssuedToken['via']; ok: boolean; reason?: string }[];
   /** Metadata server paths asked, in order. */
   metadataPaths: string[];
@@ -72,6 +76,7 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
     serviceAccount: { client_email: 'switchyard-test@fake-project.iam.gserviceaccount.com', private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), private_key_id: 'key-1' },
     issued: [],
     seen: [],
+    geminiAnswers: [],
     tokenRequests: [],
     metadataPaths: [],
     expiresIn: 3600,
@@ -165,7 +170,7 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
       return googleError(res, 401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.');
     }
     const body = JSON.parse(raw || '{}') as Record<string, unknown>;
-    fake.seen.push({ path: url.pathname + url.search, token: bearer, headers: req.headers, body });
+    fake.seen.push({ path: url.pathname + url.search, token: bearer, headers: req.headers, body, raw });
     const [, , , publisher, model, method] = m as unknown as string[];
     const behaviour = queue.shift() ?? { type: 'ok' };
     if (behaviour.type === 'error') return sendJson(res, behaviour.status, behaviour.body);
@@ -183,10 +188,19 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
     }
     if (method === 'countTokens') return sendJson(res, 200, { totalTokens: Math.ceil(JSON.stringify(body.contents).length / 4), totalBillableCharacters: 10 });
     const usage = { promptTokenCount: 12, candidatesTokenCount: 5, totalTokenCount: 17 };
-    if (method === 'generateContent') return sendJson(res, 200, { candidates: [{ content: { role: 'model', parts: [{ text: 'Hello from Vertex.' }] }, finishReason: 'STOP' }], usageMetadata: usage, modelVersion: model });
+    if (method === 'generateContent') {
+      const answer = JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'Hello from Vertex.' }] }, finishReason: 'STOP' }], usageMetadata: usage, modelVersion: model });
+      fake.geminiAnswers.push(answer);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(answer);
+    }
+    const events = [
+      `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'Hello ' }] } }], modelVersion: model })}\r\n\r\n`,
+      `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'from Vertex.' }] }, finishReason: 'STOP' }], usageMetadata: usage, modelVersion: model })}\r\n\r\n`,
+    ];
+    fake.geminiAnswers.push(events.join(''));
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(`data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'Hello ' }] } }], modelVersion: model })}\r\n\r\n`);
-    res.write(`data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'from Vertex.' }] }, finishReason: 'STOP' }], usageMetadata: usage, modelVersion: model })}\r\n\r\n`);
+    for (const event of events) res.write(event);
     res.end();
   }
 

@@ -14,8 +14,7 @@
  */
 import { type FinishReason, type ProviderMetadata, type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
 import { wireTextOf } from '@switchyard/core/wire';
-import type { StreamEncoder } from '../../dialect.js';
-import type { ErrorReply } from '../../openai-errors.js';
+import type { GatewayErrorReply as ErrorReply, StreamEncoder } from '@switchyard/core/dialect';
 import { newId } from './ids.js';
 import { carriesState, endingOf, messageItem, reasoningItem, responseObject, responseUsage, type RequestEcho, type ResponseHead } from './response-body.js';
 import { callItemOf, customCallInput, isCustomTool, type ToolNames } from './tool-names.js';

@@ -3,19 +3,18 @@
  * the codes OpenAI gives a missing stored response (`previous_response_not_found` naming the
  * field, and a 404 for `GET /v1/responses/{id}`), and the stream's `error` event.
  */
-import { GATEWAY_ERRORS } from '../../error-codes.js';
+import { OPENAI_ERRORS } from '../../error-codes.js';
 import { isSwitchyardError } from '@switchyard/core';
-import type { WireError } from '@switchyard/core/dialect';
-import { errorReply, type ErrorReply } from '../../openai-errors.js';
+import { errorReply, type GatewayErrorReply as ErrorReply, type WireError } from '@switchyard/core/dialect';
 
-export const RESPONSE_NOT_FOUND = GATEWAY_ERRORS.SWITCHYARD_ERR_RESPONSE_NOT_FOUND;
-export const PREVIOUS_RESPONSE_NOT_FOUND = GATEWAY_ERRORS.SWITCHYARD_ERR_PREVIOUS_RESPONSE_NOT_FOUND;
+export const RESPONSE_NOT_FOUND = OPENAI_ERRORS.SWITCHYARD_ERR_RESPONSE_NOT_FOUND;
+export const PREVIOUS_RESPONSE_NOT_FOUND = OPENAI_ERRORS.SWITCHYARD_ERR_PREVIOUS_RESPONSE_NOT_FOUND;
 /**
- * Owned by the gateway's Responses dialect (registered in ../../error-codes.ts): `store: true`
- * past a stored-bytes cap (429), and a `previous_response_id` conversation past its byte limit (400).
+ * Owned by the Responses dialect (registered in ../../error-codes.ts): `store: true` past a
+ * stored-bytes cap (429), and a `previous_response_id` conversation past its byte limit (400).
  */
-export const RESPONSE_STORE_FULL = GATEWAY_ERRORS.SWITCHYARD_ERR_RESPONSE_STORE_FULL;
-export const CONVERSATION_TOO_LARGE = GATEWAY_ERRORS.SWITCHYARD_ERR_CONVERSATION_TOO_LARGE;
+export const RESPONSE_STORE_FULL = OPENAI_ERRORS.SWITCHYARD_ERR_RESPONSE_STORE_FULL;
+export const CONVERSATION_TOO_LARGE = OPENAI_ERRORS.SWITCHYARD_ERR_CONVERSATION_TOO_LARGE;
 
 /** A failed Responses request in OpenAI's terms: the stored-response codes, the rest as the gateway gives them. */
 export function renderResponsesError(reply: ErrorReply, error?: unknown): WireError {

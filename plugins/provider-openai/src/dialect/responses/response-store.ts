@@ -26,7 +26,7 @@ export interface StoredResponse {
   input: ResponseItem[];
   /** When it expires, in ms on the pipeline's clock. */
   expiresAt: number;
-  /** The virtual key that stored it (caller-gate.ts `ownerOf`); absent for the config's keys. */
+  /** The virtual key that stored it (the gateway's `DialectContext.owner`); absent for the config's keys. */
   owner?: string;
   /** Its size as stored (JSON characters) and the slice of the TTL it is counted in (stored-bytes.ts). */
   bytes?: number;

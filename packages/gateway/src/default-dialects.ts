@@ -1,8 +1,7 @@
-/** The dialects a gateway serves unless told otherwise. */
+/** The dialects a gateway serves unless told otherwise: each wire format's own package exports its dialect. */
 import type { DialectV1 } from '@switchyard/core/dialect';
 import { anthropicMessagesDialect } from '@switchyard/provider-anthropic/dialect';
-import { openaiChatDialect } from './openai-chat.js';
-import { openaiResponsesDialect } from './openai-responses/index.js';
+import { openaiChatDialect, openaiResponsesDialect } from '@switchyard/provider-openai/dialect';
 
 export const DEFAULT_DIALECTS: readonly DialectV1[] = [openaiChatDialect, anthropicMessagesDialect, openaiResponsesDialect];
 

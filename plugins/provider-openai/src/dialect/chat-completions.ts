@@ -6,9 +6,8 @@
 import { type ChatRequest, type EmbeddingRequest } from '@switchyard/core';
 import { OPENAI_CHAT_COMPLETION, setRequestOrigin } from '@switchyard/core/wire';
 import { defineDialect } from '@switchyard/core/dialect';
-import { modelEntry } from '../models.js';
-import { chatCompletionBody, ChunkEncoder, embeddingsBody, sseErrorEvent } from '../openai-wire.js';
-import { wantsStream } from '../stream-answer.js';
+import { chatCompletionBody, ChunkEncoder, embeddingsBody, modelEntry, sseErrorEvent } from './chat-wire.js';
+import { wantsStream } from './stream-flag.js';
 
 export const openaiChatDialect = defineDialect({
   specificationVersion: 'v1',

@@ -7,12 +7,11 @@
  * before the client sees its end (a client that continues at once finds it); defaulted, it is
  * written after the answer ended, batched (write-behind.ts), and only within the store's caps.
  */
-import { SwitchyardError, type CallerIdentity } from '@switchyard/core';
+import { SwitchyardError } from '@switchyard/core';
 import { checkRequestLimits, DEFAULT_REQUEST_LIMITS, formatDuration } from '@switchyard/core/internal';
 import { OPENAI_RESPONSES, setRequestOrigin } from '@switchyard/core/wire';
 import type { DecodedRequest, DialectCall, DialectContext } from '@switchyard/core/dialect';
-import { ownerOf } from '../../caller-gate.js';
-import { wantsStream } from '../../stream-answer.js';
+import { wantsStream } from '../stream-flag.js';
 import { decodeRequest, inputItems, invalid, isObject, type SourcedItem } from './decode-request.js';
 import { CONVERSATION_TOO_LARGE, PREVIOUS_RESPONSE_NOT_FOUND } from './errors.js';
 import { requestEcho, type RequestEcho } from './response-body.js';
@@ -23,7 +22,7 @@ import type { ToolNames } from './tool-names.js';
 import type { Json, ResponseItem, ResponseObject } from './wire-types.js';
 
 export function responseStoreOf(context: DialectContext): ResponseStore {
-  return new ResponseStore(context.store, context.clock, context.storeTtlMs, ownerOf(context.caller as CallerIdentity | undefined), context.storeCaps);
+  return new ResponseStore(context.store, context.clock, context.storeTtlMs, context.owner, context.storeCaps);
 }
 
 export interface DecodedResponses extends DecodedRequest {

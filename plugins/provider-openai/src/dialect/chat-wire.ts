@@ -1,6 +1,6 @@
 /**
  * Serialises unified answers back to the OpenAI wire format the official SDKs parse:
- * `chat.completion` objects and `chat.completion.chunk` SSE events.
+ * `chat.completion` objects, `chat.completion.chunk` SSE events, embeddings and model lists.
  */
 import { type ChatResponse, type EmbeddingResponse, type FinishReason, type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
 import { wireTextOf } from '@switchyard/core/wire';
@@ -30,6 +30,18 @@ export function chatCompletionBody(response: ChatResponse): Record<string, unkno
     ...(response.usage ? { usage: response.usage } : {}),
     system_fingerprint: response.system_fingerprint ?? null,
   };
+}
+
+/** A model of `GET /v1/models`. */
+export interface ModelEntry {
+  id: string;
+  object: 'model';
+  created: number;
+  owned_by: string;
+}
+
+export function modelEntry(id: string, created: number): ModelEntry {
+  return { id, object: 'model', created, owned_by: 'switchyard' };
 }
 
 export function embeddingsBody(response: EmbeddingResponse): Record<string, unknown> {
