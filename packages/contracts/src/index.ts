@@ -22,7 +22,7 @@ export { QUOTA_PLUGIN, type BudgetForecast, type KeyStateChange, type PricingSer
 export type { DeploymentMisconfigured, RetryBudgetService } from './retry.js';
 export type { CacheLookup, StaleAnswerOffer } from './cache.js';
 export type { QueueReplay, SloChange } from './degrade.js';
-export { ROUTING_ERRORS, type RaceSkipped, type TrafficDrift } from './routing.js';
+export { ROUTING_ERRORS, type CacheLost, type ConversationSource, type RaceSkipped, type TrafficDrift } from './routing.js';
 export { TENANT_ERRORS, TENANTS_PLUGIN, type AdminAnswer, type AdminCall, type Authentication, type TenantBudgetEvent, type TenantsService } from './tenants.js';
 
 /** The first-party services, by what they do. */

@@ -27,10 +27,21 @@ export interface TrafficDrift { model: string; drifting: boolean; windowMs: numb
  */
 export interface RaceSkipped { requestId: string; candidate: CandidateRef; reason: 'single-deployment' | 'partner-unavailable' | 'retry-budget'; partner?: CandidateRef; tier?: string }
 
+/**
+ * A conversation with prompt-cache affinity (plugin-router) was answered by another deployment
+ * than the one that answered its previous turn, which holds its prompt cache: that one failed,
+ * was filtered out (unhealthy, open breaker) or left the configuration. Emitted once per move.
+ */
+export interface CacheLost { requestId: string; model: string; from: string; to: CandidateRef; caller?: string; source: ConversationSource }
+
+/** What identified the conversation: the client's session id, its `prompt_cache_key`, a `user`, or a hash of its cached prefix. */
+export type ConversationSource = 'conversation-id' | 'session' | 'prompt-cache-key' | 'user' | 'prefix';
+
 declare module '@switchyard/core' {
   interface SwitchyardErrorCodes extends CodesOf<typeof ROUTING_ERRORS> {}
   interface SwitchyardEvents {
     'traffic:drift': [TrafficDrift];
     'race:skipped': [RaceSkipped];
+    'cache:lost': [CacheLost];
   }
 }

@@ -18,6 +18,7 @@ export function streamInfoOf(response: ChatResponse): StreamInfo {
     queued: s?.queued,
     truncated: s?.truncated,
     dropped: s?.dropped,
+    cacheLost: s?.cacheLost,
   };
 }
 

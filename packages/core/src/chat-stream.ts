@@ -26,6 +26,8 @@ export interface StreamInfo {
   truncated?: TruncationInfo;
   /** What the answering deployment was sent without (ResponseInfo.dropped). */
   dropped?: readonly DroppedPart[];
+  /** The deployment that held the conversation's prompt cache, when another answered (ResponseInfo.cacheLost). */
+  cacheLost?: string;
 }
 
 export class ChatStream implements AsyncIterable<StreamPart> {

@@ -58,6 +58,7 @@ export const priceSchema = z
     input: z.number().nonnegative('prices cannot be negative'),
     output: z.number().nonnegative('prices cannot be negative'),
     cachedInput: z.number().nonnegative('prices cannot be negative').optional(),
+    cacheWrite: z.number().nonnegative('prices cannot be negative').optional(),
     /** USD per call of a server / hosted tool, by kind (`web_search`). */
     perCall: z.record(z.string().min(1), z.number().nonnegative('prices cannot be negative')).optional(),
   })

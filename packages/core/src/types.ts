@@ -141,6 +141,12 @@ export interface ResponseInfo {
   continuedFrom?: string;
   /** What the answering deployment did without: parts of the client's request it was sent without (translation.ts). */
   dropped?: readonly DroppedPart[];
+  /**
+   * The conversation's prompt cache was on this deployment (the one that answered its previous
+   * turn) and another answered this one: the vendor rebuilds the cache at full input price.
+   * Set once, on the answer that moved the conversation (the router's prompt-cache affinity).
+   */
+  cacheLost?: string;
 }
 
 /** What was left out of a prompt too long for the target (oldest turns first). */
@@ -271,6 +277,12 @@ export interface Price {
   input: number;
   output: number;
   cachedInput?: number;
+  /**
+   * Input tokens written to the vendor's prompt cache (usage `prompt_tokens_details.cache_write_tokens`,
+   * Anthropic's `cache_creation_input_tokens`): Anthropic bills them above the input price
+   * (1.25× for 5-minute entries). Default: the input price.
+   */
+  cacheWrite?: number;
   /** USD per call of a tool the vendor runs and bills per call (`web_search`, `web_fetch`…: usage's `server_tool_calls`). */
   perCall?: Readonly<Record<string, number>>;
 }

@@ -5,6 +5,8 @@ export interface TokenCounts {
   inputTokens: number;
   outputTokens: number;
   cachedTokens: number;
+  /** Input tokens written to the prompt cache (a part of `inputTokens`, like `cachedTokens`). */
+  cacheWriteTokens?: number;
 }
 
 export function tokenCounts(usage: Usage | undefined): TokenCounts {
@@ -12,6 +14,7 @@ export function tokenCounts(usage: Usage | undefined): TokenCounts {
     inputTokens: usage?.prompt_tokens ?? 0,
     outputTokens: usage?.completion_tokens ?? 0,
     cachedTokens: usage?.prompt_tokens_details?.cached_tokens ?? 0,
+    cacheWriteTokens: usage?.prompt_tokens_details?.cache_write_tokens ?? 0,
   };
 }
 
@@ -24,10 +27,19 @@ export function toolCallsCostUsd(usage: Usage | undefined, price: Price | undefi
   return usd;
 }
 
-/** Cached input tokens bill at `cachedInput` when the price names one; no price, no cost. */
+/**
+ * Input tokens read from the prompt cache bill at `cachedInput`, those written to it at
+ * `cacheWrite`, each when the price names one (the input price otherwise); no price, no cost.
+ */
 export function usageCostUsd(tokens: TokenCounts, price: Price | undefined): number {
   if (!price) return 0;
   const cached = Math.min(tokens.cachedTokens, tokens.inputTokens);
-  const fresh = tokens.inputTokens - cached;
-  return (fresh * price.input + cached * (price.cachedInput ?? price.input) + tokens.outputTokens * price.output) / 1_000_000;
+  const written = Math.min(tokens.cacheWriteTokens ?? 0, tokens.inputTokens - cached);
+  const fresh = tokens.inputTokens - cached - written;
+  return (fresh * price.input + cached * (price.cachedInput ?? price.input) + written * (price.cacheWrite ?? price.input) + tokens.outputTokens * price.output) / 1_000_000;
+}
+
+/** The most one input token can cost at this price (a reservation's upper bound: a prompt may be written to the cache). */
+export function inputPriceBound(price: Price): number {
+  return Math.max(price.input, price.cacheWrite ?? 0);
 }

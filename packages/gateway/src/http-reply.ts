@@ -68,12 +68,14 @@ export interface AnswerInfo {
   queued?: string;
   truncated?: { droppedMessages: number };
   dropped?: readonly DroppedPart[];
+  cacheLost?: string;
 }
 
 /**
  * `x-switchyard-*` headers naming who answered, how many attempts it took, any degrade level,
  * whether a backup answered, whether the request was queued for replay, whether its prompt
- * was shortened and what the answering deployment did without (`x-switchyard-dropped`). Every dialect sends these.
+ * was shortened, what the answering deployment did without (`x-switchyard-dropped`) and whether
+ * a failover lost the conversation's prompt cache (`x-switchyard-cache: lost`). Every dialect sends these.
  */
 export function infoHeaders(info: AnswerInfo | undefined): Record<string, string> {
   if (!info) return {};
@@ -86,6 +88,8 @@ export function infoHeaders(info: AnswerInfo | undefined): Record<string, string
   if (info.truncated) headers['x-switchyard-truncated'] = String(info.truncated.droppedMessages);
   // What the answering deployment was sent without (core's translation.ts): nothing is dropped silently.
   if (info.dropped && info.dropped.length > 0) headers['x-switchyard-dropped'] = droppedSummary(info.dropped);
+  // The router's prompt-cache affinity moved the conversation: this turn paid to rebuild the cache.
+  if (info.cacheLost) headers['x-switchyard-cache'] = 'lost';
   return headers;
 }
 

@@ -35,6 +35,8 @@ export interface MetricSet {
   tokens: Tally;
   cost: Tally;
   cacheLookups: Tally;
+  /** Conversations a failover moved off the deployment holding their prompt cache (plugin-router's affinity). */
+  promptCacheLost: Tally;
   shed: Tally;
   /** The translation policy: deployments skipped and request parts dropped, by the table's feature name (bounded). */
   translation: Tally;
@@ -78,9 +80,10 @@ export function metricSet(registry: Registry, buckets: Buckets): MetricSet {
     failovers: new Tally({ name: 'switchyard_failovers_total', help: 'Moves from one candidate to another within a request.', labelNames: ['model'], registers }),
     retries: new Tally({ name: 'switchyard_retries_total', help: 'Retries of the same candidate after a backoff, by backoff level.', labelNames: ['level'], registers }),
     degraded: new Tally({ name: 'switchyard_degraded_total', help: 'Answers from the degrade stage, by logical model and level.', labelNames: ['model', 'level'], registers }),
-    tokens: new Tally({ name: 'switchyard_tokens_total', help: 'Tokens reported by vendors, by deployment and direction (input, output, cached).', labelNames: ['deployment', 'direction'], registers }),
+    tokens: new Tally({ name: 'switchyard_tokens_total', help: 'Tokens reported by vendors, by deployment and direction (input, output, cached: read from the prompt cache, cache_write: written to it; both part of input).', labelNames: ['deployment', 'direction'], registers }),
     cost: new Tally({ name: 'switchyard_cost_usd_total', help: 'Estimated spend in USD from deployment prices, by deployment.', labelNames: ['deployment'], registers }),
     cacheLookups: new Tally({ name: 'switchyard_cache_lookups_total', help: 'Response cache lookups, by result (hit, miss, stale).', labelNames: ['result'], registers }),
+    promptCacheLost: new Tally({ name: 'switchyard_prompt_cache_lost_total', help: "Conversations moved off the deployment that held their prompt cache (the router's affinity: it failed or was filtered out), by logical model and that deployment.", labelNames: ['model', 'deployment'], registers }),
     shed: new Tally({ name: 'switchyard_shed_total', help: 'Requests refused by the host before the pipeline (load shedding).', registers }),
     translation: new Tally({ name: 'switchyard_translation_total', help: "Requests from a client of another API: deployments skipped (a capability only the client's API has, or translate: strict) and parts dropped for the deployment that answered, by deployment, action and the dialect table's feature.", labelNames: ['deployment', 'action', 'feature'], registers }),
     gatewayKeyRequests: new Tally({ name: 'switchyard_gateway_key_requests_total', help: 'Finished requests per gateway key (its id, never the secret) and team, by outcome.', labelNames: ['gateway_key', 'team', 'outcome'], registers }),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { DEFAULT_BACKOFF_BUCKETS, DEFAULT_DURATION_BUCKETS, DEFAULT_TTFT_BUCKETS } from './metric-set.js';
 
 const bucketList = z.array(z.number().finite().positive()).min(1).refine((b) => b.every((v, i) => i === 0 || v > b[i - 1]), 'buckets must be increasing');
-const price = z.object({ input: z.number().finite().min(0), output: z.number().finite().min(0), cachedInput: z.number().finite().min(0).optional() }).strict();
+const price = z.object({ input: z.number().finite().min(0), output: z.number().finite().min(0), cachedInput: z.number().finite().min(0).optional(), cacheWrite: z.number().finite().min(0).optional() }).strict();
 
 export const metricsOptionsSchema = z
   .object({

@@ -73,6 +73,7 @@ export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readon
         m.tokens.add(tokens.inputTokens, deployment, 'input');
         m.tokens.add(tokens.outputTokens, deployment, 'output');
         if (tokens.cachedTokens > 0) m.tokens.add(tokens.cachedTokens, deployment, 'cached');
+        if (tokens.cacheWriteTokens) m.tokens.add(tokens.cacheWriteTokens, deployment, 'cache_write');
         const cost = usageCostUsd(tokens, priceOf(e.candidate));
         if (cost > 0) m.cost.add(cost, deployment);
       }
@@ -97,6 +98,7 @@ export function observePipeline(pipeline: Pipeline, m: MetricSet, prices: Readon
       if (e.condition === 'parked') m.parked.set(`${e.endpoint}#${e.keyId}`, { endpoint: e.endpoint, until: e.until });
     },
     'cache:lookup': (e) => m.cacheLookups.add(1, e.result),
+    'cache:lost': (e) => m.promptCacheLost.add(1, e.model, e.from),
     'request:shed': () => m.shed.add(1),
     'candidate:skipped': (e) => m.translation.add(1, e.candidate.deploymentId, 'skipped', e.feature),
     'field:dropped': (e) => {

@@ -1,7 +1,7 @@
 import { SERVICE, type MetricsService } from '@switchyard/contracts';
 import { describe, expect, it } from 'vitest';
 import { Registry, register } from 'prom-client';
-import { createPipeline, getService } from '@switchyard/core';
+import { candidateRef, createPipeline, getService } from '@switchyard/core';
 import { createPipelineFromConfig, parseConfig } from '@switchyard/core/config';
 import { openaiProvider } from '@switchyard/provider-openai';
 import { metrics, statusClass, TallyHistogram } from '@switchyard/plugin-metrics';
@@ -80,6 +80,16 @@ describe('@switchyard/plugin-metrics', () => {
     expect(await value(registry, 'switchyard_error_pattern_active', { deployment: 'a/fail-503', pattern: 'same-error', kind: 'overloaded' })).toBe(0);
     pipeline.events.emit('quality:change', { deployment: 'a/ok', ok: false, failed: [], drift: [] });
     expect(await value(registry, 'switchyard_quality_ok', { deployment: 'a/ok' })).toBe(0);
+    await pipeline.close();
+  });
+
+  it("counts conversations a failover moved off the deployment holding their prompt cache (the router's cache:lost)", async () => {
+    const registry = new Registry();
+    const pipeline = setup(registry);
+    const to = candidateRef(pipeline.candidatesFor('chat')[1]);
+    pipeline.events.emit('cache:lost', { requestId: 'r1', model: 'chat', from: 'a/fail-503', to, source: 'session' });
+    pipeline.events.emit('cache:lost', { requestId: 'r2', model: 'chat', from: 'a/fail-503', to, source: 'prompt-cache-key' });
+    expect(await value(registry, 'switchyard_prompt_cache_lost_total', { model: 'chat', deployment: 'a/fail-503' })).toBe(2);
     await pipeline.close();
   });
 

@@ -138,7 +138,7 @@ export const modelLimits = definePlugin<ModelLimitsOptions, ModelLimitsOptionsIn
       const fit = fitFor(ctx, request, window);
       if (fit && !('fits' in fit)) {
         attempt.request = fit.request;
-        attempt.answerInfo = { truncated: { droppedMessages: fit.droppedMessages, fromTokens: fit.fromTokens, toTokens: fit.toTokens, contextWindow: window } };
+        attempt.answerInfo = { ...attempt.answerInfo, truncated: { droppedMessages: fit.droppedMessages, fromTokens: fit.fromTokens, toTokens: fit.toTokens, contextWindow: window } };
       }
       return undefined;
     };

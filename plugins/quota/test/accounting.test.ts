@@ -87,4 +87,15 @@ describe('price table', () => {
     expect(costOf(tokens, { input: 2, output: 10 })).toBeCloseTo((1000 * 2 + 100 * 10) / 1e6, 12);
     expect(costOf(tokens, undefined)).toBe(0);
   });
+
+  it("charges prompt-cache writes at the price's cacheWrite (Anthropic's 1.25×), reads at cachedInput, and the rest at the input rate", () => {
+    // Anthropic reports 321 fresh + 100 read + 200 written; the unified usage counts all 621 as prompt tokens.
+    const tokens = { inputTokens: 621, outputTokens: 42, cachedTokens: 100, cacheWriteTokens: 200 };
+    const sonnet = defaultPrice('claude-sonnet-4-5-20250929')!;
+    expect(sonnet).toMatchObject({ input: 3, cachedInput: 0.3, cacheWrite: 3.75 });
+    expect(costOf(tokens, sonnet)).toBeCloseTo((321 * 3 + 100 * 0.3 + 200 * 3.75 + 42 * 15) / 1e6, 12);
+    // Without a cacheWrite price a write costs what input costs; counts that overlap never bill twice.
+    expect(costOf(tokens, { input: 2, output: 10, cachedInput: 0.5 })).toBeCloseTo((521 * 2 + 100 * 0.5 + 42 * 10) / 1e6, 12);
+    expect(costOf({ inputTokens: 100, outputTokens: 0, cachedTokens: 80, cacheWriteTokens: 80 }, sonnet)).toBeCloseTo((80 * 0.3 + 20 * 3.75) / 1e6, 12);
+  });
 });

@@ -67,6 +67,8 @@ export const routerOptionsSchema = z.object({
   sticky: z.boolean().default(false),
   /** How long a conversation stays pinned after its last answer (ms). */
   stickyTtlMs: z.number().int().positive().default(30 * 60_000),
+  /** Without a conversation id, session id, `prompt_cache_key` or `user`: pin by a hash of the prompt up to its first `cache_control` breakpoint. */
+  stickyPrefix: z.boolean().default(true),
   /** PeakEWMA decay time constant (ms). */
   latencyDecayMs: z.number().positive().default(10_000),
   /**

@@ -1,8 +1,9 @@
 /**
  * The router plugin: capability matching and ordering of the candidates the filters left, by
- * strategy; context-length failures rerouted to a larger window; optional sticky conversations.
+ * strategy; context-length failures rerouted to a larger window; optional prompt-cache affinity
+ * (sticky conversations, sticky.ts) that says when a failover lost a conversation's cache.
  */
-import { definePlugin, STAGE, tapEveryCall, type Candidate, type ChatRequest, type Classification, type RequestContext } from '@switchyard/core';
+import { candidateRef, definePlugin, STAGE, tapEveryCall, type Candidate, type ChatRequest, type Classification, type RequestContext } from '@switchyard/core';
 import { withField } from '@switchyard/core/internal';
 import { assertServable, fitsContext, hasCapabilities, requiredCapabilities, requiredContextTokens } from './capabilities.js';
 import { contextReroute, largerContextFirst } from './context-reroute.js';
@@ -11,7 +12,7 @@ import { shortenableIds } from './shortenable.js';
 import { PeakEwmaTracker } from './peak-ewma-tracker.js';
 import { routerOptionsSchema, type RouterOptions, type RouterOptionsInput, type Strategy } from './options.js';
 import { Schedule, type ActiveRule } from './schedule.js';
-import { conversationKey } from './sticky.js';
+import { conversationOf, type Conversation } from './sticky.js';
 import { TrafficShares } from './traffic-shares.js';
 import { costAware, leastLatency, priorityWeighted, roundRobin } from './strategies.js';
 
@@ -27,6 +28,8 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
     const latency = new PeakEwmaTracker({ decayMs: options.latencyDecayMs, defaultRttMs: options.defaultRttMs, failurePenaltyMs: options.failurePenaltyMs });
     const schedule = new Schedule(options.schedule);
     schedule.check(pipeline);
+    /** Per request with affinity: its conversation and the deployment that answered its previous turn. */
+    const pins = new WeakMap<RequestContext, { conversation: Conversation; remembered?: string }>();
 
     // Synchronous taps where the work is in memory: no promise per request.
     pipeline.hooks.classify.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (classification, ctx) => {
@@ -76,6 +79,8 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
     tapEveryCall(pipeline, (hook) =>
       hook.tap({ name: PLUGIN_NAME, stage: STAGE.FIRST }, (attempt, ctx) => {
         latency.started(attempt.candidate.deploymentId, ctx.id, clock.now());
+        const remembered = pins.get(ctx)?.remembered;
+        if (remembered !== undefined && remembered !== attempt.candidate.deploymentId) attempt.answerInfo = { ...attempt.answerInfo, cacheLost: remembered };
         return undefined;
       }),
     );
@@ -91,8 +96,15 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
     if (options.sticky) {
       pipeline.hooks.recordAttempt.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (outcome, ctx) => {
         latency.record(outcome, ctx.id, clock.now());
-        const key = outcome.ok ? conversationKey(ctx) : undefined;
-        if (key) await store.set(key, outcome.candidate.deploymentId, options.stickyTtlMs);
+        const pin = outcome.ok ? pins.get(ctx) : undefined;
+        if (!pin) return;
+        const answered = outcome.candidate.deploymentId;
+        if (pin.remembered !== undefined && pin.remembered !== answered) {
+          pipeline.events.emit('cache:lost', { requestId: ctx.id, model: ctx.model, from: pin.remembered, to: candidateRef(outcome.candidate), caller: ctx.caller?.keyId, source: pin.conversation.source });
+        }
+        // The pin moves with the answer: the next turn is this deployment's, and says nothing more.
+        pins.set(ctx, { conversation: pin.conversation, remembered: answered });
+        await store.set(pin.conversation.key, answered, options.stickyTtlMs);
       });
     } else pipeline.hooks.recordAttempt.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (outcome, ctx) => latency.record(outcome, ctx.id, clock.now()));
 
@@ -123,10 +135,11 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
 
     /** The remembered deployment goes first when it is still in the first tier (healthy, not filtered). */
     async function preferSticky(ordered: Candidate[], ctx: RequestContext): Promise<Candidate[]> {
-      const key = conversationKey(ctx);
-      if (!key || ordered.length < 2) return ordered;
-      const remembered = await store.get<string>(key);
-      if (!remembered) return ordered;
+      const conversation = conversationOf(ctx, options.stickyPrefix);
+      if (!conversation) return ordered;
+      const remembered = (await store.get<string>(conversation.key)) ?? undefined;
+      pins.set(ctx, { conversation, remembered });
+      if (!remembered || ordered.length < 2) return ordered;
       const index = ordered.findIndex((c) => c.deploymentId === remembered && c.priority === ordered[0].priority);
       if (index <= 0) return ordered;
       return [ordered[index], ...ordered.slice(0, index), ...ordered.slice(index + 1)];

@@ -17,7 +17,7 @@
  * - at the price of the dearest candidate it may be sent to (a failover may end there).
  */
 import { type Candidate, type Price, type RequestContext } from '@switchyard/core';
-import { choicesOf, inputTokenBound, outputLimitOf } from '@switchyard/core/internal';
+import { choicesOf, inputPriceBound, inputTokenBound, outputLimitOf } from '@switchyard/core/internal';
 import { requestOriginOf } from '@switchyard/core/wire';
 
 export interface ServerTool {
@@ -72,7 +72,8 @@ export function reservationUsd(candidates: readonly Candidate[], request: Reques
     const outputTokens = outputLimitOf(request, c, rules.reserveOutputTokens) * choices;
     let fees = 0;
     for (const t of tools) fees += t.calls * (price.perCall?.[t.kind] ?? 0);
-    most = Math.max(most, (inputTokens * price.input + outputTokens * price.output) / 1_000_000 + fees);
+    // A prompt may be written to the vendor's cache, which can bill above the input price.
+    most = Math.max(most, (inputTokens * inputPriceBound(price) + outputTokens * price.output) / 1_000_000 + fees);
   }
   return most;
 }
