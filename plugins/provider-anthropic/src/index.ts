@@ -12,6 +12,7 @@ import { forwardable, parseMessagesResponse } from './response.js';
 import { AnthropicStreamDecoder } from './stream-decoder.js';
 import { anthropicUnsupported } from './unsupported.js';
 import { checkAnthropicBaseUrl } from './base-url.js';
+import { anthropicContinuation, repairThinking } from './continuation.js';
 
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com/v1';
 
@@ -24,6 +25,8 @@ export const anthropicProvider = defineProvider({
   speaks: (format) => format === ANTHROPIC_MESSAGES,
   checkEndpoint: (endpoint) => checkAnthropicBaseUrl(endpoint.baseUrl),
   unsupported: anthropicUnsupported,
+  continuation: anthropicContinuation,
+  repair: repairThinking,
   buildRequest(request, target, { stream }) {
     // A client of the Messages API gets its own request sent on (pass-through.ts).
     const origin = messagesOrigin(request);
