@@ -192,4 +192,34 @@ describe('a thinking signature another deployment issued is repaired once on the
     await expect(rig.pipeline.chat(messagesRequest(nextTurn()))).rejects.toMatchObject({ status: 400 });
     expect(rig.servers[0]!.requests).toHaveLength(1);
   });
+
+  it('a tool loop that failed over from another issuer: the refused block is in the current turn, so its retry has no thinking and thinking off', async () => {
+    let refusals = 0;
+    rig = await anthropicRig([
+      (_req, res) => {
+        res.writeHead(529, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }));
+      },
+      (_req, res, raw) => {
+        const body = JSON.parse(raw);
+        const refused = refusal(body, []);
+        const toolLoop = body.thinking && body.messages.at(-2).content[0]?.type !== 'thinking';
+        if (refused || toolLoop) {
+          refusals++;
+          res.writeHead(400, { 'content-type': 'application/json' });
+          return void res.end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: refused ?? 'messages.3.content.0.type: Expected `thinking`' } }));
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ id: 'msg_3', type: 'message', role: 'assistant', model: 'm', content: [{ type: 'text', text: ANSWER }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 5, output_tokens: 2 } }));
+      },
+    ]);
+    const answer = await rig.pipeline.chat(messagesRequest({ ...clientBody(), stream: false }));
+    expect(answer.choices[0]!.message.content).toBe(ANSWER);
+    expect(refusals).toBe(1);
+    const retried = JSON.parse(rig.servers[1]!.requests[1]!.body);
+    expect(retried.thinking).toBeUndefined();
+    expect(retried.context_management).toBeUndefined();
+    expect(JSON.stringify(retried.messages)).not.toContain('"thinking"');
+    expect(retried.tools).toEqual(TOOLS);
+  });
 });

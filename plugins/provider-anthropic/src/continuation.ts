@@ -6,9 +6,10 @@
  * left out, built from the client's own Messages body when it came in that dialect (the
  * continuation stays in the client's dialect: cache_control, betas and tools as the client sent
  * them); and a signature refusal is repaired once on the same deployment by leaving out the
- * thinking of earlier turns (their answers stand; only the current turn's thinking is needed).
+ * thinking of earlier turns (their answers stand), or all of it with thinking off when the
+ * current turn has some (repairThinking).
  */
-import type { Candidate, ChatMessage, ChatRequest, SwitchyardError } from '@switchyard/core';
+import type { ChatMessage, ChatRequest, SwitchyardError } from '@switchyard/core';
 import { setRequestOrigin } from '@switchyard/core/wire';
 import { messagesOrigin } from './pass-through.js';
 import { PROVIDER_KEY } from './thinking.js';
@@ -71,24 +72,31 @@ function thinkingOn(request: ChatRequest): boolean {
 }
 
 /**
+ * `request` with every thinking block left out and thinking off (with the `context_management`
+ * edits that need it on), then `extra` appended: what another issuer, or a prefill, can take.
+ */
+function withoutAnyThinking(request: ChatRequest, extra?: string): ChatRequest {
+  const messages = request.messages.map(withoutThinking);
+  if (extra !== undefined) messages.push({ role: 'assistant', content: extra });
+  const off = thinkingOn(request);
+  return derived(request, messages, off ? { reasoning_effort: undefined } : {}, (body) => {
+    const wire = Array.isArray(body.messages) ? (body.messages as WireMessage[]).map(withoutWireThinking) : [];
+    body.messages = extra === undefined ? wire : [...wire, { role: 'assistant', content: [{ type: 'text', text: extra }] }];
+    if (off) {
+      delete body.thinking;
+      dropThinkingEdits(body);
+    }
+  });
+}
+
+/**
  * The request that continues `partialText` on `target` (ProviderV1.continuation): the partial
  * answer as the last assistant turn, thinking off and every thinking block left out (they were
  * signed by the cut deployment, and a prefill with thinking on is refused). The client's tools
  * and everything else stay as sent.
  */
 export function anthropicContinuation(request: ChatRequest, partialText: string): ChatRequest {
-  const text = prefillText(partialText);
-  const messages = [...request.messages.map(withoutThinking), { role: 'assistant' as const, content: text }];
-  const off = thinkingOn(request);
-  const changes: Partial<ChatRequest> = off ? { reasoning_effort: undefined } : {};
-  return derived(request, messages, changes, (body) => {
-    const wire = Array.isArray(body.messages) ? (body.messages as WireMessage[]).map(withoutWireThinking) : [];
-    body.messages = [...wire, { role: 'assistant', content: [{ type: 'text', text }] }];
-    if (off) {
-      delete body.thinking;
-      dropThinkingEdits(body);
-    }
-  });
+  return withoutAnyThinking(request, prefillText(partialText));
 }
 
 /** `context_management` edits that clear thinking need thinking on: left out with it. */
@@ -106,24 +114,35 @@ export function isSignatureRefusal(error: SwitchyardError): boolean {
   return error.status === 400 && SIGNATURE_REFUSAL.test(error.message) && /thinking/i.test(error.message);
 }
 
+function hasWireThinking(message: WireMessage): boolean {
+  return withoutWireThinking(message) !== message;
+}
+
+function hasThinking(message: ChatMessage): boolean {
+  return withoutThinking(message) !== message;
+}
+
 /**
- * The repair of a signature refusal (ProviderV1.repair): the thinking of turns before the
- * current one left out. Undefined when the error is another one or there is nothing to leave out.
+ * The repair of a signature refusal (ProviderV1.repair), one retry that must be enough. Without
+ * thinking in the current turn, the earlier turns' thinking is left out (a healed cut: the answer
+ * the client kept was signed by the cut deployment). With thinking in the current turn (a tool
+ * loop that failed over from another issuer: Anthropic names only the first foreign block, and a
+ * tool loop's turn must start with thinking while thinking is on), every thinking block is left
+ * out and thinking turned off for this request. Undefined when the error is another one.
  */
-export function repairThinking(request: ChatRequest, error: SwitchyardError, _target?: Candidate): ChatRequest | undefined {
+export function repairThinking(request: ChatRequest, error: SwitchyardError): ChatRequest | undefined {
   if (!isSignatureRefusal(error)) return undefined;
+  const origin = messagesOrigin(request);
+  const wire = Array.isArray(origin?.body.messages) ? (origin.body.messages as WireMessage[]) : undefined;
   const start = unifiedTurnStart(request.messages);
+  const inCurrentTurn = wire ? wire.slice(currentTurnStart(wire)).some(hasWireThinking) : request.messages.slice(start).some(hasThinking);
+  if (inCurrentTurn) return withoutAnyThinking(request);
+  const earlier = wire ? wire.slice(0, currentTurnStart(wire)).some(hasWireThinking) : request.messages.slice(0, start).some(hasThinking);
+  if (!earlier) return undefined; // nothing to leave out: the same request would be refused again
   const messages = request.messages.map((m, i) => (i < start ? withoutThinking(m) : m));
-  let changed = messages.some((m, i) => m !== request.messages[i]);
-  // A Messages client's body is what is sent: only its change counts.
-  if (messagesOrigin(request)) changed = false;
-  const repaired = derived(request, messages, {}, (body) => {
-    if (!Array.isArray(body.messages)) return;
-    const wire = body.messages as WireMessage[];
+  return derived(request, messages, {}, (body) => {
+    if (!wire) return;
     const from = currentTurnStart(wire);
-    const stripped = wire.map((m, i) => (i < from ? withoutWireThinking(m) : m));
-    changed = stripped.some((m, i) => m !== wire[i]);
-    body.messages = stripped;
+    body.messages = wire.map((m, i) => (i < from ? withoutWireThinking(m) : m));
   });
-  return changed ? repaired : undefined;
 }
