@@ -9,7 +9,7 @@
  * client's own body plus the partial answer where it speaks the client's dialect, state signed by
  * the cut deployment removed), or the unified prefill; either passes the same expressibility
  * check as a first attempt, and keeps the client's tools. A provider that finds no valid
- * continuation for a candidate (Anthropic with thinking it cannot turn off) leaves it out.
+ * continuation for a candidate (`continuation` returns undefined) leaves it out.
  */
 import { candidateRef } from './candidate-ref.js';
 import type { Candidate, ChatRequest, StreamPart } from './types.js';
