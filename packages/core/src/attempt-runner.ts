@@ -83,7 +83,23 @@ export class AttemptRunner {
 
   /** Runs one attempt of the core loop (or the degrade stage, perhaps with its variant of the request) to its settlement. */
   run(candidate: Candidate, initiator: string, request?: ChatRequest): Promise<AttemptSettlement> {
-    return this.settle(this.start(candidate, { initiator, request }));
+    return this.settleRepairing(candidate, { initiator, request });
+  }
+
+  /**
+   * Settles an attempt; when its provider knows the one change that fixes the vendor's refusal
+   * (`ProviderV1.repair`: Anthropic's invalid thinking signature), retries once on the same
+   * deployment with the repaired request instead of leaving the refusal to fail over.
+   */
+  private async settleRepairing(candidate: Candidate, options: StartOptions): Promise<AttemptSettlement> {
+    const settled = await this.settle(this.start(candidate, options));
+    if (settled.type !== 'failed' || !settled.outcome.error) return settled;
+    const { ctx } = this.scope;
+    const request = (options.request ?? ctx.request) as ChatRequest;
+    if (!Array.isArray(request.messages)) return settled; // embeddings
+    const repaired = ctx.pipeline.providers.get(candidate.provider)?.repair?.(request, settled.outcome.error, candidate);
+    if (!repaired || ctx.signal.aborted) return settled;
+    return this.settle(this.start(candidate, { ...options, request: repaired }));
   }
 
   /**
@@ -92,15 +108,14 @@ export class AttemptRunner {
    * once. A stream that no one hands over is recorded when its reader finishes.
    */
   async runForPlugin(candidate: Candidate, options: RunAttemptOptions = {}): Promise<AttemptResult> {
-    const live = this.start(candidate, { initiator: options.initiator ?? 'plugin', signal: options.signal, request: options.request });
-    const settled = await this.settle(live);
+    const settled = await this.settleRepairing(candidate, { initiator: options.initiator ?? 'plugin', signal: options.signal, request: options.request });
     if (settled.type === 'failed') {
       const error = settled.outcome.error!;
       (this.recordedFailures ??= new WeakMap()).set(error, settled.outcome);
       throw error;
     }
-    const result: AttemptResult = settled.type === 'answered' ? settled.result : { ...settled.result, rest: this.recordWhenRead(live, settled.result) };
-    (this.pluginResults ??= new WeakMap()).set(result, live);
+    const result: AttemptResult = settled.type === 'answered' ? settled.result : { ...settled.result, rest: this.recordWhenRead(settled.live, settled.result) };
+    (this.pluginResults ??= new WeakMap()).set(result, settled.live);
     return result;
   }
 

@@ -4,11 +4,18 @@
  * opt-in), so the caller receives one whole answer. When no such candidate can continue, the
  * stream ends with the original failure, never a fallback's prefill rejection. A plugin may
  * tap `continueStream` before this default to change it (the hedge plugin's per-tier options).
+ *
+ * Each candidate gets the continuation its provider builds (`ProviderV1.continuation`: the
+ * client's own body plus the partial answer where it speaks the client's dialect, state signed by
+ * the cut deployment removed), or the unified prefill; either passes the same expressibility
+ * check as a first attempt, and keeps the client's tools. A provider that finds no valid
+ * continuation for a candidate (`continuation` returns undefined) leaves it out.
  */
 import { candidateRef } from './candidate-ref.js';
 import type { Candidate, ChatRequest, StreamPart } from './types.js';
 import type { PipelineHooks, RequestContext, StreamInterruption } from './contract.js';
 import { STAGE } from './hooks.js';
+import { expressibleCandidates } from './expressible.js';
 import { requestOriginOf, setRequestOrigin } from './request-origin.js';
 import { ANTHROPIC_MESSAGES } from './wire-formats.js';
 
@@ -46,14 +53,31 @@ export function prefillRequest(request: ChatRequest, partialText: string): ChatR
   return next;
 }
 
+/** The request that continues `partialText` on `candidate`, or undefined when it cannot take one as a first attempt could not. */
+function continuationFor(ctx: RequestContext, original: ChatRequest, partialText: string, candidate: Candidate, from: Candidate): ChatRequest | undefined {
+  const { providers } = ctx.pipeline;
+  const provider = providers.get(candidate.provider);
+  const request = provider?.continuation ? provider.continuation(original, partialText, candidate, from) : prefillRequest(original, partialText);
+  if (!request) return undefined;
+  try {
+    return expressibleCandidates(request, [candidate], providers, true).length > 0 ? request : undefined;
+  } catch {
+    return undefined; // the same refusal a first attempt gets (expressible.ts)
+  }
+}
+
 export async function continueStream(interruption: StreamInterruption, ctx: RequestContext, maxTries: number, initiator: string): Promise<AsyncIterable<StreamPart> | undefined> {
   if (!CONTINUABLE.has(interruption.error.kind)) return undefined;
   const message = interruption.partial.choices[0]?.message;
   // Tool calls and reasoning cannot be resumed faithfully by another model.
   if (!message || message.tool_calls?.length || !message.content) return undefined;
-  const request = prefillRequest(ctx.request as ChatRequest, message.content);
-  for (const candidate of continuationCandidates(ctx, interruption.candidate).slice(0, maxTries)) {
-    if (ctx.signal.aborted) return undefined;
+  const original = ctx.request as ChatRequest;
+  let tries = 0;
+  for (const candidate of continuationCandidates(ctx, interruption.candidate)) {
+    if (ctx.signal.aborted || tries >= maxTries) return undefined;
+    const request = continuationFor(ctx, original, message.content, candidate, interruption.candidate);
+    if (!request) continue;
+    tries++;
     let result;
     try {
       result = await ctx.runAttempt(candidate, { request, initiator });
@@ -63,12 +87,26 @@ export async function continueStream(interruption: StreamInterruption, ctx: Requ
     if (result.type !== 'stream') continue;
     ctx.pipeline.events.emit('failover', { requestId: ctx.id, from: candidateRef(interruption.candidate), to: candidateRef(candidate), error: interruption.error });
     const { head, rest } = result;
+    // A vendor that refuses a prefill ending in whitespace gets it trimmed (Anthropic) and answers
+    // with that whitespace again: the client already has it.
+    let trim = /\s$/.test(message.content);
+    const untrimmed = (part: StreamPart): StreamPart | undefined => {
+      if (part.type === 'response-metadata') return undefined;
+      if (!trim || part.type !== 'text-delta') return part;
+      trim = false;
+      const text = part.text.trimStart();
+      return text ? { ...part, text } : undefined;
+    };
     return (async function* () {
-      for (const part of head) if (part.type !== 'response-metadata') yield part;
+      for (const part of head) {
+        const out = untrimmed(part);
+        if (out) yield out;
+      }
       for (;;) {
         const next = await rest.next();
         if (next.done) return;
-        if (next.value.type !== 'response-metadata') yield next.value;
+        const out = untrimmed(next.value);
+        if (out) yield out;
       }
     })();
   }

@@ -151,6 +151,21 @@ export interface ProviderV1 {
    */
   drops?(request: ChatRequest, target: Candidate): readonly DroppedPart[] | undefined;
   /**
+   * The request that continues a cut answer (`partialText`, what the client already holds) on
+   * `target`, a deployment other than `from`, the one that was cut: in the client's dialect
+   * where this provider speaks it, with state bound to `from` (signed thinking) removed. Undefined
+   * when no continuation on `target` would be valid (Anthropic refuses a prefill with thinking on
+   * unless thinking can be turned off): the stream then ends with its error rather than sending
+   * a request that poisons the session. Without this method the core prefills the unified request.
+   */
+  continuation?(request: ChatRequest, partialText: string, target: Candidate, from: Candidate): ChatRequest | undefined;
+  /**
+   * A repaired request for a vendor refusal that one known change fixes (Anthropic's "invalid
+   * signature in thinking block": the earlier turns' thinking stripped). The core retries it once
+   * on the same deployment instead of failing over; undefined when `error` is not such a refusal.
+   */
+  repair?(request: ChatRequest, error: SwitchyardError, target: Candidate): ChatRequest | undefined;
+  /**
    * What `switchyard validate` says about an endpoint beyond the schema: settings this provider
    * needs that are missing or unusable (a region, a project, a credentials file), and where its
    * credentials will come from when they are not the endpoint's key.

@@ -13,6 +13,7 @@ import { AnthropicStreamDecoder } from './stream-decoder.js';
 import { anthropicUnsupported } from './unsupported.js';
 import { checkAnthropicBaseUrl, checkFoundryAnthropicEndpoint } from './base-url.js';
 import { allowedBetas, betaDrops, clientBetas, splitBetas, withoutFields } from './betas.js';
+import { anthropicContinuation, repairThinking } from './continuation.js';
 
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com/v1';
 
@@ -22,6 +23,8 @@ const messagesCodec = {
   defaultCapabilities: ['tools', 'vision', 'prefill', 'stream'],
   speaks: (format: string) => format === ANTHROPIC_MESSAGES,
   unsupported: anthropicUnsupported,
+  continuation: anthropicContinuation,
+  repair: repairThinking,
   buildRequest(request, target, { stream }) {
     // A client of the Messages API gets its own request sent on (pass-through.ts).
     const origin = messagesOrigin(request);

@@ -3,6 +3,7 @@
  * (or a Bedrock API key), streamed in AWS event-stream frames.
  */
 import { anthropicProvider, betaDrops } from '@switchyard/provider-anthropic';
+import { prefillRequest } from '@switchyard/core/internal';
 import { defineProvider, SwitchyardError, type Candidate, type ChatRequest, type ProviderRequest, type Unsupported, type EndpointConfig, type ProviderV1 } from '@switchyard/core';
 import type { SignatureV4 } from '@smithy/signature-v4';
 import { classifyBedrockError } from './classify-error.js';
@@ -70,6 +71,9 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}) {
     },
     // Betas Bedrock does not take (and the fields they turn on) are sent without, and said so.
     drops: (request, target) => (speaksMessages(target.model, target.endpoint) ? betaDrops(request, target, BEDROCK_DEFAULT_BETAS) : undefined),
+    // Claude's continuation and thinking-signature repair are Anthropic's (its thinking is signed per issuer).
+    continuation: (request, partialText, target, from) => (speaksMessages(target.model, target.endpoint) ? anthropicProvider.continuation!(request, partialText, target, from) : prefillRequest(request, partialText)),
+    repair: (request, error, target) => (speaksMessages(target.model, target.endpoint) ? anthropicProvider.repair?.(request, error, target) : undefined),
     parseResponse(response, target) {
       return speaksMessages(target.model, target.endpoint) ? anthropicProvider.parseResponse(response, target) : parseConverseResponse(response, target);
     },

@@ -4,6 +4,7 @@
  */
 import { anthropicProvider, classifyAnthropicError, betaDrops } from '@switchyard/provider-anthropic';
 import { geminiProvider } from '@switchyard/provider-gemini';
+import { prefillRequest } from '@switchyard/core/internal';
 import { defineProvider, type Candidate, type EndpointConfig, type ProviderHttpResponse, type ProviderV1 } from '@switchyard/core';
 import { existsSync } from 'node:fs';
 import { credentialFile, describeGoogleCredentialSource, VertexCredentials } from './auth.js';
@@ -43,6 +44,9 @@ export function createVertexProvider() {
     buildRequest(request, target, options) {
       return isClaude(target.model) ? buildClaudeRequest(request, target, options.stream) : onVertex(geminiProvider.buildRequest(request, target, options), target);
     },
+    // Claude's continuation and thinking-signature repair are Anthropic's (its thinking is signed per issuer).
+    continuation: (request, partialText, target, from) => (isClaude(target.model) ? anthropicProvider.continuation!(request, partialText, target, from) : prefillRequest(request, partialText)),
+    repair: (request, error, target) => (isClaude(target.model) ? anthropicProvider.repair?.(request, error, target) : undefined),
     parseResponse: (response, target) => (isClaude(target.model) ? anthropicProvider : geminiProvider).parseResponse(response, target),
     createStreamDecoder: (target, request) => (isClaude(target.model) ? anthropicProvider : geminiProvider).createStreamDecoder(target, request),
     async authorize(_wire, target): Promise<Record<string, string>> {

@@ -165,9 +165,20 @@ describe('Claude on three channels', () => {
     expect(message.stop_reason).toBe('tool_use');
     const seen = google.seen.slice(before);
     expect(seen).toHaveLength(1);
-    // Vertex got what the client wrote (thinking, tools, cache_control, context_management…), with the partial answer as the last turn.
-    const { model: _m, ...rest } = claudeCodeBody();
-    expect(seen[0]!.body).toEqual({ anthropic_version: 'vertex-2023-10-16', ...rest, messages: [...(rest.messages as unknown[]), { role: 'assistant', content: 'The test compares floats exactly. ' }], stream: true });
+    // Vertex got what the client wrote (tools, system, cache_control, betas' fields…) with the partial
+    // answer as the last turn; thinking is off for a prefill (Anthropic refuses one with thinking on),
+    // so the thinking settings, the edits that clear thinking and the blocks Bedrock signed are left out.
+    const { model: _m, thinking: _thinking, ...rest } = claudeCodeBody();
+    const sent = seen[0]!.body as Record<string, any>;
+    expect(sent.anthropic_version).toBe('vertex-2023-10-16');
+    expect(sent.thinking).toBeUndefined();
+    expect(sent.tools).toEqual(rest.tools);
+    expect(sent.system).toEqual(rest.system);
+    expect(JSON.stringify(sent.messages)).not.toContain('"type":"thinking"');
+    expect(sent.messages).toHaveLength((rest.messages as unknown[]).length + 1);
+    const last = sent.messages.at(-1);
+    expect(last.role).toBe('assistant');
+    expect(JSON.stringify(last.content)).toContain('The test compares floats exactly.');
   });
 
   it('Gemini API 503 → Gemini on Vertex AI', async () => {

@@ -17,8 +17,6 @@ export function expectedToFail(id: string): boolean {
 }
 
 export const KNOWN_FAILING: Record<string, string> = {
-  [testName('Claude Code', 'cut, continued')]:
-    'the continuation is re-encoded from the unified request: it prefills the partial answer with thinking on and carries the earlier turns\' thinking blocks signed by the cut deployment, so the continuing Anthropic deployment refuses it (invalid signature); the stream ends with the error and Claude Code asks again',
   [testName('Codex CLI', 'cut, continued')]: RESPONSES_CUT,
   [testName('OpenAI Agents SDK', 'cut, continued')]: RESPONSES_CUT,
   [testName('AI SDK, OpenAI (Responses)', 'cut, continued')]: RESPONSES_CUT,
