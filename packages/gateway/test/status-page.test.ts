@@ -48,7 +48,13 @@ describe.skipIf(!chromium)('status page in headless Chromium', () => {
 
     setPrimaryDown(true);
     expect((await client.chat.completions.create(ask)).choices[0].message.content).toBe('hello from secondary');
-    await page.waitForFunction((selector) => document.querySelector(selector)?.classList.contains('breaker-open'), { timeout: 10_000 }, breakerOf('primary/primary-model'));
+    // The breaker opens during the second request's attempt; that request is counted when it ends:
+    // a refresh between the two shows the breaker open and one request. Wait for both.
+    await page.waitForFunction(
+      (selector) => document.querySelector(selector)?.classList.contains('breaker-open') && (document.querySelector('[data-model="chat"] .verdict')?.textContent ?? '').includes('2 of 2'),
+      { timeout: 10_000 },
+      breakerOf('primary/primary-model'),
+    );
 
     const view = await page.evaluate(() => {
       const card = (id: string) => document.querySelector(`[data-deployment="${id}"]`)!;
