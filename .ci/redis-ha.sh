@@ -19,8 +19,14 @@ wait_pong() {
 server() { # port, extra args…
   local port="$1"
   shift
+  # Each server has its own working directory, emptied before it starts: a primary writes an RDB
+  # file to its directory to feed its replica even with `--save ''`, and a server started in a
+  # directory holding one loads its keys (a Cluster node that did refused `--cluster create`:
+  # "node is not empty").
+  rm -rf "$DIR/$port"
+  mkdir -p "$DIR/$port"
   redis-server --bind 127.0.0.1 --port "$port" --daemonize yes --save '' --appendonly no \
-    --dir "$DIR" --pidfile "$DIR/redis-$port.pid" --logfile "$DIR/redis-$port.log" "$@"
+    --dir "$DIR/$port" --pidfile "$DIR/$port/redis.pid" --logfile "$DIR/$port/redis.log" "$@"
   wait_pong "$port"
 }
 
@@ -32,19 +38,21 @@ else
   pong 6392 || server 6392 --replicaof 127.0.0.1 6391
   for port in 26391 26392 26393; do
     if pong "$port"; then continue; fi
-    cat >"$DIR/sentinel-$port.conf" <<CONF
+    rm -rf "$DIR/$port"
+    mkdir -p "$DIR/$port"
+    cat >"$DIR/$port/sentinel.conf" <<CONF
 bind 127.0.0.1
 port $port
 daemonize yes
-pidfile $DIR/sentinel-$port.pid
-logfile $DIR/sentinel-$port.log
-dir $DIR
+pidfile $DIR/$port/sentinel.pid
+logfile $DIR/$port/sentinel.log
+dir $DIR/$port
 sentinel monitor switchyard 127.0.0.1 6391 2
 sentinel down-after-milliseconds switchyard 1000
 sentinel failover-timeout switchyard 5000
 sentinel parallel-syncs switchyard 1
 CONF
-    redis-server "$DIR/sentinel-$port.conf" --sentinel
+    redis-server "$DIR/$port/sentinel.conf" --sentinel
     wait_pong "$port"
   done
   echo "redis-ha: Sentinel group answering (primary 6391, replica 6392, sentinels 26391-26393)"
@@ -57,9 +65,9 @@ else
   for port in 7101 7102 7103; do
     if pong "$port"; then continue; fi
     # A node file left by an earlier machine image or run names nodes that no longer exist, and
-    # `--cluster create` refuses a node that "already knows other nodes": start each node blank.
-    rm -f "$DIR/nodes-$port.conf"
-    server "$port" --cluster-enabled yes --cluster-config-file "$DIR/nodes-$port.conf" --cluster-node-timeout 2000
+    # `--cluster create` refuses a node that "already knows other nodes": each node starts blank
+    # (`server` empties its directory, which holds the node file).
+    server "$port" --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 2000
   done
   known="$(redis-cli -p 7101 cluster info | sed -n 's/^cluster_known_nodes:\([0-9]*\).*/\1/p')"
   if [ "${known:-1}" -le 1 ]; then

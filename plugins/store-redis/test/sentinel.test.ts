@@ -28,8 +28,8 @@ function gateway(prefix: string): { store: RedisStateStore; changes: StoreAvaila
 
 /** Starts the old primary again with the arguments .ci/redis-ha.sh gave it. */
 async function restartAsBefore(port: number): Promise<void> {
-  const dir = process.env.SWITCHYARD_REDIS_HA_DIR ?? '/tmp/switchyard-redis-ha';
-  execFileSync('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--daemonize', 'yes', '--save', '', '--appendonly', 'no', '--dir', dir, '--pidfile', `${dir}/redis-${port}.pid`, '--logfile', `${dir}/redis-${port}.log`]);
+  const dir = `${process.env.SWITCHYARD_REDIS_HA_DIR ?? '/tmp/switchyard-redis-ha'}/${port}`;
+  execFileSync('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--daemonize', 'yes', '--save', '', '--appendonly', 'no', '--dir', dir, '--pidfile', `${dir}/redis.pid`, '--logfile', `${dir}/redis.log`]);
   await expect.poll(() => redisAnswers(`redis://127.0.0.1:${port}`), { timeout: 10_000, interval: 50 }).toBe(true);
 }
 
