@@ -12,7 +12,7 @@
  * continuation for a candidate (`continuation` returns undefined) leaves it out.
  */
 import { candidateRef } from './candidate-ref.js';
-import type { Candidate, ChatRequest, StreamPart } from './types.js';
+import type { Candidate, ChatRequest, StreamPart, Usage } from './types.js';
 import type { PipelineHooks, RequestContext, StreamInterruption } from './contract.js';
 import { STAGE } from './hooks.js';
 import { expressibleCandidates } from './expressible.js';
@@ -90,12 +90,15 @@ export async function continueStream(interruption: StreamInterruption, ctx: Requ
     // A vendor that refuses a prefill ending in whitespace gets it trimmed (Anthropic) and answers
     // with that whitespace again: the client already has it.
     let trim = /\s$/.test(message.content);
+    const cutUsage = interruption.partial.usage;
     const untrimmed = (part: StreamPart): StreamPart | undefined => {
       if (part.type === 'response-metadata') return undefined;
-      if (!trim || part.type !== 'text-delta') return part;
-      trim = false;
-      const text = part.text.trimStart();
-      return text ? { ...part, text } : undefined;
+      if (trim && part.type === 'text-delta') {
+        trim = false;
+        const text = part.text.trimStart();
+        return text ? { ...part, text } : undefined;
+      }
+      return stitched(part, cutUsage);
     };
     return (async function* () {
       for (const part of head) {
@@ -111,6 +114,29 @@ export async function continueStream(interruption: StreamInterruption, ctx: Requ
     })();
   }
   return undefined;
+}
+
+/**
+ * A part of the continuation as the client gets it: a copy, so it carries none of its vendor's
+ * event text (wire-events.ts; the client's stream has its head, ids and indexes from the cut
+ * vendor, and the dialect's encoder writes the rest into them), with the usage of both attempts
+ * summed (the answer the client holds is what both produced; each attempt is billed on its own).
+ */
+function stitched(part: StreamPart, cutUsage: Usage | undefined): StreamPart {
+  if (part.type === 'usage') return { ...part, usage: summedUsage(cutUsage, part.usage) };
+  if (part.type === 'finish' && part.usage) return { ...part, usage: summedUsage(cutUsage, part.usage) };
+  return { ...part };
+}
+
+function summedUsage(cut: Usage | undefined, next: Usage): Usage {
+  if (!cut) return next;
+  const sum: Usage = { prompt_tokens: cut.prompt_tokens + next.prompt_tokens, completion_tokens: cut.completion_tokens + next.completion_tokens, total_tokens: cut.total_tokens + next.total_tokens };
+  const cached = (cut.prompt_tokens_details?.cached_tokens ?? 0) + (next.prompt_tokens_details?.cached_tokens ?? 0);
+  const written = (cut.prompt_tokens_details?.cache_write_tokens ?? 0) + (next.prompt_tokens_details?.cache_write_tokens ?? 0);
+  if (cut.prompt_tokens_details || next.prompt_tokens_details) sum.prompt_tokens_details = { cached_tokens: cached, ...(written ? { cache_write_tokens: written } : {}) };
+  const reasoning = (cut.completion_tokens_details?.reasoning_tokens ?? 0) + (next.completion_tokens_details?.reasoning_tokens ?? 0);
+  if (cut.completion_tokens_details || next.completion_tokens_details) sum.completion_tokens_details = { reasoning_tokens: reasoning };
+  return sum;
 }
 
 /** The built-in tap, after every plugin's. */
