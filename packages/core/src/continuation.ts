@@ -1,7 +1,8 @@
 /**
  * Mid-stream continuation, the streaming contract's default: a committed stream that was cut or
  * stalled continues on a candidate that declares the `prefill` capability (declaring it is the
- * opt-in), so the caller receives one whole answer. When no such candidate can continue, the
+ * opt-in), or whose provider continues the client's request in the client's own dialect
+ * (canContinue), so the caller receives one whole answer. When no such candidate can continue, the
  * stream ends with the original failure, never a fallback's prefill rejection. A plugin may
  * tap `continueStream` before this default to change it (the hedge plugin's per-tier options).
  *
@@ -15,6 +16,7 @@ import { candidateRef } from './candidate-ref.js';
 import type { Candidate, ChatRequest, StreamPart, Usage } from './types.js';
 import type { PipelineHooks, RequestContext, StreamInterruption } from './contract.js';
 import { STAGE } from './hooks.js';
+import type { ProviderV1 } from './provider.js';
 import { expressibleCandidates } from './expressible.js';
 import { requestOriginOf, setRequestOrigin } from './request-origin.js';
 import { ANTHROPIC_MESSAGES } from './wire-formats.js';
@@ -25,11 +27,26 @@ const CONTINUABLE = new Set(['stream-cut', 'idle-timeout', 'network', 'server', 
 /** How many prefill-capable candidates the default continuation tries. */
 export const DEFAULT_MAX_CONTINUATIONS = 2;
 
+/**
+ * Whether `candidate` can continue a cut answer to `request`: it declares `prefill`, or it lists
+ * no capabilities of its own and its provider continues the client's request in the client's
+ * dialect (it speaks it and builds its own continuation: OpenAI Responses for a Responses
+ * client). A deployment whose `capabilities` leave `prefill` out never continues.
+ */
+function canContinue(candidate: Candidate, request: ChatRequest, providers: ReadonlyMap<string, ProviderV1>): boolean {
+  if (candidate.capabilities.has('prefill')) return true;
+  if (candidate.deployment?.capabilities) return false;
+  const provider = providers.get(candidate.provider);
+  const origin = requestOriginOf(request);
+  return !!(origin && provider?.continuation && provider.speaks?.(origin.format, candidate));
+}
+
 export function continuationCandidates(ctx: RequestContext, failed: Candidate): Candidate[] {
   const seen = new Set<string>();
   const out: Candidate[] = [];
+  const request = ctx.request as ChatRequest;
   for (const c of [...ctx.remaining, ...ctx.candidates]) {
-    if (seen.has(c.id) || c.deploymentId === failed.deploymentId || !c.capabilities.has('prefill')) continue;
+    if (seen.has(c.id) || c.deploymentId === failed.deploymentId || !canContinue(c, request, ctx.pipeline.providers)) continue;
     seen.add(c.id);
     out.push(c);
   }
