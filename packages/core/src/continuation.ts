@@ -19,6 +19,7 @@ import { STAGE } from './hooks.js';
 import type { ProviderV1 } from './provider.js';
 import { expressibleCandidates } from './expressible.js';
 import { requestOriginOf, setRequestOrigin } from './request-origin.js';
+import { droppedFor } from './translation.js';
 import { ANTHROPIC_MESSAGES } from './wire-formats.js';
 
 /** Failures after the commit point that another deployment can recover from. */
@@ -103,6 +104,9 @@ export async function continueStream(interruption: StreamInterruption, ctx: Requ
     }
     if (result.type !== 'stream') continue;
     ctx.pipeline.events.emit('failover', { requestId: ctx.id, from: candidateRef(interruption.candidate), to: candidateRef(candidate), error: interruption.error });
+    // What the continuation was sent without (thinking turned off for a prefill) is disclosed as a first attempt's drops are; the answer's headers already went out.
+    const dropped = droppedFor(request, candidate, ctx.pipeline.providers.get(candidate.provider));
+    if (dropped && dropped.length > 0) ctx.pipeline.events.emit('field:dropped', { requestId: ctx.id, model: ctx.model, candidate: candidateRef(candidate), dropped });
     const { head, rest } = result;
     // A vendor that refuses a prefill ending in whitespace gets it trimmed (Anthropic) and answers
     // with that whitespace again: the client already has it.
