@@ -33,6 +33,8 @@ export interface CallOptions {
   idempotencyKey?: string;
   /** Who is calling (the gateway's authenticated key): plugins attribute and limit by it; see caller.ts. */
   caller?: CallerIdentity;
+  /** The client's session, when it names one beside the request (Claude Code's `X-Claude-Code-Session-Id`): prompt-cache affinity keeps a session on one deployment. */
+  sessionId?: string;
 }
 
 export interface Pipeline {
@@ -133,6 +135,8 @@ export interface RequestContext {
   readonly traceparent?: string;
   /** Who is calling, when the host said (`CallOptions.caller`). */
   readonly caller?: CallerIdentity;
+  /** The client's session, when the host said (`CallOptions.sessionId`). */
+  readonly sessionId?: string;
   classification: Classification;
   /** Every candidate the route stage produced, in order. */
   candidates: Candidate[];
