@@ -6,7 +6,7 @@ import { candidateRef } from './candidate-ref.js';
 import { applyErrorRules } from './error-rules.js';
 import { isSwitchyardError, SwitchyardError, toSwitchyardError } from './errors.js';
 import type { Attempt, AttemptResult, RequestContext } from './contract.js';
-import type { BuildOptions, DecodedSseEvent, ProviderHttpResponse, ProviderRequest, ProviderV1 } from './provider.js';
+import type { BuildOptions, DecodedSseEvent, ProviderHttpResponse, ProviderRequest, ProviderV1, StreamDecoder } from './provider.js';
 import { SseParser, type SseEvent } from './sse.js';
 import { readBodyText, type Transport, type TransportResponse } from './transport.js';
 import { isContentPart, type Candidate, type ChatRequest, type EmbeddingRequest, type StreamPart } from './types.js';
@@ -17,6 +17,7 @@ import { readErrorBodyText } from './error-body.js';
 import { addFields } from './copy-fields.js';
 import { requestOriginOf } from './request-origin.js';
 import { keepWireText } from './wire-events.js';
+import { KeptStream, setKeptStream } from './kept-stream.js';
 import { PartBatches, type PartBatch } from './part-batches.js';
 import { responseTooLarge, type ResponseLimits } from './response-limits.js';
 import { authorizeWireRequest, joinUrl, providerBaseUrl } from './wire-request.js';
@@ -53,6 +54,8 @@ export interface CallEnv {
   events: SwitchyardEventBus;
   /** How much of a vendor's answer is read (response-limits.ts). */
   responseLimits: Readonly<ResponseLimits>;
+  /** Bytes of a stream kept for a continuation after a cut (kept-stream.ts). */
+  continuationMaxBytes: number;
 }
 
 export async function sendProviderRequest(env: Pick<CallEnv, 'transport'>, provider: ProviderV1, candidate: Candidate, built: ProviderRequest, attempt: Pick<Attempt, 'signal' | 'abort' | 'requestProgress'>, traceparent?: string): Promise<TransportResponse> {
@@ -139,7 +142,16 @@ export async function callProvider(env: CallEnv, provider: ProviderV1, attempt: 
     if (http.json === undefined) throw new SwitchyardError('server', `${provider.id} sent a body that is not JSON: ${http.text.slice(0, 80)}`, { status: res.status });
     return { type: 'response', response: provider.parseResponse(http, candidate), headers: res.headers };
   }
-  const parts = new PartBatches(decodeStream(env, provider, attempt, ctx, res, request));
+  const decoder = provider.createStreamDecoder(candidate, request);
+  // The client speaks the vendor's dialect: each event's text travels with its parts (wire-events.ts).
+  const keepText = decoder.wireFormat !== undefined && requestOriginOf(request, decoder.wireFormat) !== undefined;
+  // Lazy pass-through (kept-stream.ts): SSE only, the core's own attempts (a plugin-run one is read part by part by its plugin).
+  const kept =
+    keepText && !provider.createFrameDecoder && decoder.readAfterCommit && attempt.initiator === 'core' && ctx.classification.commit !== 'end'
+      ? new KeptStream(env.continuationMaxBytes, (text) => decodeAll(provider, candidate, request, env.responseLimits.maxEventChars, text))
+      : undefined;
+  const parts = new PartBatches(decodeStream(env, provider, attempt, ctx, res, decoder, keepText, kept));
+  if (kept) setKeptStream(parts, kept);
   const head: StreamPart[] = [];
   const commitAtEnd = ctx.classification.commit === 'end';
   for (;;) {
@@ -168,17 +180,58 @@ function sseText(event: SseEvent): string {
   return event.event ? `event: ${event.event}\ndata: ${data}\n\n` : `data: ${data}\n\n`;
 }
 
+/** A run of vendor events forwarded unread (kept-stream.ts): a part that adds nothing to the answer, with their text. */
+function unreadEvents(text: string): StreamPart {
+  const part: StreamPart = { type: 'response-metadata' };
+  keepWireText(part, text);
+  return part;
+}
+
+/** Every part of a kept stream text, through a fresh decoder: what a lazy pass-through replays when the answer is needed. */
+function decodeAll(provider: ProviderV1, candidate: Candidate, request: ChatRequest, maxEventChars: number, text: string): StreamPart[] {
+  const parser = new SseParser(maxEventChars);
+  const decoder = provider.createStreamDecoder(candidate, request);
+  const parts: StreamPart[] = [];
+  for (const event of [...parser.push(text), ...parser.end()]) {
+    if (event.data === '[DONE]') break;
+    let json: unknown;
+    try {
+      json = JSON.parse(event.data);
+    } catch {
+      continue;
+    }
+    (event as DecodedSseEvent).json = json;
+    for (const part of decoder.push(event as DecodedSseEvent)) parts.push(part);
+    if (decoder.done) break;
+  }
+  for (const part of decoder.end()) parts.push(part);
+  return parts;
+}
+
+const DONE_EVENT = 'data: [DONE]';
+
 /**
  * The vendor stream as unified parts, a batch per chunk of the body (part-batches.ts). Ends
  * normally only after the vendor's finish signal; a close without it throws `stream-cut`. An
  * idle abort after the finish signal ends it cleanly.
+ *
+ * A pass-through (the client speaks the vendor's SSE dialect) whose committed stream asked for
+ * it reads lazily after the commit point (kept-stream.ts): complete events go on as the vendor's
+ * text, and only those `readAfterCommit` names (and every event after the finish) are decoded.
  */
-async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attempt, ctx: RequestContext, res: TransportResponse, request: ChatRequest): AsyncGenerator<PartBatch, void, undefined> {
+async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attempt, ctx: RequestContext, res: TransportResponse, decoder: StreamDecoder, keepText: boolean, kept: KeptStream | undefined): AsyncGenerator<PartBatch, void, undefined> {
   const { candidate } = attempt;
-  const parser = provider.createFrameDecoder?.(candidate, env.responseLimits) ?? new SseParser(env.responseLimits.maxEventChars);
-  const decoder = provider.createStreamDecoder(candidate, request);
-  // The client speaks the vendor's dialect: each event's text travels with its parts (wire-events.ts).
-  const keepText = decoder.wireFormat !== undefined && requestOriginOf(request, decoder.wireFormat) !== undefined;
+  const frames = provider.createFrameDecoder?.(candidate, env.responseLimits);
+  const sse = frames ? undefined : new SseParser(env.responseLimits.maxEventChars);
+  const parser = frames ?? sse!;
+  const utf8 = kept ? new TextDecoder('utf-8') : undefined;
+  /** Reading lazily now; `lazyOff` once the stream proved unfit for it (lone CR line ends). */
+  let lazy = false;
+  let lazyOff = false;
+  /** Text of a lazily read stream after its last complete event. */
+  let tail = '';
+  let committed = false;
+  let lastForwardable = true;
   let pendingText = '';
   let finished = false;
   let complete = false;
@@ -212,7 +265,8 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
   };
   /** The event's text goes with its first part (and part-less events before it); its other parts are covered by it. */
   const keepTexts = (event: SseEvent, parts: StreamPart[]): void => {
-    if (decoder.forwardable?.(event as DecodedSseEvent) === false) {
+    lastForwardable = decoder.forwardable?.(event as DecodedSseEvent) !== false;
+    if (!lastForwardable) {
       pendingText = '';
       return;
     }
@@ -226,17 +280,85 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
     for (const part of parts) {
       if (part.type === 'finish') finished = true;
       else if (part.type === 'error') attributeError(part.error, candidate);
+      else if (!committed && isContentPart(part)) committed = true;
       out.push(part);
+    }
+    return out;
+  };
+  /**
+   * One chunk's text, read lazily: its complete events go on as they came (one part for a run of
+   * them), those the decoder must read are decoded. `final`: the body ended; text left without its
+   * blank line is decoded (never forwarded: a half event must not reach the client).
+   */
+  const readLazily = (text: string, final: boolean): StreamPart[] => {
+    let input = tail + text;
+    if (input.includes('\r')) {
+      input = input.replaceAll('\r\n', '\n');
+      const cr = input.indexOf('\r');
+      // A CR line end (or one split off at the end) the text search does not know: the parser takes over.
+      if (cr !== -1 && (final || cr !== input.length - 1)) {
+        lazy = false;
+        lazyOff = true;
+        tail = '';
+        const out = decode(sse!.push(input), []);
+        return final && !sawDone ? decode(sse!.end(), out) : out;
+      }
+    }
+    const cut = input.lastIndexOf('\n\n');
+    const end = cut < 0 ? 0 : cut + 2;
+    tail = input.slice(end);
+    if (tail.length > env.responseLimits.maxEventChars) throw responseTooLarge('stream event', env.responseLimits.maxEventChars, 'characters');
+    const out: StreamPart[] = [];
+    let unread = '';
+    for (let at = 0; at < end && !sawDone; ) {
+      const next = input.indexOf('\n\n', at) + 2;
+      const event = input.slice(at, next);
+      at = next;
+      if (!finished && !event.startsWith(DONE_EVENT) && !decoder.readAfterCommit!(event)) {
+        unread += event;
+        continue;
+      }
+      if (unread) {
+        out.push(unreadEvents(pendingText + unread));
+        kept!.unreadChars += unread.length;
+        pendingText = unread = '';
+      }
+      decode(sse!.push(event), out);
+    }
+    if (unread && !finished && !sawDone) {
+      out.push(unreadEvents(pendingText + unread));
+      kept!.unreadChars += unread.length;
+      pendingText = '';
+    }
+    if (final && !sawDone) {
+      if (tail.trim()) decode(sse!.push(tail), out);
+      tail = '';
+      decode(sse!.end(), out);
     }
     return out;
   };
   try {
     for await (const chunk of res.body) {
       attempt.chunkReceived();
-      yield decode(parser.push(chunk), []);
+      if (!kept) {
+        yield decode(parser.push(chunk), []);
+      } else {
+        const text = utf8!.decode(chunk, { stream: true });
+        kept.keep(text, chunk.byteLength);
+        if (lazy) yield readLazily(text, false);
+        else {
+          yield decode(sse!.push(text), []);
+          // From the next chunk on, once committed, between events, on an event the client got as it came.
+          lazy = kept.lazy && !lazyOff && committed && !finished && lastForwardable && sse!.idle;
+        }
+      }
       if (sawDone) break;
     }
-    if (!sawDone) yield decode(parser.end(), []);
+    if (!sawDone) {
+      if (lazy) yield readLazily(utf8!.decode(), true);
+      else if (kept) yield decode([...sse!.push(utf8!.decode()), ...sse!.end()], []);
+      else yield decode(parser.end(), []);
+    }
     complete = finished;
   } catch (error) {
     const err = toSwitchyardError(error);
