@@ -51,14 +51,14 @@ export class CommittedStream {
    * so it is decoded from the kept text now. Past `continuation.maxBytes` it cannot be: the
    * answer is counted by the characters forwarded (an estimate for billing).
    */
-  private readWholeAnswer(): void {
+  private readWholeAnswer(): boolean {
     const { kept } = this;
-    if (!kept?.partial) return;
+    if (!kept?.partial) return true;
     const parts = kept.replay();
     kept.release();
     if (!parts) {
       this.acc.unreadChars = kept.unreadChars;
-      return;
+      return false;
     }
     const acc = new ResponseAccumulator();
     for (const part of parts) acc.add(part);
@@ -66,6 +66,7 @@ export class CommittedStream {
     acc.usage ??= this.acc.usage;
     acc.finishReason ??= this.acc.finishReason;
     this.acc = acc;
+    return true;
   }
 
   /** The upstream model, as far as the head says. */
@@ -143,15 +144,14 @@ export class CommittedStream {
       // Release the upstream body now (an error event may leave the connection open).
       if (failure) await this.result.rest.return?.(undefined);
       // A cut needs the text so far (continuation, the output billed); an answer without usage is billed by it; a plugin may want it.
-      if (failure || !this.acc.usage || ctx.classification.keepAnswer) this.readWholeAnswer();
-      const cutPastLimit = this.kept?.overflowed === true && this.kept.partial;
+      const known = failure || !this.acc.usage || ctx.classification.keepAnswer ? this.readWholeAnswer() : true;
       this.kept?.release();
       await this.record(failure);
       let continuedBy: AttemptOutcome | undefined;
       if (failure && failure.kind !== 'cancelled') {
         const cut = failure;
         // Past continuation.maxBytes the text so far is unknown: no continuation could match what the client holds.
-        const continuation = cutPastLimit ? undefined : await ctx.pipeline.hooks.continueStream.promise({ error: failure, candidate: this.live.candidate, partial: this.acc.toResponse() }, ctx);
+        const continuation = !known ? undefined : await ctx.pipeline.hooks.continueStream.promise({ error: failure, candidate: this.live.candidate, partial: this.acc.toResponse() }, ctx);
         // The cut attempt is a failed attempt like any other (its log line, its trace event).
         this.attemptFailed(cut, continuation ? 'next-candidate' : 'give-up', continuation ? 'stream cut after commit: continued elsewhere' : 'stream cut after commit: no candidate can continue it');
         if (continuation) {

@@ -46,11 +46,6 @@ export class KeptStream {
     return this.unreadChars > 0;
   }
 
-  /** Past `continuation.maxBytes` (or released): the answer cannot be replayed. */
-  get overflowed(): boolean {
-    return this.text === undefined;
-  }
-
   /** Every part of the stream so far, decoded from the kept text; undefined past the limit. */
   replay(): StreamPart[] | undefined {
     return this.text === undefined ? undefined : this.decodeAll(this.text);

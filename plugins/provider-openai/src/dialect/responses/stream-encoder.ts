@@ -13,7 +13,7 @@
  * `response.failed` when the answer broke after its head.
  */
 import { type FinishReason, type ProviderMetadata, type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
-import { wireTextOf } from '@switchyard/core/wire';
+import { isContentPart, wireTextOf } from '@switchyard/core/wire';
 import type { GatewayErrorReply as ErrorReply, StreamEncoder } from '@switchyard/core/dialect';
 import { newId } from './ids.js';
 import { carriesState, endingOf, messageItem, reasoningItem, responseObject, responseUsage, type RequestEcho, type ResponseHead } from './response-body.js';
@@ -138,7 +138,8 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   encode(part: StreamPart): string {
     const wire = wireTextOf(part);
     if (wire !== undefined) {
-      const out = this.forward(wire);
+      // A content part stands for its delta event; any other part's text (events the core forwarded unread) holds deltas no part carries.
+      const out = this.forward(wire, !isContentPart(part));
       if (!this.closed && !this.heldTerminal) this.unread.push(part);
       return out;
     }
@@ -182,8 +183,11 @@ export class ResponsesStreamEncoder implements StreamEncoder {
 
   /* ---------------------------------------------------------------- forwarded vendor events */
 
-  /** Writes the vendor's text, learning ids and indexes from its structural events. */
-  private forward(text: string): string {
+  /**
+   * Writes the vendor's text, learning ids and indexes from its structural events. `deltas`: the
+   * text's delta events are the only record of their content (no part carries it), kept unread too.
+   */
+  private forward(text: string, deltas: boolean): string {
     this.lastForwarded = text;
     let written = text;
     let at = 0;
@@ -206,7 +210,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
           break;
         }
         this.closed = true;
-      } else if (name === undefined || !name.endsWith('.delta')) this.unread.push(text.slice(at, end));
+      } else if (deltas || name === undefined || !name.endsWith('.delta')) this.unread.push(text.slice(at, end));
       at = end;
     }
     return written;
@@ -254,6 +258,15 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         if (!state) return;
         state.partOpen = type === 'response.content_part.added';
         if (state.partOpen) state.parts++;
+        return;
+      }
+      case 'response.output_text.delta':
+      case 'response.reasoning_text.delta':
+      case 'response.reasoning_summary_text.delta':
+      case 'response.function_call_arguments.delta': {
+        // Forwarded unread by the core (a lazy pass-through): the text a closing written by us needs.
+        const state = typeof data.output_index === 'number' ? this.items[data.output_index] : undefined;
+        if (state && typeof data.delta === 'string') state.text += data.delta;
         return;
       }
       case 'response.completed':
