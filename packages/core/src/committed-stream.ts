@@ -5,7 +5,7 @@
  */
 import { candidateRef } from './candidate-ref.js';
 import { ResponseAccumulator } from './aggregate.js';
-import { readLazily, type KeptStream } from './kept-stream.js';
+import { keptStreamOf, type KeptStream } from './kept-stream.js';
 import type { AttemptRunner, LiveAttempt } from './attempt-runner.js';
 import { ChatStream, type StreamInfo } from './chat-stream.js';
 import type { RequestContext, RequestOutcome, StreamAttemptResult } from './contract.js';
@@ -43,7 +43,7 @@ export class CommittedStream {
     private readonly result: StreamAttemptResult,
   ) {
     for (const part of result.head) this.acc.add(part);
-    this.kept = readLazily(result.rest);
+    this.kept = keptStreamOf(result.rest);
   }
 
   /**
@@ -75,7 +75,10 @@ export class CommittedStream {
   }
 
   toChatStream(info: StreamInfo): ChatStream {
-    return new ChatStream(new PartBatches(this.batches(info)), info, () => this.abandon());
+    const { kept } = this;
+    // A relay writes the vendor's text: the events after the commit point need not be decoded for it.
+    const relayed = kept ? () => void (kept.lazy = true) : undefined;
+    return new ChatStream(new PartBatches(this.batches(info)), info, () => this.abandon(), relayed);
   }
 
   private async record(error?: SwitchyardError): Promise<void> {

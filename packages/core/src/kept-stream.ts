@@ -12,8 +12,9 @@
  * `continuation.maxBytes`; past it the answer can no longer be replayed, and a cut ends the
  * stream with its error instead of a continuation. Released when the stream ends.
  *
- * Lazy reading starts only when the committed stream asks for it (`readLazily`): a plugin that
- * wraps a stream's parts (a hedge, a continuation) reads every part decoded, as before.
+ * Lazy reading starts only when the committed stream's reader is a relay that writes the
+ * vendor's text (`ChatStream.batches()`, the gateway): a caller iterating parts gets every part
+ * decoded, and so does a plugin that wraps a stream's parts (a hedge, a continuation).
  */
 import type { StreamPart } from './types.js';
 
@@ -23,7 +24,7 @@ export const DEFAULT_CONTINUATION_MAX_BYTES = 1024 * 1024;
 export class KeptStream {
   private text: string | undefined = '';
   private bytes = 0;
-  /** The committed stream takes the replay duty: events after the commit point may go unread. */
+  /** A relay reads the stream and the committed stream replays it when needed: events after the commit point may go unread. */
   lazy = false;
   /** Characters of events forwarded without being decoded: what an answer past the limit is estimated from. */
   unreadChars = 0;
@@ -62,12 +63,7 @@ export function setKeptStream(rest: object, kept: KeptStream): void {
   keptStreams.set(rest, kept);
 }
 
-/**
- * The kept text of a stream's `rest` as the provider call returned it, now read lazily; undefined
- * when the stream is not a lazy pass-through (or a plugin wrapped its parts).
- */
-export function readLazily(rest: object): KeptStream | undefined {
-  const kept = keptStreams.get(rest);
-  if (kept) kept.lazy = true;
-  return kept;
+/** The kept text of a stream's `rest` as the provider call returned it; undefined when it cannot be read lazily (or a plugin wrapped its parts). */
+export function keptStreamOf(rest: object): KeptStream | undefined {
+  return keptStreams.get(rest);
 }

@@ -347,9 +347,12 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
         kept.keep(text, chunk.byteLength);
         if (lazy) yield readLazily(text, false);
         else {
+          const afterCommit = committed;
           yield decode(sse!.push(text), []);
           // From the next chunk on, once committed, between events, on an event the client got as it came.
           lazy = kept.lazy && !lazyOff && committed && !finished && lastForwardable && sse!.idle;
+          // Read part by part (not by a relay): every event is decoded, nothing needs keeping.
+          if (afterCommit && !kept.lazy) kept.release();
         }
       }
       if (sawDone) break;

@@ -195,7 +195,7 @@ describe.each(Object.keys(DIALECTS))('a %s pass-through after its commit point',
     expect(pushes()).toBeLessThanOrEqual(EVENTS_DECODED_AT_MOST[name as keyof typeof EVENTS_DECODED_AT_MOST]);
   });
 
-  it('a stream with no finish signal (its text spelling one) is still a cut, ending with the dialect's error', async () => {
+  it('a stream with no finish signal (its text spelling one) is still a cut, ending with the error event of the dialect', async () => {
     const { call, ended } = await gatewayFor(name, [{ chunks: DIALECTS[name]!.chunks(WORDS, false) }]);
     const res = await call();
     expect(res.status).toBe(200);
