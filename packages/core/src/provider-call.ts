@@ -208,7 +208,8 @@ function decodeAll(provider: ProviderV1, candidate: Candidate, request: ChatRequ
   return parts;
 }
 
-const DONE_EVENT = 'data: [DONE]';
+/** Chat Completions' end (`data: [DONE]`, the space optional), always decoded. */
+const isDone = (event: string): boolean => event.startsWith('data: [DONE]') || event.startsWith('data:[DONE]');
 
 /**
  * The vendor stream as unified parts, a batch per chunk of the body (part-batches.ts). Ends
@@ -225,10 +226,10 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
   const sse = frames ? undefined : new SseParser(env.responseLimits.maxEventChars);
   const parser = frames ?? sse!;
   const utf8 = kept ? new TextDecoder('utf-8') : undefined;
-  /** Reading lazily now; `lazyOff` once the stream proved unfit for it (lone CR line ends). */
+  /** Events are split here (`passThrough`) until a lone CR line end proves the text search unfit; `lazy` once they may go unread. */
+  let splitting = kept !== undefined;
   let lazy = false;
-  let lazyOff = false;
-  /** Text of a lazily read stream after its last complete event. */
+  /** A pass-through's text after its last complete event. */
   let tail = '';
   let committed = false;
   let lastForwardable = true;
@@ -286,35 +287,35 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
     return out;
   };
   /**
-   * One chunk's text, read lazily: its complete events go on as they came (one part for a run of
-   * them), those the decoder must read are decoded. `final`: the body ended; text left without its
-   * blank line is decoded (never forwarded: a half event must not reach the client).
+   * A pass-through's chunk (kept-stream.ts), split into events here at blank lines: until the
+   * commit point each is decoded; the commit point is handed over at once (the rest of the chunk
+   * waits), so a relay can ask for what follows unread; then an event `readAfterCommit` does not
+   * name goes on as the vendor's text (one part for a run of them), never a half event.
    */
-  const readLazily = (text: string, final: boolean): StreamPart[] => {
+  async function* passThrough(text: string): AsyncGenerator<PartBatch, void, undefined> {
     let input = tail + text;
     if (input.includes('\r')) {
       input = input.replaceAll('\r\n', '\n');
       const cr = input.indexOf('\r');
-      // A CR line end (or one split off at the end) the text search does not know: the parser takes over.
-      if (cr !== -1 && (final || cr !== input.length - 1)) {
-        lazy = false;
-        lazyOff = true;
+      // A CR line end the text search does not know (one split off at the end waits for its LF): the parser takes over.
+      if (cr !== -1 && cr !== input.length - 1) {
+        splitting = false;
         tail = '';
-        const out = decode(sse!.push(input), []);
-        return final && !sawDone ? decode(sse!.end(), out) : out;
+        yield decode(sse!.push(input), []);
+        return;
       }
     }
     const cut = input.lastIndexOf('\n\n');
     const end = cut < 0 ? 0 : cut + 2;
     tail = input.slice(end);
     if (tail.length > env.responseLimits.maxEventChars) throw responseTooLarge('stream event', env.responseLimits.maxEventChars, 'characters');
-    const out: StreamPart[] = [];
+    let out: StreamPart[] = [];
     let unread = '';
     for (let at = 0; at < end && !sawDone; ) {
       const next = input.indexOf('\n\n', at) + 2;
       const event = input.slice(at, next);
       at = next;
-      if (!finished && !event.startsWith(DONE_EVENT) && !decoder.readAfterCommit!(event)) {
+      if (lazy && !finished && !isDone(event) && !decoder.readAfterCommit!(event)) {
         unread += event;
         continue;
       }
@@ -323,45 +324,37 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
         kept!.unreadChars += unread.length;
         pendingText = unread = '';
       }
+      const before = committed;
       decode(sse!.push(event), out);
+      if (before || !committed) continue;
+      yield out;
+      out = [];
+      // Resumed by the committed stream: its reader, a relay or not, is known now.
+      lazy = kept!.lazy && !finished && lastForwardable;
+      // Read part by part: every event is decoded, nothing needs keeping.
+      if (!kept!.lazy) kept!.release();
     }
     if (unread && !finished && !sawDone) {
       out.push(unreadEvents(pendingText + unread));
       kept!.unreadChars += unread.length;
       pendingText = '';
     }
-    if (final && !sawDone) {
-      if (tail.trim()) decode(sse!.push(tail), out);
-      tail = '';
-      decode(sse!.end(), out);
-    }
-    return out;
-  };
+    yield out;
+  }
   try {
     for await (const chunk of res.body) {
       attempt.chunkReceived();
-      if (!kept) {
-        yield decode(parser.push(chunk), []);
-      } else {
+      if (!kept) yield decode(parser.push(chunk), []);
+      else {
         const text = utf8!.decode(chunk, { stream: true });
         kept.keep(text, chunk.byteLength);
-        if (lazy) yield readLazily(text, false);
-        else {
-          const afterCommit = committed;
-          yield decode(sse!.push(text), []);
-          // From the next chunk on, once committed, between events, on an event the client got as it came.
-          lazy = kept.lazy && !lazyOff && committed && !finished && lastForwardable && sse!.idle;
-          // Read part by part (not by a relay): every event is decoded, nothing needs keeping.
-          if (afterCommit && !kept.lazy) kept.release();
-        }
+        if (splitting) yield* passThrough(text);
+        else yield decode(sse!.push(text), []);
       }
       if (sawDone) break;
     }
-    if (!sawDone) {
-      if (lazy) yield readLazily(utf8!.decode(), true);
-      else if (kept) yield decode([...sse!.push(utf8!.decode()), ...sse!.end()], []);
-      else yield decode(parser.end(), []);
-    }
+    // What is left without its blank line is decoded, never forwarded as it is (a half event must not reach the client).
+    if (!sawDone) yield decode(kept ? [...sse!.push(tail + utf8!.decode()), ...sse!.end()] : parser.end(), []);
     complete = finished;
   } catch (error) {
     const err = toSwitchyardError(error);

@@ -195,6 +195,17 @@ describe.each(Object.keys(DIALECTS))('a %s pass-through after its commit point',
     expect(pushes()).toBeLessThanOrEqual(EVENTS_DECODED_AT_MOST[name as keyof typeof EVENTS_DECODED_AT_MOST]);
   });
 
+  it('a stream that arrives in one chunk is read lazily from its commit point on (the rest of the chunk waits for the relay)', async () => {
+    const whole = DIALECTS[name]!.chunks(WORDS, true).join('');
+    const { call, ended, pushes } = await gatewayFor(name, [{ chunks: [whole] }]);
+    const res = await call();
+    expect(res.status).toBe(200);
+    await expect.poll(() => ended.length).toBe(1);
+    expect(ended[0]).toMatchObject({ ok: true, finish: 'stop', usage: { prompt_tokens: USAGE.input, completion_tokens: USAGE.output } });
+    expect(res.text).toContain(JSON.stringify(' fox.'));
+    expect(pushes()).toBeLessThanOrEqual(EVENTS_DECODED_AT_MOST[name as keyof typeof EVENTS_DECODED_AT_MOST]);
+  });
+
   it('a stream with no finish signal (its text spelling one) is still a cut, ending with the error event of the dialect', async () => {
     const { call, ended } = await gatewayFor(name, [{ chunks: DIALECTS[name]!.chunks(WORDS, false) }]);
     const res = await call();
