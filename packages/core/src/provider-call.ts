@@ -16,7 +16,7 @@ import { buildOrRefuse, unsentRequestError } from './request-failure.js';
 import { readErrorBodyText } from './error-body.js';
 import { addFields } from './copy-fields.js';
 import { requestOriginOf } from './request-origin.js';
-import { keepWireText } from './wire-events.js';
+import { keepWireText, unreadEvents } from './wire-events.js';
 import { KeptStream, setKeptStream } from './kept-stream.js';
 import { PartBatches, type PartBatch } from './part-batches.js';
 import { responseTooLarge, type ResponseLimits } from './response-limits.js';
@@ -178,13 +178,6 @@ export async function callProvider(env: CallEnv, provider: ProviderV1, attempt: 
 function sseText(event: SseEvent): string {
   const data = event.data.includes('\n') ? event.data.replace(/\n/g, '\ndata: ') : event.data;
   return event.event ? `event: ${event.event}\ndata: ${data}\n\n` : `data: ${data}\n\n`;
-}
-
-/** A run of vendor events forwarded unread (kept-stream.ts): a part that adds nothing to the answer, with their text. */
-function unreadEvents(text: string): StreamPart {
-  const part: StreamPart = { type: 'response-metadata' };
-  keepWireText(part, text);
-  return part;
 }
 
 /** Every part of a kept stream text, through a fresh decoder: what a lazy pass-through replays when the answer is needed. */

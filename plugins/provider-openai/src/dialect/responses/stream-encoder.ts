@@ -13,7 +13,7 @@
  * `response.failed` when the answer broke after its head.
  */
 import { type FinishReason, type ProviderMetadata, type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
-import { isContentPart, wireTextOf } from '@switchyard/core/wire';
+import { isUnreadEvents, wireTextOf } from '@switchyard/core/wire';
 import type { GatewayErrorReply as ErrorReply, StreamEncoder } from '@switchyard/core/dialect';
 import { newId } from './ids.js';
 import { carriesState, endingOf, messageItem, reasoningItem, responseObject, responseUsage, type RequestEcho, type ResponseHead } from './response-body.js';
@@ -129,17 +129,29 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         this.absorbPart(one);
         continue;
       }
-      const data = dataOf(one);
-      const type = typeof data?.type === 'string' ? data.type : nameOf(one);
-      if (data && type) this.absorbEvent(type, data);
+      // One event, or a run of them forwarded undecoded.
+      for (let at = 0; at < one.length; ) {
+        const stop = one.indexOf('\n\n', at);
+        const end = stop < 0 ? one.length : stop + 2;
+        const text = at === 0 && end === one.length ? one : one.slice(at, end);
+        at = end;
+        const data = dataOf(text);
+        const type = typeof data?.type === 'string' ? data.type : nameOf(text);
+        if (data && type) this.absorbEvent(type, data);
+      }
     }
   }
 
   encode(part: StreamPart): string {
     const wire = wireTextOf(part);
+    if (wire !== undefined && isUnreadEvents(part)) {
+      // Events the core forwarded undecoded (deltas, closings; never a terminal one): read only if we write an event ourselves.
+      this.lastForwarded = wire;
+      if (!this.closed && !this.heldTerminal) this.unread.push(wire);
+      return wire;
+    }
     if (wire !== undefined) {
-      // A content part stands for its delta event; any other part's text (events the core forwarded unread) holds deltas no part carries.
-      const out = this.forward(wire, !isContentPart(part));
+      const out = this.forward(wire);
       if (!this.closed && !this.heldTerminal) this.unread.push(part);
       return out;
     }
@@ -183,11 +195,8 @@ export class ResponsesStreamEncoder implements StreamEncoder {
 
   /* ---------------------------------------------------------------- forwarded vendor events */
 
-  /**
-   * Writes the vendor's text, learning ids and indexes from its structural events. `deltas`: the
-   * text's delta events are the only record of their content (no part carries it), kept unread too.
-   */
-  private forward(text: string, deltas: boolean): string {
+  /** Writes the vendor's text, learning ids and indexes from its structural events. */
+  private forward(text: string): string {
     this.lastForwarded = text;
     let written = text;
     let at = 0;
@@ -210,7 +219,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
           break;
         }
         this.closed = true;
-      } else if (deltas || name === undefined || !name.endsWith('.delta')) this.unread.push(text.slice(at, end));
+      } else if (name === undefined || !name.endsWith('.delta')) this.unread.push(text.slice(at, end));
       at = end;
     }
     return written;
@@ -264,7 +273,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       case 'response.reasoning_text.delta':
       case 'response.reasoning_summary_text.delta':
       case 'response.function_call_arguments.delta': {
-        // Forwarded unread by the core (a lazy pass-through): the text a closing written by us needs.
+        // Forwarded undecoded by the core (a lazy pass-through, no part carries them): the text a closing written by us needs.
         const state = typeof data.output_index === 'number' ? this.items[data.output_index] : undefined;
         if (state && typeof data.delta === 'string') state.text += data.delta;
         return;
