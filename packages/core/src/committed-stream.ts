@@ -156,7 +156,8 @@ export class CommittedStream {
         // Past continuation.maxBytes the text so far is unknown: no continuation could match what the client holds.
         const continuation = !known ? undefined : await ctx.pipeline.hooks.continueStream.promise({ error: failure, candidate: this.live.candidate, partial: this.acc.toResponse() }, ctx);
         // The cut attempt is a failed attempt like any other (its log line, its trace event).
-        this.attemptFailed(cut, continuation ? 'next-candidate' : 'give-up', continuation ? 'stream cut after commit: continued elsewhere' : 'stream cut after commit: no candidate can continue it');
+        const reason = continuation ? 'stream cut after commit: continued elsewhere' : known ? 'stream cut after commit: no candidate can continue it' : 'stream cut after commit past continuation.maxBytes: not continued';
+        this.attemptFailed(cut, continuation ? 'next-candidate' : 'give-up', reason);
         if (continuation) {
           let continued = false;
           try {
