@@ -36,11 +36,6 @@ export class SseParser {
     return this.consume(text, false);
   }
 
-  /** Between events: nothing of an event read yet (a reader may go on with the text itself). */
-  get idle(): boolean {
-    return this.buffer.length === 0 && !this.sawField && !this.pendingCR;
-  }
-
   end(): SseEvent[] {
     const rest = this.decoder.decode();
     const events = this.consume(rest, true);
