@@ -285,7 +285,8 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
    * waits), so a relay can ask for what follows unread; then an event `readAfterCommit` does not
    * name goes on as the vendor's text (one part for a run of them), never a half event.
    */
-  async function* passThrough(text: string): AsyncGenerator<PartBatch, void, undefined> {
+  // A sync generator: the async one around it hands its batches out (no promise per chunk for the delegation).
+  function* passThrough(text: string): Generator<PartBatch, void, undefined> {
     let input = tail + text;
     if (input.includes('\r')) {
       input = input.replaceAll('\r\n', '\n');
@@ -341,7 +342,7 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
       else {
         const text = utf8!.decode(chunk, { stream: true });
         kept.keep(text, chunk.byteLength);
-        if (splitting) yield* passThrough(text);
+        if (splitting) for (const batch of passThrough(text)) yield batch;
         else yield decode(sse!.push(text), []);
       }
       if (sawDone) break;
