@@ -175,6 +175,13 @@ export interface Classification {
   stream: boolean;
   /** Where a stream commits: at the first content token (default) or at the end of the answer. */
   commit: 'first-token' | 'end';
+  /**
+   * A plugin reads a streamed answer's content when the request ends (the cache storing it, a
+   * quality check): set it in `classify`. A pass-through stream is then decoded once, at its end,
+   * from the kept text (kept-stream.ts); otherwise its text after the commit point is never decoded
+   * and `recordRequest` sees the answer's model, finish reason and usage without its content.
+   */
+  keepAnswer?: boolean;
 }
 
 export interface Attempt {

@@ -136,7 +136,8 @@ export class MessagesStreamEncoder implements StreamEncoder {
     for (let at = 0; at < wire.length; ) {
       let end = wire.indexOf('\n\n', at);
       if (end < 0) end = wire.length;
-      this.followEvent(wire.slice(at, end), part);
+      // A run of deltas forwarded unread by the core (a lazy pass-through) changes nothing either.
+      if (!wire.startsWith(DELTA_EVENT, at)) this.followEvent(wire.slice(at, end), part);
       at = end + 2;
     }
   }

@@ -13,7 +13,7 @@
  * `response.failed` when the answer broke after its head.
  */
 import { type FinishReason, type ProviderMetadata, type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
-import { wireTextOf } from '@switchyard/core/wire';
+import { isUnreadEvents, wireTextOf } from '@switchyard/core/wire';
 import type { GatewayErrorReply as ErrorReply, StreamEncoder } from '@switchyard/core/dialect';
 import { withIdReplaced, type VendorResponse } from './gateway-ids.js';
 import { newId } from './ids.js';
@@ -135,14 +135,27 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         this.absorbPart(one);
         continue;
       }
-      const data = dataOf(one);
-      const type = typeof data?.type === 'string' ? data.type : nameOf(one);
-      if (data && type) this.absorbEvent(type, data);
+      // One event, or a run of them forwarded undecoded.
+      for (let at = 0; at < one.length; ) {
+        const stop = one.indexOf('\n\n', at);
+        const end = stop < 0 ? one.length : stop + 2;
+        const text = at === 0 && end === one.length ? one : one.slice(at, end);
+        at = end;
+        const data = dataOf(text);
+        const type = typeof data?.type === 'string' ? data.type : nameOf(text);
+        if (data && type) this.absorbEvent(type, data);
+      }
     }
   }
 
   encode(part: StreamPart): string {
     const wire = wireTextOf(part);
+    if (wire !== undefined && isUnreadEvents(part)) {
+      // Events the core forwarded undecoded (deltas, closings; never a terminal one): read only if we write an event ourselves.
+      this.lastForwarded = wire;
+      if (!this.closed && !this.heldTerminal) this.unread.push(wire);
+      return wire;
+    }
     if (wire !== undefined) {
       const out = this.forward(wire);
       if (!this.closed && !this.heldTerminal) this.unread.push(part);
@@ -287,6 +300,15 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         if (!state) return;
         state.partOpen = type === 'response.content_part.added';
         if (state.partOpen) state.parts++;
+        return;
+      }
+      case 'response.output_text.delta':
+      case 'response.reasoning_text.delta':
+      case 'response.reasoning_summary_text.delta':
+      case 'response.function_call_arguments.delta': {
+        // Forwarded undecoded by the core (a lazy pass-through, no part carries them): the text a closing written by us needs.
+        const state = typeof data.output_index === 'number' ? this.items[data.output_index] : undefined;
+        if (state && typeof data.delta === 'string') state.text += data.delta;
         return;
       }
       case 'response.completed':
