@@ -358,8 +358,7 @@ class RunContext implements RequestContext {
     readonly startedAt: number,
     readonly deadlineAt: number,
     readonly traceparent: string | undefined,
-    readonly caller: CallerIdentity | undefined,
-    readonly sessionId: string | undefined,
+    readonly caller: CallerIdentity | undefined, readonly sessionId: string | undefined,
   ) {
     this.#run = run;
     this.pipeline = run.pipeline;
