@@ -227,8 +227,6 @@ describe.each(Object.keys(DIALECTS))('a %s pass-through after its commit point',
     expect(transport.sent).toHaveLength(2);
     // The continuation carries every word the client received, the ones forwarded unread included.
     expect(transport.sent[1]!.body).toContain(JSON.stringify(FULL_TEXT).slice(1, -1));
-    // (A Responses client's continued answer does not complete, on main before issue 41 as after it: not this test's subject.)
-    if (name === 'responses') return;
     expect(ended[0]).toMatchObject({ ok: true });
     expect(res.text).toContain('And more.');
   });
