@@ -222,6 +222,50 @@ describeWithRedis('issue 34: hostile tenants cannot spend past their budgets', (
     expect(openai.requests).toHaveLength(1);
   });
 
+  it('row 7 (OpenAI web_search_preview): the searches that ran are billed at the entry of the variant offered, the one reserved ($25 / 1,000, $10 on a reasoning model), streamed or not', async () => {
+    stores.usePrefix('i34-row7-preview');
+    // Four searches and 10 + 5 tokens ($0.015 at PRICE). Both variants answer with `web_search_call` items.
+    const output = [
+      ...[1, 2, 3, 4].map((i) => ({ type: 'web_search_call', id: `ws_${i}`, status: 'completed', action: { type: 'search', query: 'q' } })),
+      { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done', annotations: [] }] },
+    ];
+    const openai = await vendor((_req, res, body) => {
+      const asked = JSON.parse(body);
+      const response = { id: 'resp_1', object: 'response', created_at: 1, status: 'completed', model: asked.model, output, usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 } };
+      if (!asked.stream) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(response));
+        return;
+      }
+      const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(ev('response.created', { sequence_number: 0, response: { ...response, status: 'in_progress', output: [], usage: null } }) + ev('response.output_text.delta', { sequence_number: 1, item_id: 'msg_1', output_index: 4, content_index: 0, delta: 'done' }) + ev('response.completed', { sequence_number: 2, response }));
+    });
+    const rig = await tenantGateway(stores, openai, {
+      extra: { models: { chat: [{ endpoint: 'primary', model: 'primary-model', price: PRICE }], reasoner: [{ endpoint: 'primary', model: 'gpt-5-2025-08-07', price: PRICE }] } },
+    });
+    const ask = async (model: string, type: string, stream = false) => {
+      const k = await rig.key({ name: `${model}-${type}-${stream}`, budget: { day: { limitUsd: 1 } } });
+      const body = { model, input: 'research this', tools: [{ type }], max_tool_calls: 5, max_output_tokens: 20, stream };
+      if (stream) for await (const _ of (await k.client.responses.create(body as never)) as unknown as AsyncIterable<unknown>);
+      else expect(((await k.client.responses.create(body as never)) as { output_text?: string }).output_text).toBe('done');
+      return rig.spentToday(k.id);
+    };
+    expect(await ask('chat', 'web_search_preview')).toBeCloseTo(0.015 + 4 * 0.025, 9);
+    expect(await ask('chat', 'web_search_preview', true)).toBeCloseTo(0.015 + 4 * 0.025, 9);
+    expect(await ask('chat', 'web_search_preview_2025_03_11')).toBeCloseTo(0.015 + 4 * 0.025, 9);
+    expect(await ask('chat', 'web_search')).toBeCloseTo(0.015 + 4 * 0.01, 9);
+    expect(await ask('chat', 'web_search', true)).toBeCloseTo(0.015 + 4 * 0.01, 9);
+    expect(await ask('reasoner', 'web_search_preview')).toBeCloseTo(0.015 + 4 * 0.01, 9);
+    // The reservation prices the offered variant by the same entries: 10 preview calls ($0.25) do not fit $0.2 on a
+    // non-reasoning model; on a reasoning model ($0.10) they do.
+    const tight = await rig.key({ name: 'tight', budget: { day: { limitUsd: 0.2 } } });
+    const tenCalls = (model: string) => tight.client.responses.create({ model, input: 'x', tools: [{ type: 'web_search_preview' }], max_tool_calls: 10, max_output_tokens: 5 } as never);
+    expect(await refusedWith(tenCalls('chat'))).toMatchObject({ status: 429, code: 'budget_exhausted' });
+    expect(((await tenCalls('reasoner')) as { output_text?: string }).output_text).toBe('done');
+    expect(openai.requests).toHaveLength(7);
+  });
+
   it('row 8: a hedged request bills its losing attempt as an estimate', async () => {
     stores.usePrefix('i34-row8');
     const slow = await vendor(holds);
