@@ -5,7 +5,7 @@
  */
 import { declareDurableKeys } from '@switchyard/core';
 import { RecordKeepingStore } from '@switchyard/core/config';
-import { createRedisStore } from '@switchyard/store-redis';
+import { createRedisStore, type RedisStateStore } from '@switchyard/store-redis';
 import net from 'node:net';
 import { Redis } from 'ioredis';
 import { afterEach, expect, it } from 'vitest';
@@ -182,5 +182,47 @@ describeWithPostgres('Redis in front of PostgreSQL', () => {
     await expect.poll(() => booked(schema, 't:spend:k5'), { timeout: 20_000, interval: 50 }).toBe(counted * 10);
     expect(await booked(schema, 't:key:k6')).toEqual({ name: 'six' });
     expect(events).toEqual(['store:outage', 'store:recovered']);
+  });
+
+  it.skipIf(!hasRedisServer())('the first switch from Redis alone to PostgreSQL copies the keys, teams and spend Redis held, once, never over a newer record; a flush then loses none', { timeout: 60_000 }, async () => {
+    const redis = await OwnRedisServer.start();
+    cleanups.push(() => redis.stop());
+    const schema = uniqueSchema();
+    cleanups.push(() => dropSchema(schema));
+    // Before: Redis alone held the durable records (an operator running it with persistence; this test server has none).
+    const alone: RedisStateStore = createRedisStore({ url: redis.url, prefix: 'gw:', onError: () => undefined, durableRedis: 'trust' });
+    await alone.ready();
+    await alone.set('t:keys', ['k7', 'k8']);
+    await alone.set('t:key:k7', { name: 'seven', team: 'red' });
+    await alone.set('t:key:k8', { name: 'eight' }, HOUR);
+    await alone.increment('t:spend:k7', 700, HOUR);
+    await alone.set('soft:breaker', 'open');
+    await alone.close();
+    // A gateway already switched wrote k7 anew in PostgreSQL.
+    const first = createPostgresRecords({ url: PG_URL, schema });
+    await first.open();
+    await first.put([{ key: 't:key:k7', value: { name: 'seven', team: 'blue' }, expiresAt: null }]);
+    await first.close();
+    // After: PostgreSQL behind the same Redis, on two gateways.
+    const a = await gateway(redis.url, schema);
+    const b = await gateway(redis.url, schema);
+    await expect.poll(() => booked(schema, 'switchyard:records:seeded'), { timeout: 20_000, interval: 50 }).toMatchObject({ records: 3 });
+    expect(await booked(schema, 't:keys')).toEqual(['k7', 'k8']);
+    expect(await booked(schema, 't:key:k7')).toEqual({ name: 'seven', team: 'blue' });
+    expect(await booked(schema, 't:key:k8')).toEqual({ name: 'eight' });
+    expect(await booked(schema, 't:spend:k7')).toBe(700);
+    expect(await booked(schema, 'soft:breaker')).toBeUndefined();
+    // The time to live came along.
+    const { rows } = await sql(`SELECT expires_at FROM "${schema}".switchyard_records WHERE key = 't:key:k8'`);
+    expect(Number(rows[0].expires_at) - Date.now()).toBeGreaterThan(HOUR - 60_000);
+    expect(a.seeded + b.seeded).toBe(3);
+    // Redis loses everything: every key and the spend come back from PostgreSQL.
+    const admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    admin.on('error', () => undefined);
+    cleanups.push(async () => admin.disconnect());
+    await admin.flushall();
+    // (Polled: a read-through that cannot get a PostgreSQL connection in time on a loaded machine reads as absent.)
+    await expect.poll(() => b.getMany(['t:keys', 't:key:k7', 't:key:k8']), { timeout: 20_000, interval: 50 }).toEqual([['k7', 'k8'], { name: 'seven', team: 'blue' }, { name: 'eight' }]);
+    await expect.poll(() => a.get('t:spend:k7'), { timeout: 20_000, interval: 50 }).toBe(700);
   });
 });
