@@ -12,7 +12,8 @@
  *    and its settlement.
  * 4. pipeline.chat() over an in-process transport: without the plugin, with a key that has no
  *    limits, with a key that has a day budget and an rpm limit (what the reservation and the
- *    settlement cost on the memory store).
+ *    settlement cost on the memory store), and with tokens held too (the key's tpm limit,
+ *    plugin-quota's tpm budgets on the model and the endpoint).
  * Run: pnpm bench:tenants
  */
 import { SERVICE } from '@switchyard/contracts';
@@ -35,7 +36,10 @@ const REDIS_URL = process.env.SWITCHYARD_REDIS_URL ?? 'redis://127.0.0.1:6390';
 
 const answer = JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 } });
 
-function build(store: StateStore, withTenants: boolean, clock?: VirtualClock): Pipeline {
+/** plugin-quota tpm budgets on the model and on the endpoint: each request holds its token bound on both, then settles. */
+const TPM_BUDGETS = [{ model: 'chat', tpm: 1e12 }, { endpoint: 'local', tpm: 1e12 }];
+
+function build(store: StateStore, withTenants: boolean, clock?: VirtualClock, budgets: object[] = []): Pipeline {
   return createPipeline({
     endpoints: [{ name: 'local', provider: 'openai', baseUrl: 'http://local.test/v1', apiKey: 'sk-bench' }],
     models: { chat: [{ endpoint: 'local', model: 'bench-model', price: { input: 0.001, output: 0.001 } }] },
@@ -43,7 +47,7 @@ function build(store: StateStore, withTenants: boolean, clock?: VirtualClock): P
     transport: memoryTransport(answer),
     store,
     clock,
-    plugins: withTenants ? [quota(), tenants({ cacheTtlMs: 1_000 })] : [quota()],
+    plugins: withTenants ? [quota({ budgets } as never), tenants({ cacheTtlMs: 1_000 })] : [quota({ budgets } as never)],
   });
 }
 
@@ -193,13 +197,16 @@ async function perRequest(): Promise<void> {
   const clock = new VirtualClock(Date.now());
   const bare = build(new MemoryStateStore(clock), false, clock);
   const withPlugin = build(new MemoryStateStore(clock), true, clock);
+  const withTpm = build(new MemoryStateStore(clock), true, clock, TPM_BUDGETS);
   const plainKey = await createKey(withPlugin, { name: 'plain' });
   const budgeted = await createKey(withPlugin, { name: 'budgeted', team: 't', budget: { day: { limitUsd: 1e9 } }, limits: { rpm: 1e9 } });
+  const everything = await createKey(withTpm, { name: 'everything', team: 't', budget: { day: { limitUsd: 1e9 } }, limits: { rpm: 1e9, tpm: 1e12 } });
   const request = { model: 'chat', messages: [{ role: 'user' as const, content: 'hi' }], max_tokens: 16 };
   const runs: [string, () => Promise<void>][] = [
     ['without the plugin', async () => void (await bare.chat(request))],
     ['a key without limits', async () => void (await withPlugin.chat(request, { caller: plainKey.caller }))],
     ['a key with a day budget, an rpm limit and a team', async () => void (await withPlugin.chat(request, { caller: budgeted.caller }))],
+    ['the same with the key\'s tpm limit and quota tpm budgets on the model and the endpoint (tokens held, then settled)', async () => void (await withTpm.chat(request, { caller: everything.caller }))],
   ];
   for (let i = 0; i < 2000; i++) for (const [, once] of runs) await once();
   const results = runs.map(() => [] as number[]);
@@ -217,7 +224,7 @@ async function perRequest(): Promise<void> {
   console.log('|---|---:|---:|');
   const base = median(results[0]);
   for (const [i, [label]] of runs.entries()) console.log(`| ${label} | ${median(results[i]).toFixed(2)} | ${i === 0 ? '' : (median(results[i]) - base).toFixed(2)} |`);
-  await Promise.all([bare.close(), withPlugin.close()]);
+  await Promise.all([bare.close(), withPlugin.close(), withTpm.close()]);
 }
 
 await keyCheck();

@@ -14,6 +14,9 @@
  * - shared hot store (Redis): a durable key it does not have is read from the record store and
  *   put back in it; while the hot store is down, tallies wait rather than checkpoint the
  *   instance's partial local counts over the shared ones.
+ * - first switch: a record store put behind a hot store that held the durable records alone
+ *   (Redis with persistence) gets a copy of them once, at the first checkpoint after the plugins
+ *   declared their keys, never over a record it already has; a marker record says it was done.
  */
 import { isSwitchyardError, SwitchyardError } from './errors.js';
 import type { Clock } from './clock.js';
@@ -25,6 +28,9 @@ import { readMany, type StateStore, type StoreAvailability } from './state-store
 const RESTORED_MARKER = 'switchyard:records:restored';
 const RESTORE_LEASE = 'switchyard:records:restoring';
 const RESTORE_LEASE_MS = 60_000;
+/** In the record store once the hot store's durable keys were copied to it (the first switch). */
+const SEEDED_MARKER = 'switchyard:records:seeded';
+const SEED_LEASE = 'switchyard:records:seeding';
 
 export interface RecordKeepingOptions {
   /** Longest a tally waits before its checkpoint (ms, at most 1000: "spend may lag by at most 1 s"). */
@@ -51,6 +57,9 @@ export class RecordKeepingStore implements StateStore, DurableKeyRegistry {
   readonly declared = new Map<string, DurableKeys>();
   /** Records restored into the hot store by the last restore. */
   restored = 0;
+  /** Records the first switch copied from the hot store (0 until it ran, or when another instance did). */
+  seeded = 0;
+  private seedDone = false;
 
   constructor(
     readonly hot: StateStore,
@@ -200,8 +209,10 @@ export class RecordKeepingStore implements StateStore, DurableKeyRegistry {
     if (isDown(this.hot)) return;
     // A shared hot store that lost everything (a flush, a restart without persistence) gets it back within one interval.
     const whole = !this.options.shared || (await this.restoreIfEmpty().catch((error: unknown) => (this.options.onError?.(error), false)));
+    if (!whole) return;
+    if (!this.seedDone) await this.seedIfNew().catch((error: unknown) => this.options.onError?.(error));
     // Until the records are back, the hot counts are partial: checkpointing them would overwrite the books.
-    if (this.dirty.size === 0 || !whole) return;
+    if (this.dirty.size === 0) return;
     const batch = this.dirty;
     this.dirty = new Map();
     try {
@@ -240,7 +251,7 @@ export class RecordKeepingStore implements StateStore, DurableKeyRegistry {
       const now = this.clock.now();
       let restored = 0;
       for (const record of await this.records.list()) {
-        if (record.expiresAt !== null && record.expiresAt <= now) continue;
+        if ((record.expiresAt !== null && record.expiresAt <= now) || record.key === SEEDED_MARKER) continue;
         const ttlMs = this.ttlOf(record.expiresAt);
         if (typeof record.value === 'number') await this.addTo(record.key, record.value, ttlMs);
         else if (this.hot.compareAndSet) await this.hot.compareAndSet(record.key, undefined, record.value, ttlMs);
@@ -255,6 +266,44 @@ export class RecordKeepingStore implements StateStore, DurableKeyRegistry {
     } finally {
       await this.hot.releaseLease(RESTORE_LEASE, this.holder);
     }
+  }
+
+  /**
+   * The first switch: copies the durable keys the hot store holds into a record store that was
+   * never seeded, each only where the record store has none (a write since went through to it),
+   * under a lease so two instances copy once. Needs the plugins' declarations (the first
+   * checkpoint after them) and a hot store that can list its keys.
+   */
+  async seedIfNew(): Promise<void> {
+    if (this.seedDone || this.prefixes.length === 0 || !this.hot.entriesWithPrefix) return;
+    if ((await this.records.get(SEEDED_MARKER)) !== undefined) {
+      this.seedDone = true;
+      return;
+    }
+    if (!(await this.hot.acquireLease(SEED_LEASE, this.holder, RESTORE_LEASE_MS)) || isDown(this.hot)) return;
+    try {
+      if ((await this.records.get(SEEDED_MARKER)) !== undefined) return void (this.seedDone = true);
+      const now = this.clock.now();
+      let copied = 0;
+      for (const [prefix] of this.prefixes) {
+        for (const entry of await this.hot.entriesWithPrefix(prefix)) {
+          // A shorter prefix's listing also holds a longer one's keys: each key is copied once.
+          if (this.kindOf(entry.key) === undefined || !this.ownPrefix(entry.key, prefix)) continue;
+          if (await this.records.compareAndSet(entry.key, undefined, entry.value, entry.ttlMs === undefined ? null : now + entry.ttlMs)) copied++;
+        }
+      }
+      await this.records.put([{ key: SEEDED_MARKER, value: { at: new Date(now).toISOString(), records: copied }, expiresAt: null }]);
+      this.seeded = copied;
+      this.seedDone = true;
+    } finally {
+      await this.hot.releaseLease(SEED_LEASE, this.holder);
+    }
+  }
+
+  /** `prefix` is the longest declared prefix of `key`. */
+  private ownPrefix(key: string, prefix: string): boolean {
+    for (const [other] of this.prefixes) if (other.length > prefix.length && other.startsWith(prefix) && key.startsWith(other)) return false;
+    return true;
   }
 
   /**

@@ -40,6 +40,12 @@ export interface StateStore {
   subscribe?(channel: string, listener: (message: unknown) => void): () => void;
   close?(): Promise<void>;
   /**
+   * Optional: the live keys starting with `prefix`, with their values and what is left of their
+   * time to live (ms; absent: none). Read once, when a record store is put behind a store that
+   * held durable records alone (RecordKeepingStore's first-switch copy), never per request.
+   */
+  entriesWithPrefix?(prefix: string): Promise<{ key: string; value: unknown; ttlMs?: number }[]>;
+  /**
    * Optional, for a store with a server behind it: told once when it stops answering and once
    * when it answers again, so an operator's log has one outage line and one recovery line.
    * Returns the unsubscribe.
@@ -106,6 +112,16 @@ export class MemoryStateStore implements StateStore {
 
   async get<T>(key: string): Promise<T | undefined> {
     return this.live(key)?.value as T | undefined;
+  }
+
+  async entriesWithPrefix(prefix: string): Promise<{ key: string; value: unknown; ttlMs?: number }[]> {
+    const now = this.clock.now();
+    const out: { key: string; value: unknown; ttlMs?: number }[] = [];
+    for (const key of this.entries.keys()) {
+      const entry = key.startsWith(prefix) ? this.live(key) : undefined;
+      if (entry) out.push(entry.expiresAt === Number.POSITIVE_INFINITY ? { key, value: entry.value } : { key, value: entry.value, ttlMs: entry.expiresAt - now });
+    }
+    return out;
   }
 
   async getMany<T>(keys: readonly string[]): Promise<(T | undefined)[]> {

@@ -18,12 +18,35 @@ export function tokenCounts(usage: Usage | undefined): TokenCounts {
   };
 }
 
-/** What the vendor bills per call of the tools it ran (`usage.server_tool_calls` × `price.perCall`); a kind without a price costs 0 here (budgeted keys are refused such tools before the call). */
-export function toolCallsCostUsd(usage: Usage | undefined, price: Price | undefined): number {
+/**
+ * The price of one call a vendor reported as `kind`. A vendor may report the calls of a variant
+ * of a tool under the tool's own kind: OpenAI answers `web_search_preview` (dearer on most
+ * models) with the same `web_search_call` items as `web_search`. So a call is billed at the
+ * dearest price among the tool kinds the request offered that are `kind` or a variant of it
+ * (`kind_…`): the same price-table entry the reservation used for the tool that was offered.
+ * Without an offered variant (or `offered` unknown), at `perCall[kind]`.
+ */
+function perCallPrice(kind: string, perCall: Readonly<Record<string, number>>, offered: readonly string[] | undefined): number {
+  let most: number | undefined;
+  if (offered) {
+    for (const o of offered) {
+      const fee = o === kind || o.startsWith(`${kind}_`) ? perCall[o] : undefined;
+      if (fee !== undefined && (most === undefined || fee > most)) most = fee;
+    }
+  }
+  return most ?? perCall[kind] ?? 0;
+}
+
+/**
+ * What the vendor bills per call of the tools it ran (`usage.server_tool_calls` × `price.perCall`,
+ * each kind at its offered variant's price when `offered` names the request's server tool kinds);
+ * a kind without a price costs 0 here (budgeted keys are refused such tools before the call).
+ */
+export function toolCallsCostUsd(usage: Usage | undefined, price: Price | undefined, offered?: readonly string[]): number {
   const calls = usage?.server_tool_calls;
   if (!calls || !price?.perCall) return 0;
   let usd = 0;
-  for (const kind in calls) usd += (calls[kind] ?? 0) * (price.perCall[kind] ?? 0);
+  for (const kind in calls) usd += (calls[kind] ?? 0) * perCallPrice(kind, price.perCall, offered);
   return usd;
 }
 

@@ -7,11 +7,49 @@
  * (`ProviderV1.drops`: the answer's `dropped`, `x-switchyard-dropped`, `field:dropped`).
  *
  * The list is the endpoint's `options.anthropicBetas` (`["*"]`: every beta), else the channel's
- * default (none on Anthropic's own API: it takes every beta it made).
+ * default: on Anthropic's own API (and Claude on Foundry), ANTHROPIC_DEFAULT_BETAS.
  */
 import type { Candidate, ChatRequest, EndpointConfig } from '@switchyard/core';
 import type { DroppedPart } from '@switchyard/core/wire';
 import { messagesOrigin } from './pass-through.js';
+
+/**
+ * The betas Anthropic's own API gets without configuration: those current Claude Code and the
+ * SDKs send whose calls bill at the token prices of the price table (an output bound is still
+ * `max_tokens`; a server tool a beta enables is priced per call or refused for a budgeted key by
+ * plugin-tenants). Left out, so dropped and disclosed unless an endpoint lists them: betas that
+ * change what a call costs beyond those prices, which a reservation could not bound —
+ * `context-1m-2025-08-07` (input and output at premium rates past 200k prompt tokens),
+ * `fast-mode-2026-02-01` (premium rates), `extended-cache-ttl-2025-04-11` (1-hour cache writes at
+ * 2× input), `advisor-tool-2026-03-01` (another model's tokens) — and every beta not known here
+ * (a new beta may be a priced feature). Dated: Anthropic's beta list as of 2025-11.
+ */
+export const ANTHROPIC_DEFAULT_BETAS: ReadonlySet<string> = new Set([
+  // Claude Code (its identity, OAuth sign-in, streaming and thinking betas).
+  'claude-code-20250219',
+  'oauth-2025-04-20',
+  'interleaved-thinking-2025-05-14',
+  'fine-grained-tool-streaming-2025-05-14',
+  'context-management-2025-06-27',
+  'effort-2025-11-24',
+  'tool-search-tool-2025-10-19',
+  'tool-examples-2025-10-29',
+  // The SDKs' typed betas that bill at token prices.
+  'prompt-caching-2024-07-31',
+  'pdfs-2024-09-25',
+  'token-counting-2024-11-01',
+  'token-efficient-tools-2025-02-19',
+  'output-128k-2025-02-19',
+  'dev-full-thinking-2025-05-14',
+  'computer-use-2024-10-22',
+  'computer-use-2025-01-24',
+  'computer-use-2025-11-24',
+  'structured-outputs-2025-11-13',
+  'files-api-2025-04-14',
+  'mcp-client-2025-04-04',
+  'code-execution-2025-05-22',
+  'web-fetch-2025-09-10',
+]);
 
 /** Body fields a beta turns on, dropped with it. */
 export const BETA_FIELDS: Readonly<Record<string, readonly string[]>> = Object.freeze({

@@ -12,7 +12,7 @@ import { forwardable, parseMessagesResponse } from './response.js';
 import { AnthropicStreamDecoder } from './stream-decoder.js';
 import { anthropicUnsupported } from './unsupported.js';
 import { checkAnthropicBaseUrl, checkFoundryAnthropicEndpoint } from './base-url.js';
-import { allowedBetas, clientBetas, splitBetas, withoutFields } from './betas.js';
+import { allowedBetas, ANTHROPIC_DEFAULT_BETAS, clientBetas, splitBetas, withoutFields } from './betas.js';
 import { anthropicContinuation, repairThinking } from './continuation.js';
 import { claudeDrops } from './drops.js';
 
@@ -31,8 +31,8 @@ const messagesCodec = {
     const origin = messagesOrigin(request);
     const headers = Object.assign({ 'content-type': 'application/json' }, requestHeaders(target, origin?.headers));
     let body = origin ? passThroughBody(origin.body, target.model, stream) : (buildMessagesBody(request, target, stream) as unknown as Record<string, unknown>);
-    // The deployment's beta allow-list (every beta unless `options.anthropicBetas` says otherwise): the rest goes, with the fields it turns on.
-    const { kept, refused, fields } = splitBetas(clientBetas(request), allowedBetas(target.endpoint));
+    // The deployment's beta allow-list (`options.anthropicBetas`, else the betas billed at token prices): the rest goes, with the fields it turns on.
+    const { kept, refused, fields } = splitBetas(clientBetas(request), allowedBetas(target.endpoint, ANTHROPIC_DEFAULT_BETAS));
     if (refused.length > 0) {
       if (kept.length > 0) headers['anthropic-beta'] = kept.join(',');
       else delete headers['anthropic-beta'];
@@ -40,7 +40,7 @@ const messagesCodec = {
     }
     return { method: 'POST', path: '/messages', headers, body: JSON.stringify(body) };
   },
-  drops: (request: ChatRequest, target: Candidate) => claudeDrops(request, target),
+  drops: (request: ChatRequest, target: Candidate) => claudeDrops(request, target, ANTHROPIC_DEFAULT_BETAS),
   parseResponse(response, target) {
     const chat = parseMessagesResponse(response);
     chat.model ||= target.model;
@@ -88,7 +88,7 @@ export { thinkingBlocksOf } from './thinking.js';
 export { classifyAnthropicError } from './classify-error.js';
 export { cloudMessagesBody, type CloudMessagesBody } from './cloud.js';
 export { claudeDrops } from './drops.js';
-export { allowedBetas, betaDrops, BETA_FIELDS, clientBetas, splitBetas, withoutFields, type BetaSplit } from './betas.js';
+export { allowedBetas, ANTHROPIC_DEFAULT_BETAS, betaDrops, BETA_FIELDS, clientBetas, splitBetas, withoutFields, type BetaSplit } from './betas.js';
 export { parseMessagesResponse, forwardable } from './response.js';
 export { AnthropicStreamDecoder } from './stream-decoder.js';
 export type { MessagesRequestBody, MessagesResponseBody, SignedThinking } from './wire-types.js';

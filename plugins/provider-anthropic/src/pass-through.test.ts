@@ -53,6 +53,25 @@ describe('a Messages request goes to Anthropic as the client wrote it', () => {
     expect(answer.switchyard?.dropped?.map((d) => d.feature)).toEqual(['anthropic-beta:context-management-2025-06-27', 'anthropic-beta:claude-code-20250219', 'context_management']);
   });
 
+  it('by default, Claude Code\'s betas go; a beta that bills past the price table (1M context) or one nobody listed is dropped and named; ["*"] sends every one', async () => {
+    const claudeCode = 'claude-code-20250219,oauth-2025-04-20,interleaved-thinking-2025-05-14,fine-grained-tool-streaming-2025-05-14,context-management-2025-06-27';
+    const headers = { 'anthropic-version': '2023-06-01', 'anthropic-beta': `${claudeCode},context-1m-2025-08-07,priced-feature-2099-01-01` };
+    const body = { ...clientBody, context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] } };
+    rig = await anthropicRig([json(200, fixtureJson('anthropic-text.json'))]);
+    const answer = await rig.pipeline.chat(messagesRequest(body, headers));
+    const received = rig.servers[0]!.requests[0]!;
+    expect(received.headers['anthropic-beta']).toBe(claudeCode);
+    // The fields of the betas it kept stay.
+    expect(JSON.parse(received.body).context_management).toEqual(body.context_management);
+    expect(answer.switchyard?.dropped?.map((d) => d.feature)).toEqual(['anthropic-beta:context-1m-2025-08-07', 'anthropic-beta:priced-feature-2099-01-01']);
+    await rig.close();
+
+    rig = await anthropicRig([json(200, fixtureJson('anthropic-text.json'))], { options: { anthropicBetas: ['*'] } });
+    const everything = await rig.pipeline.chat(messagesRequest(body, headers));
+    expect(rig.servers[0]!.requests[0]!.headers['anthropic-beta']).toBe(headers['anthropic-beta']);
+    expect(everything.switchyard?.dropped).toBeUndefined();
+  });
+
   it('a stream keeps every vendor event with its parts, signature_delta included', async () => {
     const [interaction] = cassette('pydantic-ai__test_anthropic_model_thinking_part_stream.yaml');
     rig = await anthropicRig([replay(interaction!)]);

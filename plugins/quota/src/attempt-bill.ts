@@ -17,7 +17,7 @@
  * Vendor error answers (4xx / 5xx) are not billed.
  */
 import { type AttemptOutcome, type ChatRequest, type Price } from '@switchyard/core';
-import { toolCallsCostUsd } from '@switchyard/core/internal';
+import { serverToolKindsOffered, toolCallsCostUsd } from '@switchyard/core/internal';
 import { costOf, tokensOf, type TokenCounts } from './prices.js';
 
 export type EstimateBasis = 'output-seen' | 'elapsed';
@@ -42,14 +42,15 @@ export interface BillContext {
   price: Price | undefined;
   /** How fast the deployment writes output (an `elapsed` estimate). */
   outputTokensPerSecond: number;
-  request?: Pick<ChatRequest, 'max_tokens' | 'max_completion_tokens'>;
+  /** Caps an elapsed-time estimate at its `max_tokens`; its server tools price the calls that ran (core's toolCallsCostUsd). */
+  request?: ChatRequest;
 }
 
 export function billAttempt(outcome: AttemptOutcome, context: BillContext): AttemptBill {
   const { price } = context;
   if (outcome.usage) {
     const tokens = tokensOf(outcome.usage);
-    return { tokens, costUsd: costOf(tokens, price) + toolCallsCostUsd(outcome.usage, price), estimated: false, charged: true };
+    return { tokens, costUsd: costOf(tokens, price) + toolCallsCostUsd(outcome.usage, price, context.request && serverToolKindsOffered(context.request)), estimated: false, charged: true };
   }
   const estimate = estimateBasis(outcome);
   if (!estimate) return { tokens: tokensOf(undefined), costUsd: 0, estimated: false, charged: false };

@@ -6,7 +6,7 @@ export { readUsageLog, logFileFor } from './usage-log.js';
 export { addRecord, answerFrom, emptyDay, dayOf, parseUsageQuery, UsageQueryError, GROUP_BY, type UsageRecord, type UsageAnswer, type UsageLine, type UsageQuery, type GroupBy, type DayDoc } from './usage-record.js';
 export { quota as default } from './quota-plugin.js';
 export { formatUsageReport } from './report-format.js';
-export { DEFAULT_PRICES, defaultPrice, priceFor, outputSpeedFor, costOf, tokensOf, type PriceTable, type TokenCounts } from './prices.js';
+export { DEFAULT_PRICES, DEFAULT_TOOL_FEES, OPENAI_REASONING_TOOL_FEES, toolFeesFor, defaultPrice, priceFor, outputSpeedFor, costOf, tokensOf, type PriceTable, type TokenCounts } from './prices.js';
 export { pacingPauseMs } from './pacing.js';
 export { projectSpend, forecastSpend, type Projection, type ForecastPeriod } from './forecast.js';
 export { quotaOptionsSchema, budgetSchema, DEFAULT_OUTPUT_TOKENS_PER_SECOND, type QuotaOptions, type QuotaOptionsInput, type Budget, type PacingOptions, type LimitName, type ScopeName } from './options.js';

@@ -53,26 +53,42 @@ export type PriceTable = Readonly<Record<string, Price>>;
  *
  * - Anthropic, 2025-09: web search $10 per 1,000 searches, web fetch at no charge beyond its tokens.
  * - OpenAI (Responses hosted tools), 2025-10: `web_search` $10 per 1,000 calls (its search content
- *   tokens are in the usage); the older `web_search_preview` $25 per 1,000 on non-reasoning models
- *   ($10 on reasoning ones: the dearer is reserved; an answer's `web_search_call` items are billed
- *   at `web_search`, the tool's current price); `file_search` $2.50 per 1,000 calls; Code
- *   Interpreter $0.03 per 1 GB container (counted once per container an answer used); MCP and
- *   computer use bill tokens only.
+ *   tokens are in the usage); the older `web_search_preview` $25 per 1,000 on non-reasoning models,
+ *   $10 on reasoning ones (gpt-5, the o-series: OPENAI_REASONING_TOOL_FEES). Both answer with
+ *   `web_search_call` items: the calls that ran are billed at the entry of the variant that was
+ *   offered, the one the reservation used (core's toolCallsCostUsd). `file_search` $2.50 per 1,000
+ *   calls; Code Interpreter $0.03 per 1 GB container (counted once per container an answer used);
+ *   MCP and computer use bill tokens only.
  */
 export const DEFAULT_TOOL_FEES: Readonly<Record<string, Readonly<Record<string, number>>>> = Object.freeze({
   anthropic: Object.freeze({ web_search: 0.01, web_fetch: 0 }),
   openai: Object.freeze({ web_search: 0.01, web_search_preview: 0.025, file_search: 0.0025, code_interpreter: 0.03, mcp: 0, computer_use_preview: 0 }),
 });
 
-const withFees = new WeakMap<Price, Price>();
+/** OpenAI's fees on its reasoning models, where `web_search_preview` costs what `web_search` does. */
+export const OPENAI_REASONING_TOOL_FEES: Readonly<Record<string, number>> = Object.freeze({ ...DEFAULT_TOOL_FEES.openai!, web_search_preview: 0.01 });
 
-/** Deployment `price` first, then the option table by `endpoint/model` or model, then the defaults; per-call fees from DEFAULT_TOOL_FEES when the price names none. */
+/** gpt-5 and its dated / sized variants (not `gpt-5-chat`, which does not reason), o1, o3, o4-mini… */
+const OPENAI_REASONING = /^(gpt-5(?!-chat)|o\d)([-@.]|$)/;
+
+/** The per-call fees of the tools a deployment's vendor runs, by provider and model (undefined: none known). */
+export function toolFeesFor(candidate: Pick<Candidate, 'model' | 'provider'>): Readonly<Record<string, number>> | undefined {
+  if (candidate.provider === 'openai' && OPENAI_REASONING.test(candidate.model.slice(candidate.model.lastIndexOf('/') + 1).toLowerCase())) return OPENAI_REASONING_TOOL_FEES;
+  return DEFAULT_TOOL_FEES[candidate.provider];
+}
+
+/** A price with a fee table, made once per (price, fees) pair. */
+const withFees = new WeakMap<object, WeakMap<Price, Price>>();
+
+/** Deployment `price` first, then the option table by `endpoint/model` or model, then the defaults; per-call fees from the dated defaults (toolFeesFor) when the price names none. */
 export function priceFor(candidate: Pick<Candidate, 'deployment' | 'deploymentId' | 'model' | 'provider'>, table: PriceTable): Price | undefined {
   const price = candidate.deployment.price ?? table[candidate.deploymentId] ?? table[candidate.model] ?? defaultPrice(candidate.model);
-  const fees = DEFAULT_TOOL_FEES[candidate.provider];
+  const fees = toolFeesFor(candidate);
   if (!price || price.perCall || !fees) return price;
-  let priced = withFees.get(price);
-  if (!priced) withFees.set(price, (priced = { ...price, perCall: fees }));
+  let byPrice = withFees.get(fees);
+  if (!byPrice) withFees.set(fees, (byPrice = new WeakMap()));
+  let priced = byPrice.get(price);
+  if (!priced) byPrice.set(price, (priced = { ...price, perCall: fees }));
   return priced;
 }
 

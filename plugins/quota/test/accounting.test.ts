@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { costOf, defaultPrice, formatUsageReport, getUsage, quota } from '../src/index.js';
+import { setRequestOrigin, OPENAI_RESPONSES } from '@switchyard/core/wire';
+import { billAttempt, costOf, defaultPrice, formatUsageReport, getUsage, priceFor, quota } from '../src/index.js';
 import { answer, ask, failure, rig, upstream, type Rig } from './harness.js';
 
 let current: Rig | undefined;
@@ -97,5 +98,31 @@ describe('price table', () => {
     // Without a cacheWrite price a write costs what input costs; counts that overlap never bill twice.
     expect(costOf(tokens, { input: 2, output: 10, cachedInput: 0.5 })).toBeCloseTo((521 * 2 + 100 * 0.5 + 42 * 10) / 1e6, 12);
     expect(costOf({ inputTokens: 100, outputTokens: 0, cachedTokens: 80, cacheWriteTokens: 80 }, sonnet)).toBeCloseTo((80 * 0.3 + 20 * 3.75) / 1e6, 12);
+  });
+});
+
+describe('per-call fees of hosted tools', () => {
+  const candidate = (model: string, provider = 'openai') => ({ deployment: {} as never, deploymentId: `e/${model}`, model, provider });
+  const outcome = (calls: Record<string, number>) => ({ ok: true, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, server_tool_calls: calls } }) as never;
+  const offering = (type: string) => {
+    const request = { model: 'm', messages: [] };
+    setRequestOrigin(request, { format: OPENAI_RESPONSES, body: { tools: [{ type }] } });
+    return request as never;
+  };
+
+  it('OpenAI web_search_preview is $25 / 1,000 on non-reasoning models, $10 on reasoning ones; web_search $10 on both', () => {
+    expect(priceFor(candidate('gpt-4o'), {})!.perCall).toMatchObject({ web_search: 0.01, web_search_preview: 0.025 });
+    for (const reasoner of ['gpt-5', 'gpt-5-mini-2025-08-07', 'o3', 'o4-mini', 'azure/o3-mini']) expect(priceFor(candidate(reasoner), {})!.perCall).toMatchObject({ web_search: 0.01, web_search_preview: 0.01 });
+    expect(priceFor(candidate('gpt-5-chat-latest'), {})!.perCall).toMatchObject({ web_search_preview: 0.025 });
+  });
+
+  it('web_search_call items (reported as web_search) bill at the entry of the variant the request offered', () => {
+    const price = priceFor(candidate('gpt-4o'), {});
+    const bill = (request: never) => billAttempt(outcome({ web_search: 4 }), { estimatedInputTokens: 0, price, outputTokensPerSecond: 50, request }).costUsd;
+    expect(bill(offering('web_search_preview'))).toBeCloseTo(0.1, 12);
+    expect(bill(offering('web_search_preview_2025_03_11'))).toBeCloseTo(0.1, 12);
+    expect(bill(offering('web_search'))).toBeCloseTo(0.04, 12);
+    // Nothing offered that we know of: the kind's own entry.
+    expect(billAttempt(outcome({ web_search: 4 }), { estimatedInputTokens: 0, price, outputTokensPerSecond: 50 }).costUsd).toBeCloseTo(0.04, 12);
   });
 });

@@ -128,6 +128,33 @@ export class RedisStateStore implements StateStore {
     return this.run('get', async () => decode<T>(await this.client.get(this.prefix + key)), (local) => local.get<T>(key));
   }
 
+  /**
+   * The live keys under `prefix` (SCAN; on a Cluster, every primary), for a one-time copy to a
+   * record store. Redis itself or an error: never this instance's local stand-in.
+   */
+  async entriesWithPrefix(prefix: string): ReturnType<NonNullable<StateStore['entriesWithPrefix']>> {
+    const pattern = `${(this.prefix + prefix).replace(/[*?[\]\\]/g, '\\$&')}*`;
+    const nodes = this.cluster ? (this.client as unknown as { nodes(role: 'master'): Redis[] }).nodes('master') : [this.client];
+    const names = new Set<string>();
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [next, found] = await this.withTimeout(node.scan(cursor, 'MATCH', pattern, 'COUNT', 500), 'scan');
+        for (const name of found) names.add(name);
+        cursor = next;
+      } while (cursor !== '0');
+    }
+    const out: Awaited<ReturnType<NonNullable<StateStore['entriesWithPrefix']>>> = [];
+    for (const name of names) {
+      // A key of another type (not one this store wrote) has no value to copy.
+      const [raw, left] = await this.withTimeout(Promise.all([this.client.get(name).catch(() => null), this.client.pttl(name)]), 'scan');
+      const value = decode(raw);
+      if (value === undefined) continue;
+      out.push(left > 0 ? { key: name.slice(this.prefix.length), value, ttlMs: left } : { key: name.slice(this.prefix.length), value });
+    }
+    return out;
+  }
+
   async getMany<T = unknown>(keys: readonly string[]): Promise<(T | undefined)[]> {
     if (keys.length === 0) return [];
     return this.run(

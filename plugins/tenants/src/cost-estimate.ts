@@ -17,7 +17,7 @@
  * - at the price of the dearest candidate it may be sent to (a failover may end there).
  */
 import { type Candidate, type Price, type RequestContext } from '@switchyard/core';
-import { choicesOf, inputPriceBound, inputTokenBound, outputLimitOf } from '@switchyard/core/internal';
+import { choicesOf, inputPriceBound, inputTokenBound, outputLimitOf, serverToolsOffered } from '@switchyard/core/internal';
 import { requestOriginOf } from '@switchyard/core/wire';
 
 export interface ServerTool {
@@ -28,20 +28,15 @@ export interface ServerTool {
 
 /** Tools in the client's own request body that the vendor runs and bills per call. */
 export function serverToolsOf(request: RequestContext['request'], defaultCalls: number): ServerTool[] {
-  const body = requestOriginOf(request)?.body as { tools?: unknown; max_tool_calls?: unknown } | undefined;
-  const tools = body?.tools;
-  if (!Array.isArray(tools)) return [];
+  const offered = serverToolsOffered(request);
+  if (offered.length === 0) return [];
   // OpenAI's Responses bound every hosted tool's calls at once (`max_tool_calls`).
-  const allCalls = body?.max_tool_calls;
+  const allCalls = (requestOriginOf(request)?.body as { max_tool_calls?: unknown } | undefined)?.max_tool_calls;
   if (typeof allCalls === 'number' && Number.isInteger(allCalls) && allCalls >= 0) defaultCalls = Math.min(defaultCalls, allCalls);
-  const out: ServerTool[] = [];
-  for (const tool of tools) {
-    const type = (tool as { type?: unknown } | null)?.type;
-    if (typeof type !== 'string' || type === 'function' || type === 'custom') continue;
-    const most = (tool as { max_uses?: unknown }).max_uses;
-    out.push({ kind: type.replace(/_\d{8}$|_\d{4}_\d{2}_\d{2}$/, ''), calls: typeof most === 'number' && Number.isInteger(most) && most >= 0 ? most : defaultCalls });
-  }
-  return out;
+  return offered.map(({ kind, tool }) => {
+    const most = tool.max_uses;
+    return { kind, calls: typeof most === 'number' && Number.isInteger(most) && most >= 0 ? most : defaultCalls };
+  });
 }
 
 /** The first tool kind `price` has no per-call fee for. */

@@ -12,8 +12,7 @@
  */
 import { SERVICE, TENANT_ERRORS, type PricingService, type TenantsService } from '@switchyard/contracts';
 import { declareDurableKeys, definePlugin, getService, provideService, STAGE, storeLocal, SwitchyardError, type Candidate, type ChatRequest, type Classification, type Pipeline, type Price, type RequestContext } from '@switchyard/core';
-import { toolCallsCostUsd } from '@switchyard/core/internal';
-import { tapMaybeAsync, tokenCounts, usageCostUsd } from '@switchyard/core/internal';
+import { serverToolKindsOffered, tapMaybeAsync, tokenCounts, toolCallsCostUsd, usageCostUsd } from '@switchyard/core/internal';
 import { adminApi, teamBudgetOf } from './admin-api.js';
 import { BudgetAlerts } from './budget-alerts.js';
 import { toMicros } from './budget-windows.js';
@@ -134,7 +133,7 @@ export const tenants = definePlugin<TenantsOptions, TenantsOptionsInput>({
       const state = ctx.state.tenants;
       if (!state) return;
       const prices = pricingOf();
-      const usd = prices ? prices.attemptCostUsd(outcome, ctx.classification.estimatedInputTokens, ctx.request as ChatRequest) : usageCostUsd(tokenCounts(outcome.usage), priceOf(outcome.candidate)) + toolCallsCostUsd(outcome.usage, priceOf(outcome.candidate));
+      const usd = prices ? prices.attemptCostUsd(outcome, ctx.classification.estimatedInputTokens, ctx.request as ChatRequest) : usageCostUsd(tokenCounts(outcome.usage), priceOf(outcome.candidate)) + toolCallsCostUsd(outcome.usage, priceOf(outcome.candidate), serverToolKindsOffered(ctx.request));
       const micros = toMicros(usd);
       const tokens = outcome.usage ? tokenCounts(outcome.usage) : undefined;
       const used = tokens ? tokens.inputTokens + tokens.outputTokens : 0;

@@ -56,6 +56,7 @@ export async function tenantGateway(
     },
     async spentToday(id) {
       const usage = await admin('GET', `/switchyard/keys/${id}/usage`);
+      expect(usage, 'the key\'s usage').toMatchObject({ status: 200 });
       return usage.json.spend.day.spentUsd;
     },
   };

@@ -2,10 +2,11 @@
  * Redis stores a gateway test opens on the real Redis (.ci/redis.sh, port 6390), all under the
  * test's own key prefix: closed, and their keys deleted, after each test.
  */
-import { afterEach } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import { createRedisStore, type RedisStateStore } from '@switchyard/store-redis';
 import { deleteKeys, inspector, REDIS_URL, uniquePrefix } from '../../../../plugins/store-redis/test/support/redis.js';
 import { stopAll } from './harness.js';
+import { HEAP_SLACK, heapGrowth, settledHeap } from './heap-watch.js';
 
 export interface RedisStores {
   /** A fresh prefix for this test (call at its start): every store it opens shares it. */
@@ -15,16 +16,28 @@ export interface RedisStores {
   open(): Promise<RedisStateStore>;
 }
 
-/** Registers the cleanup (gateways and vendors stopped, stores closed, keys deleted) for every test of the file. */
-export function redisStoresPerTest(): RedisStores {
+/**
+ * Registers the cleanup (gateways and vendors stopped, stores closed, keys deleted) for every test
+ * of the file. With `heapReturns`, each test is also a memory check: once its cleanup ran, heapUsed
+ * after a forced GC must be within 10 MiB of what it was before the test (heap-watch.ts).
+ */
+export function redisStoresPerTest(options: { heapReturns?: boolean } = {}): RedisStores {
   const stores: RedisStateStore[] = [];
   let prefix = '';
-  afterEach(async () => {
+  let baseline: number | undefined;
+  if (options.heapReturns) {
+    beforeEach(async () => {
+      baseline = await settledHeap();
+    });
+  }
+  afterEach(async (context) => {
     await stopAll();
     await Promise.all(stores.splice(0).map((s) => s.close()));
     const redis = inspector();
     await deleteKeys(redis, prefix);
     redis.disconnect();
+    if (baseline !== undefined && context.task.result?.state !== 'fail') expect(await heapGrowth(context.task.name.slice(0, 40), baseline), 'bytes heapUsed grew (after a forced GC) over the test').toBeLessThan(HEAP_SLACK);
+    baseline = undefined;
   });
   return {
     usePrefix(name) {
