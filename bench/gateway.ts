@@ -124,7 +124,11 @@ interface Result {
   rss?: number;
 }
 
-async function load(baseUrl: string, mode: Mode, concurrency: number, pid: number, opts: { seconds: number; maxRequests: number; onSample?: (done: number) => void; key?: string }): Promise<Result> {
+/**
+ * `complete`: a stream counts as a failure (in `non-200`) unless its text passes this check (the
+ * continuation row: the answer ended cleanly, no error event).
+ */
+async function load(baseUrl: string, mode: Mode, concurrency: number, pid: number, opts: { seconds: number; maxRequests: number; onSample?: (done: number) => void; key?: string; complete?: (text: string) => boolean }): Promise<Result> {
   const url = new URL(baseUrl);
   const pool = new Pool(url.origin, { connections: concurrency, keepAliveTimeout: 30_000, pipelining: 1 });
   const path = `${url.pathname.replace(/\/$/, '')}${bodies[mode].path}`;
@@ -140,9 +144,13 @@ async function load(baseUrl: string, mode: Mode, concurrency: number, pid: numbe
     const t = performance.now();
     const res = await pool.request({ method: 'POST', path, headers, body });
     let first = 0;
-    for await (const _chunk of res.body) if (!first) first = performance.now();
+    let text = '';
+    for await (const chunk of res.body) {
+      if (!first) first = performance.now();
+      if (opts.complete) text += chunk;
+    }
     const end = performance.now();
-    if (res.statusCode !== 200) errors++;
+    if (res.statusCode !== 200 || (opts.complete && !opts.complete(text))) errors++;
     if (measuring && done < opts.maxRequests) {
       latencies[done] = end - t;
       ttfbs[done] = (first || end) - t;
@@ -301,6 +309,9 @@ const roundCells = (round: number): Cell[] => {
   return cells;
 };
 
+/** A continued Messages stream: it ends with `message_stop` and carries no error event. */
+const continuedCleanly = (text: string) => text.includes('event: message_stop') && !text.includes('event: error');
+
 const cellCount = roundCells(0).length;
 console.log(`switchyard gateway bench: ${SECONDS} s (≤ ${MAX_REQUESTS} requests) per cell after 0.4 s warm-up, ${cellCount} cells per round, median of ${ROUNDS} interleaved round(s), node ${process.version}, contenders ${BUILT ? 'built (esbuild, plain node)' : 'from source (tsx)'}${process.env.BENCH_NODE_ARGS ? ` with ${process.env.BENCH_NODE_ARGS}` : ''}`);
 const results = new Map<string, Result[]>();
@@ -314,7 +325,7 @@ for (let round = 0; round < ROUNDS; round++) {
     const url = urlOf(cell.target, cell.scenario);
     if (!url) continue;
     const before = cell.scenario === 'r429' ? await upstreamCounts() : undefined;
-    const r = await load(url, cell.mode, cell.c, pidOf(cell.target), { seconds: SECONDS, maxRequests: MAX_REQUESTS, key: cell.target === 'tenants' ? BENCH_TENANT_KEY : undefined });
+    const r = await load(url, cell.mode, cell.c, pidOf(cell.target), { seconds: SECONDS, maxRequests: MAX_REQUESTS, key: cell.target === 'tenants' ? BENCH_TENANT_KEY : undefined, complete: cell.scenario === 'cut' ? continuedCleanly : undefined });
     const k = key(cell.mode, cell.scenario, cell.c, cell.target);
     results.set(k, [...(results.get(k) ?? []), r]);
     if (before) {
