@@ -267,7 +267,8 @@ const healthyTargets: Target[] = [
   ...(BASELINE ? BASELINE_KINDS.map((kind) => `${kind}-baseline` as Target) : []),
 ];
 const concurrenciesOf = (mode: Mode) => (mode === 'chat' || mode === 'stream' ? CONCURRENCIES : [CONCURRENCIES.includes(32) ? 32 : Math.max(...CONCURRENCIES)]);
-const FAILURE_C = CONCURRENCIES.includes(32) ? 32 : Math.max(...CONCURRENCIES);
+/** The failure rows run one request at a time: a request's extra latency is then its own, not a queue's. */
+const FAILURE_C = Math.min(...CONCURRENCIES);
 /** The failure scenarios: which contender and listener, in which mode, against which healthy cell, and what the client waits by design. */
 interface FailureRow {
   name: string;
@@ -294,16 +295,18 @@ if (FAILURES) {
 const roundCells = (round: number): Cell[] => {
   const cells: Cell[] = [];
   for (const mode of MODES) {
-    for (const c of concurrenciesOf(mode)) {
+    const failureC = failureRows.some((row) => row.failed.mode === mode) && !concurrenciesOf(mode).includes(FAILURE_C) ? [FAILURE_C] : [];
+    for (const c of [...failureC, ...concurrenciesOf(mode)]) {
       const [fixed, rotating] = [healthyTargets.slice(0, 2), healthyTargets.slice(2)];
       // The gateways' order rotates from round to round: none always runs first after the proxy.
       const order = rotating.map((_, i) => rotating[(i + round) % rotating.length]!);
-      for (const target of [...fixed, ...order]) cells.push({ mode, c, scenario: 'healthy', target });
+      // A concurrency only the failure rows need (Messages streams at c = 1): their cells only.
+      if (concurrenciesOf(mode).includes(c)) for (const target of [...fixed, ...order]) cells.push({ mode, c, scenario: 'healthy', target });
       for (const row of failureRows) if (row.failed.mode === mode && row.failed.c === c) {
-        if (!cells.some((cell) => cell.target === row.healthy.target && cell.scenario === 'healthy')) cells.push(row.healthy);
+        if (!cells.some((cell) => cell.mode === mode && cell.c === c && cell.target === row.healthy.target && cell.scenario === 'healthy')) cells.push(row.healthy);
         cells.push(row.failed);
       }
-      if (BASELINE && mode === 'chat' && c === FAILURE_C) for (const kind of BASELINE_IN_PROCESS.filter((k) => k !== 'logged')) cells.push({ mode, c, scenario: 'dead', target: `${kind}-baseline` });
+      if (BASELINE && mode === 'chat' && c === 32) for (const kind of BASELINE_IN_PROCESS.filter((k) => k !== 'logged')) cells.push({ mode, c, scenario: 'dead', target: `${kind}-baseline` });
     }
   }
   return cells;
