@@ -267,13 +267,18 @@ const healthyTargets: Target[] = [
   ...(BASELINE ? BASELINE_KINDS.map((kind) => `${kind}-baseline` as Target) : []),
 ];
 const concurrenciesOf = (mode: Mode) => (mode === 'chat' || mode === 'stream' ? CONCURRENCIES : [CONCURRENCIES.includes(32) ? 32 : Math.max(...CONCURRENCIES)]);
-/** The failure rows run one request at a time: a request's extra latency is then its own, not a queue's. */
-const FAILURE_C = Math.min(...CONCURRENCIES);
-/** The failure scenarios: which contender and listener, in which mode, against which healthy cell, and what the client waits by design. */
+/**
+ * The failure rows' extra latency is measured one request at a time (a request's own, not a
+ * queue's); their extra CPU at c = 32, where a cell holds enough requests for /proc's 10 ms ticks.
+ */
+const LATENCY_C = Math.min(...CONCURRENCIES);
+const CPU_C = CONCURRENCIES.includes(32) ? 32 : Math.max(...CONCURRENCIES);
+/** The failure scenarios: which contender and listener, in which mode, and what the client waits by design. */
 interface FailureRow {
   name: string;
-  failed: Cell;
-  healthy: Cell;
+  mode: Mode;
+  scenario: Scenario;
+  target: Target;
   /** Ms a request waits by design (the Retry-After, the hedge delay): left out of the extra latency. */
   waitedMs: number;
   /** Affected requests per request (the retried 429s are every other attempt): measured when undefined. */
@@ -281,9 +286,7 @@ interface FailureRow {
 }
 const failureRows: FailureRow[] = [];
 if (FAILURES) {
-  const at = (mode: Mode, scenario: Scenario, target: Target): Cell => ({ mode, c: FAILURE_C, scenario, target });
-  const failed = (name: string, mode: Mode, scenario: Scenario, target: Target, waitedMs: number, share?: number) =>
-    failureRows.push({ name, failed: at(mode, scenario, target), healthy: at(mode, 'healthy', target), waitedMs, share });
+  const failed = (name: string, mode: Mode, scenario: Scenario, target: Target, waitedMs: number, share?: number) => failureRows.push({ name, mode, scenario, target, waitedMs, share });
   failed('dead primary (connection refused on every request), thin proxy', 'chat', 'dead', 'thin', 0, 1);
   if (contenders.core) failed('dead primary (connection refused on every request), core only', 'chat', 'dead', 'core', 0, 1);
   if (contenders.plugins) failed('open breaker (primary dead, skipped), 4 plugins', 'chat', 'dead', 'plugins', 0, 1);
@@ -292,19 +295,22 @@ if (FAILURES) {
   failed('hedged request (primary 20 ms slow, hedge after 5 ms), 4 plugins + hedge', 'chat', 'hedge', 'failures', 5, 1);
   failed('mid-stream continuation (cut after half the events), Messages stream, 4 plugins', 'messages-stream', 'cut', 'failures', 0, 1);
 }
+const FAILURE_CS = [...new Set([LATENCY_C, CPU_C])];
 const roundCells = (round: number): Cell[] => {
   const cells: Cell[] = [];
   for (const mode of MODES) {
-    const failureC = failureRows.some((row) => row.failed.mode === mode) && !concurrenciesOf(mode).includes(FAILURE_C) ? [FAILURE_C] : [];
-    for (const c of [...failureC, ...concurrenciesOf(mode)]) {
+    const failureCs = failureRows.some((row) => row.mode === mode) ? FAILURE_CS.filter((c) => !concurrenciesOf(mode).includes(c)) : [];
+    for (const c of [...new Set([...failureCs, ...concurrenciesOf(mode)])].sort((a, b) => a - b)) {
       const [fixed, rotating] = [healthyTargets.slice(0, 2), healthyTargets.slice(2)];
       // The gateways' order rotates from round to round: none always runs first after the proxy.
       const order = rotating.map((_, i) => rotating[(i + round) % rotating.length]!);
       // A concurrency only the failure rows need (Messages streams at c = 1): their cells only.
       if (concurrenciesOf(mode).includes(c)) for (const target of [...fixed, ...order]) cells.push({ mode, c, scenario: 'healthy', target });
-      for (const row of failureRows) if (row.failed.mode === mode && row.failed.c === c) {
-        if (!cells.some((cell) => cell.mode === mode && cell.c === c && cell.target === row.healthy.target && cell.scenario === 'healthy')) cells.push(row.healthy);
-        cells.push(row.failed);
+      if (FAILURE_CS.includes(c)) {
+        for (const row of failureRows.filter((r) => r.mode === mode)) {
+          if (!cells.some((cell) => cell.mode === mode && cell.c === c && cell.target === row.target && cell.scenario === 'healthy')) cells.push({ mode, c, scenario: 'healthy', target: row.target });
+          cells.push({ mode, c, scenario: row.scenario, target: row.target });
+        }
       }
       if (BASELINE && mode === 'chat' && c === 32) for (const kind of BASELINE_IN_PROCESS.filter((k) => k !== 'logged')) cells.push({ mode, c, scenario: 'dead', target: `${kind}-baseline` });
     }
@@ -456,18 +462,21 @@ printTable(summary, 1);
  * requests (every other attempt), so its extras are divided by that share.
  */
 if (failureRows.length > 0) {
-  const failureTable: string[][] = [['scenario', 'c', 'req/s / healthy', 'extra latency ms (spread)', 'waited ms', 'extra CPU µs (spread)', 'affected share', 'non-200']];
+  const failureTable: string[][] = [['scenario', `req/s / healthy (c=${CPU_C})`, `extra latency ms (c=${LATENCY_C}, spread)`, 'waited ms', `extra CPU µs (c=${CPU_C}, spread)`, 'affected share', 'non-200']];
   for (const row of failureRows) {
-    const [fk, hk] = [key(row.failed.mode, row.failed.scenario, row.failed.c, row.failed.target), key(row.healthy.mode, row.healthy.scenario, row.healthy.c, row.healthy.target)];
-    const roundShares = shares.get(fk);
-    const shareAt = (i: number) => row.share ?? roundShares?.[i] ?? NaN;
-    const [failed, healthy] = [results.get(fk), results.get(hk)];
-    if (!failed || !healthy) continue;
-    const each = (pick: (x: Result, y: Result) => number) => spreadOf(failed.map((x, i) => (healthy[i] ? pick(x, healthy[i]!) / shareAt(i) : NaN)));
-    const latency = spreadOf(failed.map((x, i) => (healthy[i] ? (x.mean - healthy[i]!.mean) / shareAt(i) - row.waitedMs : NaN)));
-    const cpu = each((x, y) => (x.cpuUs ?? NaN) - (y.cpuUs ?? NaN));
-    const ratio = spreadOf(failed.map((x, i) => x.rps / (healthy[i]?.rps ?? NaN)));
-    failureTable.push([row.name, String(row.failed.c), fs(ratio), fs(latency), String(row.waitedMs), fs(cpu, 0), f(median(failed.map((_, i) => shareAt(i)))), String(Math.max(...failed.map((x) => x.errors)))]);
+    const at = (c: number, scenario: Scenario) => key(row.mode, scenario, c, row.target);
+    const shareAt = (c: number, i: number) => row.share ?? shares.get(at(c, row.scenario))?.[i] ?? NaN;
+    /** Each round's value of `pick` per affected request, failed against healthy at one concurrency. */
+    const extra = (c: number, pick: (x: Result, y: Result) => number) => {
+      const [failed, healthy] = [results.get(at(c, row.scenario)), results.get(at(c, 'healthy'))];
+      return failed && healthy ? spreadOf(failed.map((x, i) => (healthy[i] ? pick(x, healthy[i]!) / shareAt(c, i) : NaN))) : undefined;
+    };
+    const latency = extra(LATENCY_C, (x, y) => x.mean - y.mean);
+    const cpu = extra(CPU_C, (x, y) => (x.cpuUs ?? NaN) - (y.cpuUs ?? NaN));
+    const ratio = perRound(at(CPU_C, row.scenario), at(CPU_C, 'healthy'), (x, y) => x.rps / y.rps);
+    const waitedOut = latency && { median: latency.median - row.waitedMs, min: latency.min - row.waitedMs, max: latency.max - row.waitedMs };
+    const errors = FAILURE_CS.map((c) => Math.max(0, ...(results.get(at(c, row.scenario)) ?? []).map((x) => x.errors)));
+    failureTable.push([row.name, fs(ratio), fs(waitedOut), String(row.waitedMs), fs(cpu, 0), f(median(FAILURE_CS.flatMap((c) => (results.get(at(c, row.scenario)) ?? []).map((_, i) => shareAt(c, i))))), String(Math.max(...errors))]);
   }
   printTable(failureTable, 1);
 }
