@@ -113,8 +113,6 @@ function percentile(sorted: Float64Array, p: number): number {
 
 interface Result {
   rps: number;
-  /** Mean latency (ms): the failure rows' extra latency per affected request comes from it. */
-  mean: number;
   p50: number;
   p99: number;
   ttfb50: number;
@@ -177,11 +175,8 @@ async function load(baseUrl: string, mode: Mode, concurrency: number, pid: numbe
   await pool.close();
   const lat = latencies.subarray(0, done).sort();
   const tt = ttfbs.subarray(0, done).sort();
-  let sum = 0;
-  for (const l of lat) sum += l;
   return {
     rps: done / elapsed,
-    mean: sum / done,
     p50: percentile(lat, 0.5),
     p99: percentile(lat, 0.99),
     ttfb50: percentile(tt, 0.5),
@@ -199,7 +194,7 @@ function median(xs: number[]): number {
 
 function medianResult(rs: Result[]): Result {
   const m = (f: (r: Result) => number | undefined) => median(rs.map((r) => f(r) ?? NaN));
-  return { rps: m((r) => r.rps), mean: m((r) => r.mean), p50: m((r) => r.p50), p99: m((r) => r.p99), ttfb50: m((r) => r.ttfb50), ttfb99: m((r) => r.ttfb99), errors: Math.max(...rs.map((r) => r.errors)), cpuUs: m((r) => r.cpuUs), rss: m((r) => r.rss) };
+  return { rps: m((r) => r.rps), p50: m((r) => r.p50), p99: m((r) => r.p99), ttfb50: m((r) => r.ttfb50), ttfb99: m((r) => r.ttfb99), errors: Math.max(...rs.map((r) => r.errors)), cpuUs: m((r) => r.cpuUs), rss: m((r) => r.rss) };
 }
 
 function printTable(rows: string[][], leftColumns: number): void {
@@ -456,7 +451,7 @@ if (BASELINE && MODES.includes('chat') && CONCURRENCIES.includes(32)) {
 printTable(summary, 1);
 
 /**
- * Overhead under failure: per affected request, the extra mean latency over the same contender's
+ * Overhead under failure: per affected request, the extra median latency over the same contender's
  * healthy cell in the same round, less what the request waits by design (Retry-After, the hedge
  * delay), and the extra CPU of the serving process. The 429 scenario touches a measured share of
  * requests (every other attempt), so its extras are divided by that share.
@@ -471,7 +466,8 @@ if (failureRows.length > 0) {
       const [failed, healthy] = [results.get(at(c, row.scenario)), results.get(at(c, 'healthy'))];
       return failed && healthy ? spreadOf(failed.map((x, i) => (healthy[i] ? pick(x, healthy[i]!) / shareAt(c, i) : NaN))) : undefined;
     };
-    const latency = extra(LATENCY_C, (x, y) => x.mean - y.mean);
+    // Medians, not means: on a shared machine a few scheduling stalls of 100 ms+ would outweigh the effect.
+    const latency = extra(LATENCY_C, (x, y) => x.p50 - y.p50);
     const cpu = extra(CPU_C, (x, y) => (x.cpuUs ?? NaN) - (y.cpuUs ?? NaN));
     const ratio = perRound(at(CPU_C, row.scenario), at(CPU_C, 'healthy'), (x, y) => x.rps / y.rps);
     const waitedOut = latency && { median: latency.median - row.waitedMs, min: latency.min - row.waitedMs, max: latency.max - row.waitedMs };
