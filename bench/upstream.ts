@@ -128,7 +128,7 @@ export async function startUpstream(): Promise<Upstream> {
       if (gemini ? path.endsWith(':streamGenerateContent') : body.includes('"stream":true')) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         if (behaviour?.[1] === 'cut') {
-          const events = answer.sse.split(/(?<=\n\n)/);
+          const events = answer.sse.split(/(?<=\r?\n\r?\n)/);
           res.write(events.slice(0, Math.ceil(events.length / 2)).join(''), () => res.destroy());
           return;
         }
