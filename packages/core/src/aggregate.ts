@@ -13,6 +13,8 @@ export class ResponseAccumulator {
   usage: Usage | undefined;
   providerMetadata: ProviderMetadata | undefined;
   sawContent = false;
+  /** Characters of a stream's events forwarded undecoded that could not be decoded later (kept-stream.ts): counted as output seen. */
+  unreadChars = 0;
 
   add(part: StreamPart): void {
     switch (part.type) {
@@ -59,7 +61,7 @@ export class ResponseAccumulator {
 
   /** Characters of output received so far: the basis of an estimate when the vendor reported no usage. */
   outputChars(): number {
-    return this.text.length + this.reasoning.length + this.toolCalls.reduce((n, c) => n + (c ? c.function.arguments.length + c.function.name.length : 0), 0);
+    return this.unreadChars + this.text.length + this.reasoning.length + this.toolCalls.reduce((n, c) => n + (c ? c.function.arguments.length + c.function.name.length : 0), 0);
   }
 
   private mergeMetadata(meta: ProviderMetadata): void {

@@ -39,6 +39,8 @@ export class ChatStream implements AsyncIterable<StreamPart> {
     readonly info: StreamInfo,
     /** Aborts the upstream call and releases the request; safe to call more than once. */
     private readonly onCancel: () => Promise<void> | void = () => undefined,
+    /** Told when the reader is a relay (`batches()`): it writes the vendor's text, so a pass-through may skip decoding (kept-stream.ts). */
+    private readonly onRelay?: () => void,
   ) {}
 
   /**
@@ -52,10 +54,14 @@ export class ChatStream implements AsyncIterable<StreamPart> {
 
   /**
    * The parts as they arrive, a batch per vendor chunk (every part of a batch came at once).
-   * What a relay that writes them out wants: one write per batch instead of one per part.
+   * What a relay that writes them out wants: one write per batch instead of one per part. A
+   * relay of a pass-through writes the vendor's text (`wireTextOf`): after the commit point a
+   * run of events it gets that way comes as one part that adds nothing to the answer, its
+   * content not decoded (kept-stream.ts); iterate the parts to get every one decoded.
    * Like the parts, batches can be read only once, and leaving early cancels the upstream call.
    */
   batches(): AsyncIterable<PartBatch> {
+    if (!this.consumed) this.onRelay?.();
     return { [Symbol.asyncIterator]: () => this.reader(nextBatchOf) };
   }
 

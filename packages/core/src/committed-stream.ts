@@ -5,6 +5,7 @@
  */
 import { candidateRef } from './candidate-ref.js';
 import { ResponseAccumulator } from './aggregate.js';
+import { keptStreamOf, type KeptStream } from './kept-stream.js';
 import type { AttemptRunner, LiveAttempt } from './attempt-runner.js';
 import { ChatStream, type StreamInfo } from './chat-stream.js';
 import type { RequestContext, RequestOutcome, StreamAttemptResult } from './contract.js';
@@ -32,7 +33,9 @@ export interface CommittedStreamOwner {
 export class CommittedStream {
   private recorded = false;
   private done = false;
-  private readonly acc = new ResponseAccumulator();
+  private acc = new ResponseAccumulator();
+  /** A lazy pass-through's kept text (kept-stream.ts): this stream replays it when the answer is needed. */
+  private readonly kept: KeptStream | undefined;
 
   constructor(
     private readonly owner: CommittedStreamOwner,
@@ -40,6 +43,30 @@ export class CommittedStream {
     private readonly result: StreamAttemptResult,
   ) {
     for (const part of result.head) this.acc.add(part);
+    this.kept = keptStreamOf(result.rest);
+  }
+
+  /**
+   * The whole answer so far: a lazy pass-through's parts do not hold the text forwarded unread,
+   * so it is decoded from the kept text now. Past `continuation.maxBytes` it cannot be: the
+   * answer is counted by the characters forwarded (an estimate for billing).
+   */
+  private readWholeAnswer(): boolean {
+    const { kept } = this;
+    if (!kept?.partial) return true;
+    const parts = kept.replay();
+    kept.release();
+    if (!parts) {
+      this.acc.unreadChars = kept.unreadChars;
+      return false;
+    }
+    const acc = new ResponseAccumulator();
+    for (const part of parts) acc.add(part);
+    // What the parts decoded on the way said last (a usage or finish after the kept text) stays.
+    acc.usage ??= this.acc.usage;
+    acc.finishReason ??= this.acc.finishReason;
+    this.acc = acc;
+    return true;
   }
 
   /** The upstream model, as far as the head says. */
@@ -48,7 +75,10 @@ export class CommittedStream {
   }
 
   toChatStream(info: StreamInfo): ChatStream {
-    return new ChatStream(new PartBatches(this.batches(info)), info, () => this.abandon());
+    const { kept } = this;
+    // A relay writes the vendor's text: the events after the commit point need not be decoded for it.
+    const relayed = kept ? () => void (kept.lazy = true) : undefined;
+    return new ChatStream(new PartBatches(this.batches(info)), info, () => this.abandon(), relayed);
   }
 
   private async record(error?: SwitchyardError): Promise<void> {
@@ -69,6 +99,9 @@ export class CommittedStream {
     const cancelled = new SwitchyardError('cancelled', 'stream was closed by the consumer');
     this.live.abort.abort(cancelled);
     await this.result.rest.return?.(undefined);
+    // Billed by the output seen when the vendor reported no usage: the text forwarded unread counts too.
+    if (!this.acc.usage) this.readWholeAnswer();
+    this.kept?.release();
     await this.record(cancelled);
     // The request ends here too: observers count it as cancelled, never as a success.
     await this.owner.recordRequest({ ok: false, error: cancelled });
@@ -77,7 +110,7 @@ export class CommittedStream {
 
   /** The parts, a batch per vendor chunk (part-batches.ts); a failure ends them after the parts before it. */
   private async *batches(info: StreamInfo): AsyncGenerator<PartBatch, void, undefined> {
-    const { owner, acc } = this;
+    const { owner } = this;
     const { ctx } = owner;
     let failure: SwitchyardError | undefined;
     let finished = false;
@@ -97,7 +130,7 @@ export class CommittedStream {
               failedAt = i;
               break;
             }
-            acc.add(part);
+            this.acc.add(part);
             if (part.type === 'finish') finished = true;
           }
           if (failedAt < 0) {
@@ -113,19 +146,24 @@ export class CommittedStream {
       if (!failure && !finished) failure = attributeError(new SwitchyardError('stream-cut', 'stream ended without a finish signal'), this.live.candidate);
       // Release the upstream body now (an error event may leave the connection open).
       if (failure) await this.result.rest.return?.(undefined);
+      // A cut needs the text so far (continuation, the output billed); an answer without usage is billed by it; a plugin may want it.
+      const known = failure || !this.acc.usage || ctx.classification.keepAnswer ? this.readWholeAnswer() : true;
+      this.kept?.release();
       await this.record(failure);
       let continuedBy: AttemptOutcome | undefined;
       if (failure && failure.kind !== 'cancelled') {
         const cut = failure;
-        const continuation = await ctx.pipeline.hooks.continueStream.promise({ error: failure, candidate: this.live.candidate, partial: acc.toResponse() }, ctx);
+        // Past continuation.maxBytes the text so far is unknown: no continuation could match what the client holds.
+        const continuation = !known ? undefined : await ctx.pipeline.hooks.continueStream.promise({ error: failure, candidate: this.live.candidate, partial: this.acc.toResponse() }, ctx);
         // The cut attempt is a failed attempt like any other (its log line, its trace event).
-        this.attemptFailed(cut, continuation ? 'next-candidate' : 'give-up', continuation ? 'stream cut after commit: continued elsewhere' : 'stream cut after commit: no candidate can continue it');
+        const reason = continuation ? 'stream cut after commit: continued elsewhere' : known ? 'stream cut after commit: no candidate can continue it' : 'stream cut after commit past continuation.maxBytes: not continued';
+        this.attemptFailed(cut, continuation ? 'next-candidate' : 'give-up', reason);
         if (continuation) {
           let continued = false;
           try {
             for await (const part of continuation) {
               if (part.type === 'error') throw part.error;
-              acc.add(part);
+              this.acc.add(part);
               if (part.type === 'finish') continued = true;
               yield [part];
             }
@@ -145,7 +183,7 @@ export class CommittedStream {
         await owner.recordRequest({ ok: false, error: failure });
         yield [{ type: 'error', error: failure }];
       } else {
-        const response = acc.toResponse();
+        const response = this.acc.toResponse();
         // Not `{ ...info, attempts, latencyMs }`: see copy-fields.ts.
         response.switchyard = Object.assign({}, info, { attempts: ctx.attempts.length, latencyMs: ctx.clock.now() - ctx.startedAt });
         if (continuedBy) {

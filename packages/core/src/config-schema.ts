@@ -201,6 +201,8 @@ export const configSchema = z
     secrets: z.array(pluginEntrySchema).optional(),
     /** Idempotency keys while the shared store is down: `refuse` (503, the default) or `local` (per instance, with a warning). */
     idempotency: z.object({ whenStoreUnavailable: z.enum(['refuse', 'local']).optional() }).strict().optional(),
+    /** Mid-stream continuation: bytes of a pass-through stream kept for it (kept-stream.ts). */
+    continuation: z.object({ maxBytes: z.number().int().positive().optional() }).strict().optional(),
   })
   .strict();
 

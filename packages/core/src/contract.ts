@@ -33,6 +33,8 @@ export interface CallOptions {
   idempotencyKey?: string;
   /** Who is calling (the gateway's authenticated key): plugins attribute and limit by it; see caller.ts. */
   caller?: CallerIdentity;
+  /** The client's session, when it names one beside the request (Claude Code's `X-Claude-Code-Session-Id`): prompt-cache affinity keeps a session on one deployment. */
+  sessionId?: string;
 }
 
 export interface Pipeline {
@@ -133,6 +135,8 @@ export interface RequestContext {
   readonly traceparent?: string;
   /** Who is calling, when the host said (`CallOptions.caller`). */
   readonly caller?: CallerIdentity;
+  /** The client's session, when the host said (`CallOptions.sessionId`). */
+  readonly sessionId?: string;
   classification: Classification;
   /** Every candidate the route stage produced, in order. */
   candidates: Candidate[];
@@ -171,6 +175,13 @@ export interface Classification {
   stream: boolean;
   /** Where a stream commits: at the first content token (default) or at the end of the answer. */
   commit: 'first-token' | 'end';
+  /**
+   * A plugin reads a streamed answer's content when the request ends (the cache storing it, a
+   * quality check): set it in `classify`. A pass-through stream is then decoded once, at its end,
+   * from the kept text (kept-stream.ts); otherwise its text after the commit point is never decoded
+   * and `recordRequest` sees the answer's model, finish reason and usage without its content.
+   */
+  keepAnswer?: boolean;
 }
 
 export interface Attempt {

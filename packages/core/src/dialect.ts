@@ -176,8 +176,12 @@ export interface DecodedRequest {
   readonly capabilities: readonly RequestFeature[];
   /** Renames the fields an error names into the client's own (a translated request's paths). */
   inClientTerms?(error: unknown): unknown;
-  /** Runs with the final JSON answer's text before the client gets it (a store that must hold it first). */
-  settle?(text: string): Promise<void>;
+  /**
+   * Runs with the final JSON answer's text (and the answer it is) before the client gets it (a
+   * store that must hold it first). A text it returns is sent instead (a vendor's id replaced by
+   * the gateway's).
+   */
+  settle?(text: string, response?: ChatResponse): Promise<string | void>;
 }
 
 /** Writes one stream's parts in a dialect's framing (one instance per stream). */

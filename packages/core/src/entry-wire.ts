@@ -16,7 +16,7 @@ export { transportError } from './transport-error.js';
 export { readBodyText } from './transport.js';
 export { isContentPart, type SwitchyardRequestOptions } from './types.js';
 export { keepWireBody, type WireBody, wireBodyOf } from './wire-body.js';
-export { keepWireText, wireTextOf } from './wire-events.js';
+export { isUnreadEvents, keepWireText, unreadEvents, wireTextOf } from './wire-events.js';
 export { ANTHROPIC_MESSAGES, OPENAI_CHAT_COMPLETION, OPENAI_RESPONSES } from './wire-formats.js';
 export { providerBaseUrl, toWireRequest } from './wire-request.js';
 export type { FrameDecoder, WireRequest } from './provider.js';

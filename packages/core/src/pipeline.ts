@@ -13,6 +13,7 @@ import { SwitchyardEventBus } from './events.js';
 import { createPipelineHooks, STAGE } from './hooks.js';
 import { PIPELINE_MARKER } from './pipeline-marker.js';
 import { tapDefaultContinuation } from './continuation.js';
+import { DEFAULT_CONTINUATION_MAX_BYTES } from './kept-stream.js';
 import { runIdempotent, type IdempotencyFallback } from './idempotency.js';
 import { containRecordTaps } from './fail-closed.js';
 import { checkPluginCompatibility, isPlugin, type Plugin } from './plugin.js';
@@ -61,6 +62,12 @@ export interface PipelineOptions {
   idempotency?: { whenStoreUnavailable?: IdempotencyFallback };
   /** How much of a vendor's answer is read before the attempt fails over (response-limits.ts); unset fields keep their defaults. */
   responseLimits?: Partial<ResponseLimits>;
+  /**
+   * Mid-stream continuation. `maxBytes`: how much of a pass-through stream is kept so a cut
+   * after the commit point can continue with the text so far (kept-stream.ts; default 1 MiB).
+   * A stream cut past it ends with its error event instead.
+   */
+  continuation?: { maxBytes?: number };
 }
 
 /** A resource handed to a pipeline that the pipeline closes when it closes. */
@@ -92,7 +99,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const events = new SwitchyardEventBus();
   const providers = new Map<string, ProviderV1>();
   const plugins: Plugin[] = [];
-  const env: CallEnv = { transport, events, responseLimits: { ...DEFAULT_RESPONSE_LIMITS, ...options.responseLimits } };
+  const env: CallEnv = { transport, events, responseLimits: { ...DEFAULT_RESPONSE_LIMITS, ...options.responseLimits }, continuationMaxBytes: options.continuation?.maxBytes ?? DEFAULT_CONTINUATION_MAX_BYTES };
   const defaultDeadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const whenStoreUnavailable = options.idempotency?.whenStoreUnavailable ?? 'refuse';
   let candidateCache: Map<string, Candidate[]> | undefined;

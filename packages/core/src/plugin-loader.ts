@@ -221,6 +221,7 @@ export async function createPipelineFromConfig(config: LoadedConfig, options: Fr
       deadlineMs: options.deadlineMs ?? config.deadlineMs,
       idempotency: options.idempotency ?? config.idempotency,
       responseLimits: options.responseLimits ?? config.upstream?.responseLimits,
+      continuation: options.continuation ?? config.continuation,
       endpoints: config.endpoints,
       models: config.models,
       providers,

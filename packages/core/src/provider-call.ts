@@ -6,7 +6,7 @@ import { candidateRef } from './candidate-ref.js';
 import { applyErrorRules } from './error-rules.js';
 import { isSwitchyardError, SwitchyardError, toSwitchyardError } from './errors.js';
 import type { Attempt, AttemptResult, RequestContext } from './contract.js';
-import type { BuildOptions, DecodedSseEvent, ProviderHttpResponse, ProviderRequest, ProviderV1 } from './provider.js';
+import type { BuildOptions, DecodedSseEvent, ProviderHttpResponse, ProviderRequest, ProviderV1, StreamDecoder } from './provider.js';
 import { SseParser, type SseEvent } from './sse.js';
 import { readBodyText, type Transport, type TransportResponse } from './transport.js';
 import { isContentPart, type Candidate, type ChatRequest, type EmbeddingRequest, type StreamPart } from './types.js';
@@ -16,7 +16,8 @@ import { buildOrRefuse, unsentRequestError } from './request-failure.js';
 import { readErrorBodyText } from './error-body.js';
 import { addFields } from './copy-fields.js';
 import { requestOriginOf } from './request-origin.js';
-import { keepWireText } from './wire-events.js';
+import { keepWireText, unreadEvents } from './wire-events.js';
+import { KeptStream, setKeptStream } from './kept-stream.js';
 import { PartBatches, type PartBatch } from './part-batches.js';
 import { responseTooLarge, type ResponseLimits } from './response-limits.js';
 import { authorizeWireRequest, joinUrl, providerBaseUrl } from './wire-request.js';
@@ -53,6 +54,8 @@ export interface CallEnv {
   events: SwitchyardEventBus;
   /** How much of a vendor's answer is read (response-limits.ts). */
   responseLimits: Readonly<ResponseLimits>;
+  /** Bytes of a stream kept for a continuation after a cut (kept-stream.ts). */
+  continuationMaxBytes: number;
 }
 
 export async function sendProviderRequest(env: Pick<CallEnv, 'transport'>, provider: ProviderV1, candidate: Candidate, built: ProviderRequest, attempt: Pick<Attempt, 'signal' | 'abort' | 'requestProgress'>, traceparent?: string): Promise<TransportResponse> {
@@ -139,7 +142,16 @@ export async function callProvider(env: CallEnv, provider: ProviderV1, attempt: 
     if (http.json === undefined) throw new SwitchyardError('server', `${provider.id} sent a body that is not JSON: ${http.text.slice(0, 80)}`, { status: res.status });
     return { type: 'response', response: provider.parseResponse(http, candidate), headers: res.headers };
   }
-  const parts = new PartBatches(decodeStream(env, provider, attempt, ctx, res, request));
+  const decoder = provider.createStreamDecoder(candidate, request);
+  // The client speaks the vendor's dialect: each event's text travels with its parts (wire-events.ts).
+  const keepText = decoder.wireFormat !== undefined && requestOriginOf(request, decoder.wireFormat) !== undefined;
+  // Lazy pass-through (kept-stream.ts): SSE only, the core's own attempts (a plugin-run one is read part by part by its plugin).
+  const kept =
+    keepText && !provider.createFrameDecoder && decoder.readAfterCommit && attempt.initiator === 'core' && ctx.classification.commit !== 'end'
+      ? new KeptStream(env.continuationMaxBytes, (text) => decodeAll(provider, candidate, request, env.responseLimits.maxEventChars, text))
+      : undefined;
+  const parts = new PartBatches(decodeStream(env, provider, attempt, ctx, res, decoder, keepText, kept));
+  if (kept) setKeptStream(parts, kept);
   const head: StreamPart[] = [];
   const commitAtEnd = ctx.classification.commit === 'end';
   for (;;) {
@@ -168,17 +180,52 @@ function sseText(event: SseEvent): string {
   return event.event ? `event: ${event.event}\ndata: ${data}\n\n` : `data: ${data}\n\n`;
 }
 
+/** Every part of a kept stream text, through a fresh decoder: what a lazy pass-through replays when the answer is needed. */
+function decodeAll(provider: ProviderV1, candidate: Candidate, request: ChatRequest, maxEventChars: number, text: string): StreamPart[] {
+  const parser = new SseParser(maxEventChars);
+  const decoder = provider.createStreamDecoder(candidate, request);
+  const parts: StreamPart[] = [];
+  for (const event of [...parser.push(text), ...parser.end()]) {
+    if (event.data === '[DONE]') break;
+    let json: unknown;
+    try {
+      json = JSON.parse(event.data);
+    } catch {
+      continue;
+    }
+    (event as DecodedSseEvent).json = json;
+    for (const part of decoder.push(event as DecodedSseEvent)) parts.push(part);
+    if (decoder.done) break;
+  }
+  for (const part of decoder.end()) parts.push(part);
+  return parts;
+}
+
+/** Chat Completions' end (`data: [DONE]`, the space optional), always decoded. */
+const isDone = (event: string): boolean => event.startsWith('data: [DONE]') || event.startsWith('data:[DONE]');
+
 /**
  * The vendor stream as unified parts, a batch per chunk of the body (part-batches.ts). Ends
  * normally only after the vendor's finish signal; a close without it throws `stream-cut`. An
  * idle abort after the finish signal ends it cleanly.
+ *
+ * A pass-through (the client speaks the vendor's SSE dialect) whose committed stream asked for
+ * it reads lazily after the commit point (kept-stream.ts): complete events go on as the vendor's
+ * text, and only those `readAfterCommit` names (and every event after the finish) are decoded.
  */
-async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attempt, ctx: RequestContext, res: TransportResponse, request: ChatRequest): AsyncGenerator<PartBatch, void, undefined> {
+async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attempt, ctx: RequestContext, res: TransportResponse, decoder: StreamDecoder, keepText: boolean, kept: KeptStream | undefined): AsyncGenerator<PartBatch, void, undefined> {
   const { candidate } = attempt;
-  const parser = provider.createFrameDecoder?.(candidate, env.responseLimits) ?? new SseParser(env.responseLimits.maxEventChars);
-  const decoder = provider.createStreamDecoder(candidate, request);
-  // The client speaks the vendor's dialect: each event's text travels with its parts (wire-events.ts).
-  const keepText = decoder.wireFormat !== undefined && requestOriginOf(request, decoder.wireFormat) !== undefined;
+  const frames = provider.createFrameDecoder?.(candidate, env.responseLimits);
+  const sse = frames ? undefined : new SseParser(env.responseLimits.maxEventChars);
+  const parser = frames ?? sse!;
+  const utf8 = kept ? new TextDecoder('utf-8') : undefined;
+  /** Events are split here (`passThrough`) until a lone CR line end proves the text search unfit; `lazy` once they may go unread. */
+  let splitting = kept !== undefined;
+  let lazy = false;
+  /** A pass-through's text after its last complete event. */
+  let tail = '';
+  let committed = false;
+  let lastForwardable = true;
   let pendingText = '';
   let finished = false;
   let complete = false;
@@ -212,7 +259,8 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
   };
   /** The event's text goes with its first part (and part-less events before it); its other parts are covered by it. */
   const keepTexts = (event: SseEvent, parts: StreamPart[]): void => {
-    if (decoder.forwardable?.(event as DecodedSseEvent) === false) {
+    lastForwardable = decoder.forwardable?.(event as DecodedSseEvent) !== false;
+    if (!lastForwardable) {
       pendingText = '';
       return;
     }
@@ -226,17 +274,81 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
     for (const part of parts) {
       if (part.type === 'finish') finished = true;
       else if (part.type === 'error') attributeError(part.error, candidate);
+      else if (!committed && isContentPart(part)) committed = true;
       out.push(part);
     }
     return out;
   };
+  /**
+   * A pass-through's chunk (kept-stream.ts), split into events here at blank lines: until the
+   * commit point each is decoded; the commit point is handed over at once (the rest of the chunk
+   * waits), so a relay can ask for what follows unread; then an event `readAfterCommit` does not
+   * name goes on as the vendor's text (one part for a run of them), never a half event.
+   */
+  // A sync generator: the async one around it hands its batches out (no promise per chunk for the delegation).
+  function* passThrough(text: string): Generator<PartBatch, void, undefined> {
+    let input = tail + text;
+    if (input.includes('\r')) {
+      input = input.replaceAll('\r\n', '\n');
+      const cr = input.indexOf('\r');
+      // A CR line end the text search does not know (one split off at the end waits for its LF): the parser takes over.
+      if (cr !== -1 && cr !== input.length - 1) {
+        splitting = false;
+        tail = '';
+        yield decode(sse!.push(input), []);
+        return;
+      }
+    }
+    const cut = input.lastIndexOf('\n\n');
+    const end = cut < 0 ? 0 : cut + 2;
+    tail = input.slice(end);
+    if (tail.length > env.responseLimits.maxEventChars) throw responseTooLarge('stream event', env.responseLimits.maxEventChars, 'characters');
+    let out: StreamPart[] = [];
+    let unread = '';
+    for (let at = 0; at < end && !sawDone; ) {
+      const next = input.indexOf('\n\n', at) + 2;
+      const event = input.slice(at, next);
+      at = next;
+      if (lazy && !finished && !isDone(event) && !decoder.readAfterCommit!(event)) {
+        unread += event;
+        continue;
+      }
+      if (unread) {
+        out.push(unreadEvents(pendingText + unread));
+        kept!.unreadChars += unread.length;
+        pendingText = unread = '';
+      }
+      const before = committed;
+      decode(sse!.push(event), out);
+      if (before || !committed) continue;
+      yield out;
+      out = [];
+      // Resumed by the committed stream: its reader, a relay or not, is known now.
+      lazy = kept!.lazy && !finished && lastForwardable;
+      // Read part by part: every event is decoded, nothing needs keeping.
+      if (!kept!.lazy) kept!.release();
+    }
+    if (unread && !finished && !sawDone) {
+      out.push(unreadEvents(pendingText + unread));
+      kept!.unreadChars += unread.length;
+      pendingText = '';
+    }
+    yield out;
+  }
   try {
     for await (const chunk of res.body) {
       attempt.chunkReceived();
-      yield decode(parser.push(chunk), []);
+      if (!kept) yield decode(parser.push(chunk), []);
+      else {
+        const text = utf8!.decode(chunk, { stream: true });
+        kept.keep(text, chunk.byteLength);
+        if (splitting) for (const batch of passThrough(text)) yield batch;
+        else yield decode(sse!.push(text), []);
+      }
       if (sawDone) break;
     }
-    if (!sawDone) yield decode(parser.end(), []);
+    // What is left without its blank line is decoded, never forwarded as it is (a half event must not reach the client).
+    if (!sawDone) yield decode(kept ? [...sse!.push(tail + utf8!.decode()), ...sse!.end()] : parser.end(), []);
     complete = finished;
   } catch (error) {
     const err = toSwitchyardError(error);

@@ -51,6 +51,16 @@ export interface StreamDecoder {
    * renamed field) answers false: its parts are encoded instead.
    */
   forwardable?(event: DecodedSseEvent): boolean;
+  /**
+   * Lazy pass-through (kept-stream.ts): whether an event after the commit point must be decoded
+   * as it comes, given its SSE text (one event, LF line ends, ending with a blank line). True for
+   * what a decision needs: the finish signal, usage, an error, state forwarding depends on. An
+   * event this answers false for reaches a client of `wireFormat` as the vendor wrote it,
+   * undecoded, and is decoded later only if the whole answer is needed. Scan the text for keys
+   * and event names (a key's quotes are never both bare inside a JSON string, so text content
+   * cannot fake one). Without this method every event is decoded.
+   */
+  readAfterCommit?(eventText: string): boolean;
 }
 
 /** Why a provider cannot send a request to a target: the field, and what about it. */

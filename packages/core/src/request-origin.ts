@@ -8,9 +8,9 @@
  *
  * Keyed by the request object, like wire bodies: a plugin that changes a request makes a new
  * object (requests are immutable by contract), which has no origin, so a changed request is
- * always encoded from its unified form, with one exception: a continuation's prefill variant of
- * a Messages request keeps the client's body with the same assistant turn appended
- * (continuation.ts).
+ * always encoded from its unified form, with one exception: a continuation built by a provider
+ * (ProviderV1.continuation) or the core's prefill keeps the client's body with the partial
+ * answer appended in the dialect's own shape (continuation.ts).
  */
 
 /** A part of the client's request the unified shape cannot carry. */

@@ -76,7 +76,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     this.removeCallerAbort = caller
       ? onAbortOf(caller, () => this.abortRequest(isSwitchyardError(caller.reason) && caller.reason.kind === 'cancelled' ? caller.reason : new SwitchyardError('cancelled', 'request was cancelled by the caller', { cause: caller.reason })))
       : noop;
-    this.ctx = new RunContext(this, options.requestId ?? newRequestId(), mode, request, startedAt, deadlineAt, options.traceparent, options.caller);
+    this.ctx = new RunContext(this, options.requestId ?? newRequestId(), mode, request, startedAt, deadlineAt, options.traceparent, options.caller, options.sessionId);
   }
 
   async execute(): Promise<ChatResponse | ChatStream | EmbeddingResponse> {
@@ -358,7 +358,7 @@ class RunContext implements RequestContext {
     readonly startedAt: number,
     readonly deadlineAt: number,
     readonly traceparent: string | undefined,
-    readonly caller: CallerIdentity | undefined,
+    readonly caller: CallerIdentity | undefined, readonly sessionId: string | undefined,
   ) {
     this.#run = run;
     this.pipeline = run.pipeline;

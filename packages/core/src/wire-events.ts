@@ -12,6 +12,8 @@
  * Keyed by the part object: a plugin that rewrites a part makes a new one, which has no text.
  */
 
+import type { StreamPart } from './types.js';
+
 const texts = new WeakMap<object, string>();
 
 export function keepWireText(part: object, text: string): void {
@@ -25,4 +27,23 @@ export function keepWireText(part: object, text: string): void {
  */
 export function wireTextOf(part: object): string | undefined {
   return texts.get(part);
+}
+
+const unread = new WeakSet<object>();
+
+/**
+ * A run of vendor events forwarded undecoded (a lazy pass-through after its commit point,
+ * kept-stream.ts): a part that adds nothing to the answer (`response-metadata` without fields),
+ * with their text. An encoder that learns from the events it forwards reads them from the text.
+ */
+export function unreadEvents(text: string): StreamPart {
+  const part: StreamPart = { type: 'response-metadata' };
+  texts.set(part, text);
+  unread.add(part);
+  return part;
+}
+
+/** Whether `part` stands for events forwarded undecoded (`unreadEvents`). */
+export function isUnreadEvents(part: object): boolean {
+  return unread.has(part);
 }

@@ -57,7 +57,11 @@ export class AccessLog {
       if (this.open.has(skipped.requestId)) (translation(skipped.requestId).skipped ??= []).push(`${skipped.candidate.deploymentId} (${skipped.feature})`);
     };
     const onDropped = (dropped: SwitchyardEvents['field:dropped'][0]) => {
-      if (this.open.has(dropped.requestId)) translation(dropped.requestId).dropped = droppedSummary(dropped.dropped);
+      if (!this.open.has(dropped.requestId)) return;
+      // A continuation's drops join the first answering attempt's.
+      const entry = translation(dropped.requestId);
+      const names = new Set([...(entry.dropped ? entry.dropped.split(', ') : []), ...droppedSummary(dropped.dropped).split(', ')]);
+      entry.dropped = [...names].join(', ');
     };
     pipeline.events.on('request:end', onEnd);
     pipeline.events.on('usage:billed', onBilled);

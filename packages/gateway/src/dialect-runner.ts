@@ -73,8 +73,8 @@ async function generate(x: Exchange, dialect: DialectV1, call: DialectCall): Pro
   try {
     const response = await x.pipeline.chat(decoded.request, x.call);
     // The same-format fast path: a vendor answer in the client's format goes out as the vendor wrote it.
-    const text = wireBodyOf(response, dialect.id) ?? JSON.stringify(dialect.encodeResponse(response, decoded));
-    if (decoded.settle) await decoded.settle(text);
+    let text = wireBodyOf(response, dialect.id) ?? JSON.stringify(dialect.encodeResponse(response, decoded));
+    if (decoded.settle) text = (await decoded.settle(text, response)) ?? text;
     sendJsonText(x.res, 200, text, infoHeaders(response.switchyard));
   } catch (error) {
     replyWithError(x, inClientTerms ? inClientTerms(error) : error);

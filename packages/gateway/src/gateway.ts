@@ -36,7 +36,7 @@ import { BodyBudget } from './body-budget.js';
 import { BodyDeadlines } from './body-deadlines.js';
 import { createBrowserGuard } from './browser-guard.js';
 import { answerClientError } from './client-errors.js';
-import { idempotencyKeyOf, requestIdOf, traceparentOf } from './request-meta.js';
+import { idempotencyKeyOf, requestIdOf, sessionIdOf, traceparentOf } from './request-meta.js';
 import { usageRoute } from './usage-route.js';
 import { assertKeysServed, assertSafeBinding, resolveServerOptions, type ServerOptions } from './server-options.js';
 
@@ -258,7 +258,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       res,
       query,
       pipeline,
-      call: { signal: abort, requestId, traceparent: traceparentOf(req), deadlineMs: server.requestTimeoutMs, idempotencyKey: idempotencyKeyOf(req), caller },
+      call: { signal: abort, requestId, traceparent: traceparentOf(req), deadlineMs: server.requestTimeoutMs, idempotencyKey: idempotencyKeyOf(req), caller, sessionId: sessionIdOf(req) },
       clock,
       logger,
       heartbeatMs: server.heartbeatMs,

@@ -31,3 +31,15 @@ export function traceparentOf(req: IncomingMessage): string | undefined {
 export function idempotencyKeyOf(req: IncomingMessage): string | undefined {
   return single(req.headers['idempotency-key'])?.trim() || undefined;
 }
+
+/** Session headers agents send beside their requests, read for prompt-cache affinity (CallOptions.sessionId). */
+const SESSION_HEADERS = ['x-claude-code-session-id'];
+
+/** The client's session id from its headers, bounded (it is hashed into a key, never stored as sent). */
+export function sessionIdOf(req: IncomingMessage): string | undefined {
+  for (const name of SESSION_HEADERS) {
+    const value = single(req.headers[name])?.trim();
+    if (value) return value.slice(0, 200);
+  }
+  return undefined;
+}

@@ -75,7 +75,9 @@ describe('Responses pass-through to an openai vendor', () => {
     const wire = await raw(origin, '/v1/responses', { body: JSON.stringify({ ...CLIENT_BODY, stream: true }) });
     expect(wire.status).toBe(200);
     expect(wire.headers.get('content-type')).toContain('text/event-stream');
-    expect(wire.text).toBe(VENDOR_STREAM);
+    // The vendor's events as they came, but for the response id: the client sees the gateway's.
+    const id = /"id":"(resp_[0-9a-f]{32})"/.exec(wire.text)![1]!;
+    expect(wire.text).toBe(VENDOR_STREAM.split('"resp_pt1"').join(`"${id}"`));
 
     expect(openai.requests[0]!.path).toBe('/v1/responses');
     const { switchyard: _hints, ...forwarded } = CLIENT_BODY;
@@ -86,16 +88,19 @@ describe('Responses pass-through to an openai vendor', () => {
     const final = await client.responses.stream(CLIENT_BODY as never).finalResponse();
     expect(final.output.map((o) => o.type)).toEqual(['web_search_call', 'message']);
     expect(final.output_text).toBe('Sunny, 18C.');
-    expect(final).toMatchObject({ id: 'resp_pt1', service_tier: 'priority', safety_identifier: 'user-7f3a' });
+    expect(final).toMatchObject({ service_tier: 'priority', safety_identifier: 'user-7f3a' });
+    expect(final.id).toMatch(/^resp_[0-9a-f]{32}$/);
   });
 
-  it('answers JSON with the vendor’s body as it came', async () => {
+  it('answers JSON with the vendor’s body as it came, the response id the gateway’s', async () => {
     const openai = await openaiVendor();
     const pipeline = createPipeline({ endpoints: [{ name: 'openai', provider: 'openai', baseUrl: openai.url, apiKey: VENDOR_KEY }], models: { chat: [{ endpoint: 'openai', model: 'gpt-5-mini' }] }, providers: [openaiProvider] });
     const { origin } = await startGateway(pipeline);
     const wire = await raw(origin, '/v1/responses', { body: JSON.stringify(CLIENT_BODY) });
     expect(wire.status).toBe(200);
-    expect(wire.text).toBe(VENDOR_JSON);
+    const id = wire.json.id as string;
+    expect(id).toMatch(/^resp_[0-9a-f]{32}$/);
+    expect(wire.text).toBe(VENDOR_JSON.replace('"resp_pt2"', `"${id}"`));
     expect(wire.headers.get('x-switchyard-endpoint')).toBe('openai');
     expect(JSON.parse(openai.requests[0]!.body)).not.toHaveProperty('stream');
   });

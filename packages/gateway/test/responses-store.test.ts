@@ -10,6 +10,7 @@ import OpenAI, { NotFoundError } from 'openai';
 import { createPipeline, VirtualClock, type Pipeline } from '@switchyard/core';
 import { anthropicProvider } from '@switchyard/provider-anthropic';
 import { openaiProvider } from '@switchyard/provider-openai';
+import { RESPONSE_KEY_PREFIX, type StoredResponse } from '@switchyard/provider-openai/dialect';
 import { raw, startGateway, stopAll, vendor, VENDOR_KEY, type Loopback } from './support/harness.js';
 import { anthropicVendor, responsesVendor, textScript, WEATHER_RESULT, weatherScript, type Script } from './support/scripted-vendors.js';
 
@@ -109,12 +110,28 @@ describe('stored responses', () => {
     expect(messages[2]).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_w1', content: WEATHER_RESULT }] });
   });
 
+  it('a passed-through answer is stored under the gateway’s id, the vendor’s id beside it with the deployment that issued it (JSON and stream)', async () => {
+    const { pipeline } = await twoVendors(textScript('kept'));
+    const { client } = await startGateway(pipeline);
+    const json = await client.responses.create({ model: 'gpt', input: 'hi', store: true });
+    const streamed = await client.responses.stream({ model: 'gpt', input: 'hi', store: true }).finalResponse();
+    for (const id of [json.id, streamed.id]) {
+      expect(id).not.toBe('resp_vendor1');
+      const record = await pipeline.store.get<StoredResponse>(RESPONSE_KEY_PREFIX + id);
+      expect(record).toMatchObject({ response: { id }, vendor: { id: 'resp_vendor1', deployment: 'openai/gpt-x' } });
+    }
+    // An answer the gateway wrote (another vendor's) has no vendor id to keep.
+    const translated = await client.responses.create({ model: 'claude', input: 'hi', store: true });
+    expect((await pipeline.store.get<StoredResponse>(RESPONSE_KEY_PREFIX + translated.id))?.vendor).toBeUndefined();
+  });
+
   it('DELETE removes it', async () => {
     const { pipeline } = await twoVendors(textScript('bye'));
     const { client, origin } = await startGateway(pipeline);
     const response = await client.responses.create({ model: 'gpt', input: 'hi', store: true });
-    // Passed through from OpenAI, it is stored under OpenAI's id.
-    expect(response.id).toBe('resp_vendor1');
+    // Passed through from OpenAI, it is stored under the gateway's id, never OpenAI's.
+    expect(response.id).toMatch(/^resp_[0-9a-f]{32}$/);
+    await expect(client.responses.retrieve('resp_vendor1')).rejects.toBeInstanceOf(NotFoundError);
     const deleted = await raw(origin, `/v1/responses/${response.id}`, { method: 'DELETE' });
     expect(deleted.json).toEqual({ id: response.id, object: 'response.deleted', deleted: true });
     await expect(client.responses.retrieve(response.id)).rejects.toBeInstanceOf(NotFoundError);

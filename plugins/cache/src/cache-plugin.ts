@@ -86,6 +86,8 @@ export const cache = definePlugin<CacheOptions, CacheOptionsInput>({
       }
       stats.misses += 1;
       pipeline.events.emit('cache:lookup', { requestId: ctx.id, result: 'miss' });
+      // The answer is stored whole: a pass-through stream's text is decoded for it at the end (core's kept-stream.ts).
+      classification.keepAnswer = true;
       if (options.staleTtlMs > 0) {
         const slot: StaleAnswerSlot = {
           claimed: false,

@@ -106,8 +106,12 @@ const ANSWER = 'The notes say: remember X.';
 describe('a cut Anthropic stream continues in the client’s Messages body, valid for the next deployment', () => {
   it('turns thinking off, leaves the cut deployment’s thinking blocks out, keeps tools and cache breakpoints, and the client gets the answer once', async () => {
     rig = await anthropicRig([deployment(['sig-a-1', 'sig-a-2'], ANSWER, 'The notes say: '), deployment([], ANSWER)]);
+    const dropped: { candidate: string; features: (string | undefined)[] }[] = [];
+    rig.pipeline.events.on('field:dropped', (e) => dropped.push({ candidate: e.candidate.deploymentId, features: e.dropped.map((d) => d.feature) }));
     expect(await textOf(messagesRequest(clientBody()))).toBe(ANSWER);
     expect(rig.servers[1]!.requests).toHaveLength(1);
+    // The thinking the continuation went without is disclosed like any drop.
+    expect(dropped).toEqual([{ candidate: expect.any(String), features: ['thinking', 'block:thinking'] }]);
     const sent = JSON.parse(rig.servers[1]!.requests[0]!.body);
     expect(sent.thinking).toBeUndefined();
     expect(sent.context_management).toBeUndefined();

@@ -10,7 +10,7 @@
  * current turn has some (repairThinking).
  */
 import type { ChatMessage, ChatRequest, SwitchyardError } from '@switchyard/core';
-import { setRequestOrigin } from '@switchyard/core/wire';
+import { setRequestOrigin, type DroppedPart } from '@switchyard/core/wire';
 import { messagesOrigin } from './pass-through.js';
 import { PROVIDER_KEY } from './thinking.js';
 
@@ -96,7 +96,25 @@ function withoutAnyThinking(request: ChatRequest, extra?: string): ChatRequest {
  * and everything else stay as sent.
  */
 export function anthropicContinuation(request: ChatRequest, partialText: string): ChatRequest {
-  return withoutAnyThinking(request, prefillText(partialText));
+  const next = withoutAnyThinking(request, prefillText(partialText));
+  const dropped: DroppedPart[] = [];
+  if (thinkingOn(request)) dropped.push({ path: 'thinking', what: 'extended thinking (turned off: Anthropic refuses a prefilled answer with thinking on)', feature: 'thinking' });
+  if (request.messages.some(hasThinking) || hasAnyWireThinking(request)) dropped.push({ path: 'messages', what: 'the thinking blocks of earlier turns (signed by another deployment)', feature: 'block:thinking' });
+  if (dropped.length > 0) leftOut.set(next, dropped);
+  return next;
+}
+
+/** What a continuation was built without (the thinking it turned off and left out), disclosed like any drop. */
+const leftOut = new WeakMap<ChatRequest, readonly DroppedPart[]>();
+
+/** ProviderV1.drops' share for a continuation built here. */
+export function continuationDrops(request: ChatRequest): readonly DroppedPart[] | undefined {
+  return leftOut.get(request);
+}
+
+function hasAnyWireThinking(request: ChatRequest): boolean {
+  const wire = messagesOrigin(request)?.body.messages;
+  return Array.isArray(wire) && (wire as WireMessage[]).some(hasWireThinking);
 }
 
 /** `context_management` edits that clear thinking need thinking on: left out with it. */

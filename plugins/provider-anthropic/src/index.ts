@@ -12,8 +12,9 @@ import { forwardable, parseMessagesResponse } from './response.js';
 import { AnthropicStreamDecoder } from './stream-decoder.js';
 import { anthropicUnsupported } from './unsupported.js';
 import { checkAnthropicBaseUrl, checkFoundryAnthropicEndpoint } from './base-url.js';
-import { allowedBetas, betaDrops, clientBetas, splitBetas, withoutFields } from './betas.js';
+import { allowedBetas, clientBetas, splitBetas, withoutFields } from './betas.js';
 import { anthropicContinuation, repairThinking } from './continuation.js';
+import { claudeDrops } from './drops.js';
 
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com/v1';
 
@@ -39,7 +40,7 @@ const messagesCodec = {
     }
     return { method: 'POST', path: '/messages', headers, body: JSON.stringify(body) };
   },
-  drops: (request: ChatRequest, target: Candidate) => betaDrops(request, target),
+  drops: (request: ChatRequest, target: Candidate) => claudeDrops(request, target),
   parseResponse(response, target) {
     const chat = parseMessagesResponse(response);
     chat.model ||= target.model;
@@ -86,6 +87,7 @@ export { thinkingBlocksOf } from './thinking.js';
 // The wire codec other channels of Claude reuse (Bedrock, Vertex AI).
 export { classifyAnthropicError } from './classify-error.js';
 export { cloudMessagesBody, type CloudMessagesBody } from './cloud.js';
+export { claudeDrops } from './drops.js';
 export { allowedBetas, betaDrops, BETA_FIELDS, clientBetas, splitBetas, withoutFields, type BetaSplit } from './betas.js';
 export { parseMessagesResponse, forwardable } from './response.js';
 export { AnthropicStreamDecoder } from './stream-decoder.js';

@@ -25,6 +25,9 @@ interface StreamEvent {
   usage?: AnthropicUsage;
 }
 
+/** Events whose parts only carry the answer's content (and ping). */
+const UNREAD_EVENTS = ['event: content_block_delta\n', 'event: content_block_start\n', 'event: content_block_stop\n', 'event: ping\n'];
+
 export class AnthropicStreamDecoder implements StreamDecoder {
   done = false;
   /** A Messages client gets these events as they came (core's wire-events.ts). */
@@ -69,6 +72,16 @@ export class AnthropicStreamDecoder implements StreamDecoder {
 
   end(): StreamPart[] {
     return [];
+  }
+
+  /**
+   * After the commit point a Messages client needs nothing decoded from the content blocks'
+   * events (their text is forwarded as it came): only `message_delta` (finish, usage),
+   * `message_stop`, `error`, a repeated `message_start` and event types added later are read.
+   * The event line comes first and JSON data has no raw newline, so text cannot fake one.
+   */
+  readAfterCommit(eventText: string): boolean {
+    return !UNREAD_EVENTS.some((line) => eventText.startsWith(line));
   }
 
   private messageStart(message: MessagesResponseBody | undefined): StreamPart[] {

@@ -2,7 +2,7 @@
  * The `bedrock` provider: Claude through InvokeModel with the Messages body, signed with SigV4
  * (or a Bedrock API key), streamed in AWS event-stream frames.
  */
-import { anthropicProvider, betaDrops } from '@switchyard/provider-anthropic';
+import { anthropicProvider, claudeDrops } from '@switchyard/provider-anthropic';
 import { prefillRequest } from '@switchyard/core/internal';
 import { defineProvider, SwitchyardError, type Candidate, type ChatRequest, type ProviderRequest, type Unsupported, type EndpointConfig, type ProviderV1 } from '@switchyard/core';
 import type { SignatureV4 } from '@smithy/signature-v4';
@@ -70,7 +70,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}) {
       return speaksMessages(target.model, target.endpoint) ? buildInvokeRequest(request, target, stream) : buildConverseRequest(request, target, stream);
     },
     // Betas Bedrock does not take (and the fields they turn on) are sent without, and said so.
-    drops: (request, target) => (speaksMessages(target.model, target.endpoint) ? betaDrops(request, target, BEDROCK_DEFAULT_BETAS) : undefined),
+    drops: (request, target) => (speaksMessages(target.model, target.endpoint) ? claudeDrops(request, target, BEDROCK_DEFAULT_BETAS) : undefined),
     // Claude's continuation and thinking-signature repair are Anthropic's (its thinking is signed per issuer).
     continuation: (request, partialText, target, from) => (speaksMessages(target.model, target.endpoint) ? anthropicProvider.continuation!(request, partialText, target, from) : prefillRequest(request, partialText)),
     repair: (request, error, target) => (speaksMessages(target.model, target.endpoint) ? anthropicProvider.repair?.(request, error, target) : undefined),

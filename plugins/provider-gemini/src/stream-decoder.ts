@@ -27,6 +27,9 @@ function createdSeconds(createTime: string | undefined): number | undefined {
   return Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined;
 }
 
+/** Keys whose chunks are read after the commit point. */
+const READ_KEYS = ['"finishReason"', '"error"', '"promptFeedback"', '"functionCall"'];
+
 export class GeminiStreamDecoder implements StreamDecoder {
   /** A Gemini client's stream gets the vendor's own events (core's wire-events.ts). */
   readonly wireFormat = GEMINI_GENERATE_CONTENT;
@@ -80,6 +83,16 @@ export class GeminiStreamDecoder implements StreamDecoder {
 
   end(): StreamPart[] {
     return [];
+  }
+
+  /**
+   * After the commit point a Gemini client needs decoded only the chunk that finishes the answer
+   * (with its usage), an error, a blocked prompt, and function calls (the finish reason depends
+   * on them); text chunks are forwarded unread. A key's two quotes are never both bare inside a
+   * JSON string, so text cannot fake one.
+   */
+  readAfterCommit(eventText: string): boolean {
+    return READ_KEYS.some((key) => eventText.includes(key));
   }
 
   /** What a follow-up request must send back (see thought-signatures.ts). */

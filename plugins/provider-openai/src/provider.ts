@@ -7,6 +7,7 @@ import { addFields, type ErrorRule } from '@switchyard/core/internal';
 import { OPENAI_RESPONSES } from '@switchyard/core/wire';
 import type { BalanceRoute } from './balance.js';
 import { classifyHttpError } from './classify-error.js';
+import { openaiContinuation } from './continuation.js';
 import { parseChatResponse } from './response.js';
 import { buildChatBody, buildEmbeddingsBody, passedThroughChatBody } from './request.js';
 import { buildResponsesBody, responsesApiEnabled, responsesOrigin } from './responses-request.js';
@@ -64,6 +65,8 @@ export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): Provid
     speaks: (format, target) => format === OPENAI_RESPONSES && responsesApiEnabled(target, responsesByDefault),
     // A request passed through to /responses goes as the client wrote it: only a translated one is checked.
     unsupported: (request, target) => (responsesOrigin(request, target, responsesByDefault) ? undefined : openAIFamilyUnsupported(request, id, options.documentTypes ?? (target.capabilities.has('documents') ? PDF_DOCUMENTS : undefined))),
+    // A Responses client's cut answer continues in its own body (continuation.ts); any other gets the unified prefill.
+    continuation: (request, partialText) => openaiContinuation(request, partialText),
     buildRequest(request, target, { stream }) {
       const accept = stream ? 'text/event-stream' : 'application/json';
       const origin = responsesOrigin(request, target, responsesByDefault);

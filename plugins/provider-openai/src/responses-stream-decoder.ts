@@ -18,6 +18,9 @@ type Json = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** Structural events that add nothing to the parts (deltas aside, which carry only content). */
+const UNREAD_EVENTS = new Set(['response.content_part.added', 'response.content_part.done', 'response.output_text.done', 'response.output_item.done', 'response.reasoning_summary_part.added', 'response.reasoning_summary_part.done', 'response.reasoning_summary_text.done', 'response.reasoning_text.done', 'response.function_call_arguments.done', 'response.in_progress']);
+
 export class ResponsesStreamDecoder implements StreamDecoder {
   readonly wireFormat = OPENAI_RESPONSES;
   done = false;
@@ -107,5 +110,18 @@ export class ResponsesStreamDecoder implements StreamDecoder {
 
   end(): StreamPart[] {
     return [];
+  }
+
+  /**
+   * After the commit point a Responses client needs only the events that end the answer, report
+   * an error or number the function calls (the finish reason depends on them) decoded: deltas
+   * and the content parts' and items' closings are forwarded unread. By the event line, which
+   * comes first (JSON data has no raw newline): an event without one is read.
+   */
+  readAfterCommit(eventText: string): boolean {
+    if (!eventText.startsWith('event:')) return true;
+    const eol = eventText.indexOf('\n');
+    const name = eventText.slice(eventText.charCodeAt(6) === 32 ? 7 : 6, eol).trimEnd();
+    return !(name.endsWith('.delta') || UNREAD_EVENTS.has(name));
   }
 }

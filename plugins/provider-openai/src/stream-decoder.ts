@@ -58,6 +58,18 @@ export class ChatStreamDecoder implements StreamDecoder {
     return this.lastForwardable;
   }
 
+  /**
+   * After the commit point a Chat Completions client needs decoded only the chunks that finish
+   * the answer, carry usage or an error, or that this decoder would not forward as they came
+   * (tool calls, whose numbering it checks; fields it renames or reads: `reasoning`, `x_groq`).
+   * The rest (a content delta) is forwarded unread. A stream gets here only when its committed
+   * chunk was a standard one (`forwardable`): a vendor that writes standard chunks keeps doing so.
+   */
+  readAfterCommit(eventText: string): boolean {
+    if (!eventText.startsWith('data:')) return true; // a named event (`event: error`), or a field we do not expect
+    return hasValue(eventText, '"finish_reason"') || hasValue(eventText, '"usage"') || READ_KEYS.some((key) => eventText.includes(key));
+  }
+
   private meta(values: Record<string, unknown>): ProviderMetadata {
     return { [this.providerId]: values };
   }
@@ -155,6 +167,23 @@ export class ChatStreamDecoder implements StreamDecoder {
     const usage = normalizeUsage(body.usage);
     if (usage) parts.push({ type: 'usage', usage });
   }
+}
+
+/** Keys whose chunks are read after the commit point whatever their value. */
+const READ_KEYS = ['"error"', '"tool_calls"', '"reasoning"', '"x_groq"'];
+
+/**
+ * Whether `key` is in JSON text with a value other than null. A key's two quotes are never both
+ * bare inside a JSON string, so content cannot fake one.
+ */
+function hasValue(text: string, key: string): boolean {
+  const at = text.indexOf(key);
+  if (at < 0) return false;
+  for (let i = at + key.length; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 58 /* : */ && c !== 32 && c !== 9 && c !== 10 && c !== 13) return c !== 110 /* n(ull) */;
+  }
+  return false;
 }
 
 /** The choice with index 0 (vendors that leave `index` out mean 0). */

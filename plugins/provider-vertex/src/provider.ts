@@ -2,7 +2,7 @@
  * The `vertex` provider: Claude (rawPredict, Messages pass-through) and Gemini (the Gemini
  * codec) on Google Vertex AI, authorised with google-auth-library access tokens.
  */
-import { anthropicProvider, classifyAnthropicError, betaDrops } from '@switchyard/provider-anthropic';
+import { anthropicProvider, classifyAnthropicError, claudeDrops } from '@switchyard/provider-anthropic';
 import { geminiProvider } from '@switchyard/provider-gemini';
 import { prefillRequest } from '@switchyard/core/internal';
 import { defineProvider, type Candidate, type EndpointConfig, type ProviderHttpResponse, type ProviderV1 } from '@switchyard/core';
@@ -40,7 +40,7 @@ export function createVertexProvider() {
     speaks: (format: string, target: Candidate) => (isClaude(target.model) ? anthropicProvider : geminiProvider).speaks!(format, target),
     unsupported: (request, target) => (isClaude(target.model) ? anthropicProvider.unsupported?.(request, target) : geminiProvider.unsupported?.(request, target)),
     // Betas Claude on Vertex does not take (and the fields they turn on) are sent without, and said so.
-    drops: (request, target) => (isClaude(target.model) ? betaDrops(request, target, VERTEX_DEFAULT_BETAS) : undefined),
+    drops: (request, target) => (isClaude(target.model) ? claudeDrops(request, target, VERTEX_DEFAULT_BETAS) : undefined),
     buildRequest(request, target, options) {
       return isClaude(target.model) ? buildClaudeRequest(request, target, options.stream) : onVertex(geminiProvider.buildRequest(request, target, options), target);
     },

@@ -2,8 +2,9 @@
  * Prompt-cache affinity: which conversation a request belongs to, so it keeps the deployment
  * that answered its previous turn (that deployment holds its prompt cache; another one rebuilds
  * it at full input price). The identity is, in order: `switchyard.conversationId`; the session
- * id an agent puts in `user` (Claude Code's `metadata.user_id` carries `…_session_<uuid>` or a
- * JSON `session_id`); `prompt_cache_key` (Codex sends its conversation id there); `user`; and
+ * the caller names (`CallOptions.sessionId`: the gateway reads Claude Code's
+ * `X-Claude-Code-Session-Id`), or the session id an agent puts in `user` (Claude Code's
+ * `metadata.user_id` carries `…_session_<uuid>` or a JSON `session_id`); `prompt_cache_key` (Codex sends its conversation id there); `user`; and
  * without any of these, a hash of the prompt up to its first `cache_control` breakpoint (system
  * prompt and tools: the part every turn shares, where the last breakpoint moves every turn).
  *
@@ -28,18 +29,19 @@ export function conversationOf(ctx: RequestContext, prefix: boolean): Conversati
   if (ctx.kind !== 'chat') return undefined;
   const request = ctx.request as ChatRequest;
   const origin = requestOriginOf(request)?.body;
-  const found = identity(request, origin, prefix);
+  const found = identity(request, origin, prefix, ctx.sessionId);
   if (!found) return undefined;
   const scope = ctx.caller?.keyId ?? '';
   const digest = createHash('sha256').update(`${scope}\u0000${ctx.model}\u0000${found.id}`).digest('base64url').slice(0, 32);
   return { key: `switchyard:router:sticky:${digest}`, source: found.source };
 }
 
-function identity(request: ChatRequest, origin: Readonly<Record<string, unknown>> | undefined, prefix: boolean): { id: string; source: ConversationSource } | undefined {
+function identity(request: ChatRequest, origin: Readonly<Record<string, unknown>> | undefined, prefix: boolean, sessionId: string | undefined): { id: string; source: ConversationSource } | undefined {
   const conversationId = request.switchyard?.conversationId;
   if (nonEmpty(conversationId)) return { id: `c:${conversationId}`, source: 'conversation-id' };
   const user = request.user;
-  const session = nonEmpty(user) ? SESSION_IN_USER.exec(user)?.[1] : undefined;
+  // A session header (CallOptions.sessionId) and a session id inside `user` name the same session.
+  const session = nonEmpty(sessionId) ? sessionId : nonEmpty(user) ? SESSION_IN_USER.exec(user)?.[1] : undefined;
   if (session) return { id: `s:${session}`, source: 'session' };
   const cacheKey = origin?.prompt_cache_key ?? (request as { prompt_cache_key?: unknown }).prompt_cache_key;
   if (nonEmpty(cacheKey)) return { id: `k:${cacheKey}`, source: 'prompt-cache-key' };

@@ -8,16 +8,9 @@ export function testName(client: string, path: string): string {
   return `${client} × ${path}`;
 }
 
-const RESPONSES_CUT =
-  'a cut stream continues only on a deployment that can prefill (the partial answer as the last assistant turn); OpenAI Responses deployments cannot, so the cut reaches the client as an error event (Codex asks again on its own; the SDKs stop)';
-
 /** Whether `id` runs as `it.fails`. */
 export function expectedToFail(id: string): boolean {
   return id in KNOWN_FAILING && process.env.SWITCHYARD_AGENTS_KNOWN_FAILING !== 'run';
 }
 
-export const KNOWN_FAILING: Record<string, string> = {
-  [testName('Codex CLI', 'cut, continued')]: RESPONSES_CUT,
-  [testName('OpenAI Agents SDK', 'cut, continued')]: RESPONSES_CUT,
-  [testName('AI SDK, OpenAI (Responses)', 'cut, continued')]: RESPONSES_CUT,
-};
+export const KNOWN_FAILING: Record<string, string> = {};

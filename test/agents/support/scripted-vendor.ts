@@ -105,11 +105,12 @@ function readCall(tools: Declared[], file: string): Turn['call'] {
   return undefined;
 }
 
-/** The partial assistant answer a continuation ends with (Anthropic and Chat put it last). */
+/** The partial assistant answer a continuation ends with (the last message, or Responses' last input item). */
 function prefillOf(body: any): string | undefined {
-  const last = Array.isArray(body.messages) ? body.messages[body.messages.length - 1] : undefined;
+  const turns = Array.isArray(body.messages) ? body.messages : Array.isArray(body.input) ? body.input : [];
+  const last = turns[turns.length - 1];
   if (last?.role !== 'assistant') return undefined;
-  const text = typeof last.content === 'string' ? last.content : (last.content ?? []).filter((b: any) => b.type === 'text').map((b: any) => b.text).join('');
+  const text = typeof last.content === 'string' ? last.content : (last.content ?? []).filter((b: any) => b.type === 'text' || b.type === 'output_text').map((b: any) => b.text).join('');
   return text && FINAL.startsWith(text) ? text : undefined;
 }
 

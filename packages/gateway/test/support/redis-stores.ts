@@ -35,7 +35,10 @@ export function redisStoresPerTest(): RedisStores {
       return prefix;
     },
     async open() {
-      const store = createRedisStore({ url: REDIS_URL, prefix });
+      // Generous command timeout: these tests assert what is stored, not how fast; under CI load a
+      // 1 MB write took more than the 500 ms default, the store answered locally and the test saw
+      // a response "not found". Tests of Redis stalls open their own stores with short timeouts.
+      const store = createRedisStore({ url: REDIS_URL, prefix, commandTimeoutMs: 10_000 });
       stores.push(store);
       await store.ready();
       return store;

@@ -40,7 +40,7 @@ describe('MessagesStreamEncoder', () => {
       { event: 'content_block_start', data: { type: 'content_block_start', index: 1, content_block: { type: 'thinking', thinking: '', signature: '' } } },
       { event: 'content_block_delta', data: { type: 'content_block_delta', index: 1, delta: { type: 'thinking_delta', thinking: 'hmm' } } },
       { event: 'content_block_stop', data: { type: 'content_block_stop', index: 1 } },
-      { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { input_tokens: 0, output_tokens: 0 } } },
+      { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 } } },
       { event: 'message_stop', data: { type: 'message_stop' } },
     ]);
   });
@@ -70,7 +70,16 @@ describe('MessagesStreamEncoder', () => {
     expect(all[5]!.data.content_block).toMatchObject({ id: 'call_b', name: 'g' });
     // The late piece of the first call goes to the first call's block.
     expect(all[6]!.data).toEqual({ type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '1}' } });
+    // A vendor that reports usage only at its end (Chat Completions): message_start says 0, the final message_delta the exact count.
+    expect(all[0]!.data.message.usage).toEqual({ input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 });
     expect(all[8]!.data).toEqual({ type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { input_tokens: 30, output_tokens: 9, cache_creation_input_tokens: 0, cache_read_input_tokens: 20 } });
+  });
+
+  it('the final message_delta carries every usage field even when the vendor reported no cache details', () => {
+    const encoder = new MessagesStreamEncoder(info);
+    const out = encoder.encode({ type: 'text-delta', text: 'hi' }) + encoder.encode({ type: 'finish', finishReason: 'stop', usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 } }) + encoder.end();
+    const delta = events(out).find((e) => e.event === 'message_delta')!;
+    expect(delta.data.usage).toEqual({ input_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 3 });
   });
 
   it('an answer with no content still is a whole message', () => {

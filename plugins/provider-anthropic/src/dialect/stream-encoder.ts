@@ -88,8 +88,11 @@ export class MessagesStreamEncoder implements StreamEncoder {
   end(): string {
     let out = `${this.begin()}${this.close()}`;
     if (!this.deltaSent) {
-      // Usage after the finish (OpenAI's trailing usage chunk) is in by now.
-      out += event('message_delta', `{"type":"message_delta","delta":{"stop_reason":${JSON.stringify(this.stopReason ?? 'end_turn')},"stop_sequence":${JSON.stringify(this.stopSequence)}},"usage":${JSON.stringify(messagesUsage(this.usage))}}`);
+      // Usage after the finish (OpenAI's trailing usage chunk) is in by now: the exact count, input
+      // and cache fields included (a vendor that reports usage only at its end, as Chat
+      // Completions does, left message_start's at 0).
+      const usage = Object.assign({ input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }, messagesUsage(this.usage));
+      out += event('message_delta', `{"type":"message_delta","delta":{"stop_reason":${JSON.stringify(this.stopReason ?? 'end_turn')},"stop_sequence":${JSON.stringify(this.stopSequence)}},"usage":${JSON.stringify(usage)}}`);
     }
     return `${out}${event('message_stop', '{"type":"message_stop"}')}`;
   }
@@ -133,7 +136,8 @@ export class MessagesStreamEncoder implements StreamEncoder {
     for (let at = 0; at < wire.length; ) {
       let end = wire.indexOf('\n\n', at);
       if (end < 0) end = wire.length;
-      this.followEvent(wire.slice(at, end), part);
+      // A run of deltas forwarded unread by the core (a lazy pass-through) changes nothing either.
+      if (!wire.startsWith(DELTA_EVENT, at)) this.followEvent(wire.slice(at, end), part);
       at = end + 2;
     }
   }

@@ -7,12 +7,13 @@
  * before the client sees its end (a client that continues at once finds it); defaulted, it is
  * written after the answer ended, batched (write-behind.ts), and only within the store's caps.
  */
-import { SwitchyardError } from '@switchyard/core';
+import { SwitchyardError, type ChatResponse } from '@switchyard/core';
 import { checkRequestLimits, DEFAULT_REQUEST_LIMITS, formatDuration } from '@switchyard/core/internal';
-import { OPENAI_RESPONSES, setRequestOrigin } from '@switchyard/core/wire';
+import { OPENAI_RESPONSES, setRequestOrigin, wireBodyOf } from '@switchyard/core/wire';
 import type { DecodedRequest, DialectCall, DialectContext } from '@switchyard/core/dialect';
 import { wantsStream } from '../stream-flag.js';
 import { decodeRequest, inputItems, invalid, isObject, type SourcedItem } from './decode-request.js';
+import { withGatewayId, type VendorResponse } from './gateway-ids.js';
 import { CONVERSATION_TOO_LARGE, PREVIOUS_RESPONSE_NOT_FOUND } from './errors.js';
 import { requestEcho, type RequestEcho } from './response-body.js';
 import { ResponseStore, withItemIds } from './response-store.js';
@@ -29,8 +30,8 @@ export interface DecodedResponses extends DecodedRequest {
   readonly echo: RequestEcho;
   /** Unified function names that stand for custom and namespaced tools: their calls go back as the client's items. */
   readonly toolNames?: ToolNames;
-  /** Stores the final response (`store: true`) before the client sees its end. */
-  readonly keep?: (response: ResponseObject) => Promise<void>;
+  /** Stores the final response (`store: true`) before the client sees its end, with the vendor's own id when a vendor of this API wrote it. */
+  readonly keep?: (response: ResponseObject, vendor?: VendorResponse) => Promise<void>;
 }
 
 /**
@@ -103,21 +104,24 @@ export async function decodeResponsesRequest({ body }: DialectCall, context: Dia
 
   // Refused before the vendor is paid: an answer the client asked to store that could not be.
   if (explicit && store) await responses.checkRoom(history.concat(input));
-  const save = async (response: ResponseObject) => {
+  const save = async (response: ResponseObject, vendor?: VendorResponse) => {
     try {
-      await responses.save(response, withItemIds(history.concat(input)));
+      await responses.save(response, withItemIds(history.concat(input)), vendor);
     } catch (error) {
       // The answer still reaches the client; only continuing from it will not work.
       context.warn({ event: 'response_store_failed', requestId: context.requestId, error: (error as Error).message }, 'storing a response failed');
     }
   };
   // Asked for: stored before the client sees the end. Defaulted (OpenAI's `store: true`): written after, batched, within the store's caps.
-  const keep = !store ? undefined : explicit ? save : async (response: ResponseObject) => writeBehind(context.store, () => save(response), () => undefined);
-  const settle = keep
-    ? async (text: string) => {
-        const final = JSON.parse(text) as ResponseObject;
-        if (final.status !== 'failed') await keep(final);
-      }
-    : undefined;
+  const keep = !store ? undefined : explicit ? save : async (response: ResponseObject, vendor?: VendorResponse) => writeBehind(context.store, () => save(response, vendor), () => undefined);
+  // A vendor's answer passed through gets the gateway's id (gateway-ids.ts); ours already has one.
+  const settle = async (text: string, answer?: ChatResponse): Promise<string> => {
+    const deployment = answer?.switchyard?.deployment;
+    const passed = deployment && wireBodyOf(answer, OPENAI_RESPONSES) === text ? withGatewayId(text) : { text };
+    if (!keep) return passed.text;
+    const final = JSON.parse(passed.text) as ResponseObject;
+    if (final.status !== 'failed') await keep(final, passed.vendorId && deployment ? { id: passed.vendorId, deployment } : undefined);
+    return passed.text;
+  };
   return { request, stream, hints, capabilities, echo: requestEcho(body, store), toolNames: toolNames.size > 0 ? toolNames : undefined, keep, settle };
 }

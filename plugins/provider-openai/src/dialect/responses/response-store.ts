@@ -8,6 +8,7 @@
  * nothing more than that there is no such response.
  */
 import type { Clock, StateStore } from '@switchyard/core';
+import type { VendorResponse } from './gateway-ids.js';
 import { newId } from './ids.js';
 import { StoredBytes, type StoreCaps } from './stored-bytes.js';
 import type { ResponseItem, ResponseObject } from './wire-types.js';
@@ -28,6 +29,8 @@ export interface StoredResponse {
   expiresAt: number;
   /** The virtual key that stored it (the gateway's `DialectContext.owner`); absent for the config's keys. */
   owner?: string;
+  /** The vendor's own id for this answer and the deployment that issued it, when a vendor of this API wrote it (gateway-ids.ts). */
+  vendor?: VendorResponse;
   /** Its size as stored (JSON characters) and the slice of the TTL it is counted in (stored-bytes.ts). */
   bytes?: number;
   slice?: number;
@@ -67,8 +70,9 @@ export class ResponseStore {
   }
 
   /** Stores the response, or throws the coded 429 when it would pass a cap (nothing is stored then). */
-  async save(response: ResponseObject, input: ResponseItem[]): Promise<void> {
+  async save(response: ResponseObject, input: ResponseItem[], vendor?: VendorResponse): Promise<void> {
     const record: StoredResponse = { response, input, expiresAt: this.clock.now() + this.ttlMs };
+    if (vendor) record.vendor = vendor;
     if (this.owner !== undefined) record.owner = this.owner;
     const size = JSON.stringify(record).length;
     const slice = this.bytes.slice();

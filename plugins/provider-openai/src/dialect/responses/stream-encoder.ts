@@ -13,8 +13,9 @@
  * `response.failed` when the answer broke after its head.
  */
 import { type FinishReason, type ProviderMetadata, type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
-import { wireTextOf } from '@switchyard/core/wire';
+import { isUnreadEvents, wireTextOf } from '@switchyard/core/wire';
 import type { GatewayErrorReply as ErrorReply, StreamEncoder } from '@switchyard/core/dialect';
+import { withIdReplaced, type VendorResponse } from './gateway-ids.js';
 import { newId } from './ids.js';
 import { carriesState, endingOf, messageItem, reasoningItem, responseObject, responseUsage, type RequestEcho, type ResponseHead } from './response-body.js';
 import { callItemOf, customCallInput, isCustomTool, type ToolNames } from './tool-names.js';
@@ -45,6 +46,8 @@ interface ItemState {
 const SEQUENCE_VALUE = /^\s*:\s*(\d+)/;
 
 const TERMINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+/** The events that carry the response object, and so its id. */
+const LIFECYCLE_EVENTS = new Set(['response.created', 'response.in_progress', 'response.queued', ...TERMINAL_EVENTS]);
 
 export interface ResponsesStreamOptions {
   echo: RequestEcho;
@@ -52,7 +55,7 @@ export interface ResponsesStreamOptions {
    * Runs with the final response before the client sees the terminal event (the response
    * store writes it then, so a client that continues at once finds it). Failed answers are not passed.
    */
-  onFinal?: (response: ResponseObject) => Promise<void>;
+  onFinal?: (response: ResponseObject, vendor?: VendorResponse) => Promise<void>;
   /** Unified function names standing for custom and namespaced tools (tool-names.ts): their calls are written as the client's items. */
   toolNames?: ToolNames;
 }
@@ -108,6 +111,9 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   /** The vendor's terminal event, held back until end() when the final response is kept. */
   private heldTerminal: { text: string } | undefined;
   private closed = false;
+  /** The vendor's response id, and the gateway's that replaces it in every forwarded event (gateway-ids.ts). */
+  private vendorId: string | undefined;
+  private gatewayId: string | undefined;
 
   constructor(
     private readonly info: StreamInfo,
@@ -129,14 +135,27 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         this.absorbPart(one);
         continue;
       }
-      const data = dataOf(one);
-      const type = typeof data?.type === 'string' ? data.type : nameOf(one);
-      if (data && type) this.absorbEvent(type, data);
+      // One event, or a run of them forwarded undecoded.
+      for (let at = 0; at < one.length; ) {
+        const stop = one.indexOf('\n\n', at);
+        const end = stop < 0 ? one.length : stop + 2;
+        const text = at === 0 && end === one.length ? one : one.slice(at, end);
+        at = end;
+        const data = dataOf(text);
+        const type = typeof data?.type === 'string' ? data.type : nameOf(text);
+        if (data && type) this.absorbEvent(type, data);
+      }
     }
   }
 
   encode(part: StreamPart): string {
     const wire = wireTextOf(part);
+    if (wire !== undefined && isUnreadEvents(part)) {
+      // Events the core forwarded undecoded (deltas, closings; never a terminal one): read only if we write an event ourselves.
+      this.lastForwarded = wire;
+      if (!this.closed && !this.heldTerminal) this.unread.push(wire);
+      return wire;
+    }
     if (wire !== undefined) {
       const out = this.forward(wire);
       if (!this.closed && !this.heldTerminal) this.unread.push(part);
@@ -156,7 +175,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       if (this.options.onFinal) {
         const data = dataOf(held.text.slice(0, held.text.indexOf('\n\n') + 2 || undefined));
         const response = data?.response as ResponseObject | undefined;
-        if (response && data?.type !== 'response.failed') await this.options.onFinal(response);
+        if (response && data?.type !== 'response.failed') await this.options.onFinal(response, this.vendor());
       }
       return held.text;
     }
@@ -166,7 +185,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     out += this.closeOpen(() => true, ending.status === 'completed' ? 'completed' : 'incomplete');
     out += this.stateItem();
     const final = this.snapshot(ending.status, this.output(), responseUsage(this.usage), ending.error, ending.incomplete);
-    if (ending.status !== 'failed' && this.options.onFinal) await this.options.onFinal(final);
+    if (ending.status !== 'failed' && this.options.onFinal) await this.options.onFinal(final, this.vendor());
     const type = ending.status === 'completed' ? 'response.completed' : ending.status === 'incomplete' ? 'response.incomplete' : 'response.failed';
     return out + event(type, { response: final }, this.next());
   }
@@ -182,25 +201,51 @@ export class ResponsesStreamEncoder implements StreamEncoder {
 
   /* ---------------------------------------------------------------- forwarded vendor events */
 
-  /** Writes the vendor's text, learning ids and indexes from its structural events. */
-  private forward(text: string): string {
-    this.lastForwarded = text;
+  /** The vendor's id for the stored turn: only an answer this vendor wrote whole has one worth keeping. */
+  private vendor(): VendorResponse | undefined {
+    return this.vendorId && !this.info.continuedOn ? { id: this.vendorId, deployment: this.info.deployment } : undefined;
+  }
+
+  /** `text` (events carrying the response object) with the vendor's response id replaced by the gateway's. */
+  private withGatewayIds(text: string): string {
+    if (this.vendorId === undefined) {
+      const id = (dataOf(text.slice(0, text.indexOf('\n\n') + 2 || undefined))?.response as ResponseObject | undefined)?.id;
+      if (typeof id !== 'string') return text;
+      this.vendorId = id;
+      this.gatewayId = newId('resp');
+    }
+    return withIdReplaced(text, this.vendorId, this.gatewayId!);
+  }
+
+  /** Writes the vendor's text, learning ids and indexes from its structural events; the response id is the gateway's. */
+  private forward(input: string): string {
+    let text = input;
     let written = text;
     let at = 0;
     while (at < text.length) {
-      const stop = text.indexOf('\n\n', at);
-      const end = stop < 0 ? text.length : stop + 2;
+      let stop = text.indexOf('\n\n', at);
+      let end = stop < 0 ? text.length : stop + 2;
       // The type from the event line; an event without one (a proxy dropped it) is read now.
       let name = nameOf(text.slice(at, Math.min(end, at + 64)));
       if (name === undefined) {
         const type = dataOf(text.slice(at, end))?.type;
         name = typeof type === 'string' ? type : undefined;
       }
+      if (name !== undefined && LIFECYCLE_EVENTS.has(name)) {
+        const event = text.slice(at, end);
+        const renamed = this.withGatewayIds(event);
+        if (renamed !== event) {
+          text = text.slice(0, at) + renamed + text.slice(end);
+          written = text;
+          stop = text.indexOf('\n\n', at);
+          end = stop < 0 ? text.length : stop + 2;
+        }
+      }
       // Deltas are most of a stream and carry nothing structural: they are never parsed.
       if (name !== undefined && TERMINAL_EVENTS.has(name)) {
         // The vendor closed the stream: when the answer is kept, its last event waits for end().
         if (this.options.onFinal) {
-          this.heldTerminal = { text: text.slice(at) };
+          this.heldTerminal = { text: this.vendorId ? withIdReplaced(text.slice(at), this.vendorId, this.gatewayId!) : text.slice(at) };
           written = text.slice(0, at);
           this.unread.length = 0;
           break;
@@ -209,6 +254,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       } else if (name === undefined || !name.endsWith('.delta')) this.unread.push(text.slice(at, end));
       at = end;
     }
+    this.lastForwarded = text;
     return written;
   }
 
@@ -254,6 +300,15 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         if (!state) return;
         state.partOpen = type === 'response.content_part.added';
         if (state.partOpen) state.parts++;
+        return;
+      }
+      case 'response.output_text.delta':
+      case 'response.reasoning_text.delta':
+      case 'response.reasoning_summary_text.delta':
+      case 'response.function_call_arguments.delta': {
+        // Forwarded undecoded by the core (a lazy pass-through, no part carries them): the text a closing written by us needs.
+        const state = typeof data.output_index === 'number' ? this.items[data.output_index] : undefined;
+        if (state && typeof data.delta === 'string') state.text += data.delta;
         return;
       }
       case 'response.completed':
