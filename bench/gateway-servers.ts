@@ -8,7 +8,11 @@
  * - logged: the same, set up as `switchyard serve` sets itself up: its pino logger (an access
  *   line per request, masked, through serve's buffered destination to /dev/null) and its heap
  *   growth limit
- * Prints one JSON line with the two URLs, then serves until killed.
+ * - failures: the four plugins with a primary playing a failure (bench/upstream.ts): `r429` (every
+ *   other answer a 429 with a 1 ms Retry-After, retried on the same deployment), `hedge` (a primary
+ *   20 ms slow, hedged after 5 ms by @switchyard/plugin-hedge), `cut` (streams cut after half their
+ *   events, continued on the backup), beside a healthy listener of its own
+ * Prints one JSON line with the URLs (scenario → URL), then serves until killed.
  */
 import { openSync, writeSync } from 'node:fs';
 import http from 'node:http';
@@ -56,7 +60,15 @@ async function serveLogger() {
   return createServeLogger({ out: { fd: devNull, write: (line: string) => writeSync(devNull, line) > 0 }, secrets: () => [], level: 'info' });
 }
 
-async function gateway(first: string, second: string, withPlugins: boolean, logged: boolean): Promise<string> {
+/** What a failure scenario changes in the four-plugin stack. */
+interface Variant {
+  /** Attempts on one deployment before the next (1: a failure moves on at once). */
+  attemptsPerCandidate?: number;
+  /** Hedge after this many ms. */
+  hedgeAfterMs?: number;
+}
+
+async function gateway(first: string, second: string, withPlugins: boolean, logged: boolean, variant: Variant = {}): Promise<string> {
   const { createPipeline } = await import('@switchyard/core');
   const { createUndiciTransport } = await import('@switchyard/core/config');
   const { createGateway, DEFAULT_DIALECTS } = await import('@switchyard/gateway');
@@ -72,7 +84,11 @@ async function gateway(first: string, second: string, withPlugins: boolean, logg
       import('@switchyard/plugin-circuit-breaker'),
       import('@switchyard/plugin-retry'),
     ]);
-    plugins.push(router(), health(), circuitBreaker(), retry({ maxAttemptsPerCandidate: 1 }));
+    plugins.push(router(), health(), circuitBreaker(), retry({ maxAttemptsPerCandidate: variant.attemptsPerCandidate ?? 1 }));
+    if (variant.hedgeAfterMs) {
+      const { hedge } = await import('@switchyard/plugin-hedge');
+      plugins.push(hedge({ tiers: { '*': { hedge: { delayMs: variant.hedgeAfterMs } } } }));
+    }
   }
   const pipeline = createPipeline({
     endpoints: [
@@ -100,8 +116,17 @@ async function gateway(first: string, second: string, withPlugins: boolean, logg
   return (await gw.listen()).url;
 }
 
-const serve = (first: string) => (kind === 'thin' ? thinProxy(first, secondary) : gateway(first, secondary, kind === 'plugins' || kind === 'logged', kind === 'logged'));
-const healthy = await serve(primary);
-const dead = await serve(deadPrimary);
-process.stdout.write(JSON.stringify({ healthy, dead }) + '\n');
+/** The primary's base URL with a failure the mock plays (`http://host:port/v1` → `http://host:port/r429/v1`). */
+const playing = (base: string, behaviour: string) => base.replace(/\/v1$/, `/${behaviour}/v1`);
+const serve = (first: string) => (kind === 'thin' ? thinProxy(first, secondary) : gateway(first, secondary, kind !== 'core', kind === 'logged'));
+const urls: Record<string, string> =
+  kind === 'failures'
+    ? {
+        healthy: await gateway(primary, secondary, true, false),
+        r429: await gateway(playing(primary, 'r429'), secondary, true, false, { attemptsPerCandidate: 2 }),
+        hedge: await gateway(playing(primary, 'slow20'), secondary, true, false, { hedgeAfterMs: 5 }),
+        cut: await gateway(playing(primary, 'cut'), secondary, true, false),
+      }
+    : { healthy: await serve(primary), dead: await serve(deadPrimary) };
+process.stdout.write(JSON.stringify(urls) + '\n');
 process.on('SIGTERM', () => process.exit(0));

@@ -25,33 +25,51 @@ export function servedBundle(checkout = ROOT, name = 'bundle'): string {
   return out;
 }
 
-export function servedConfig(primary: string, secondary: string): string {
-  return `# bench: switchyard serve with the four policy plugins, access log on (the defaults)
+/** The gateway key the tenants variant declares (the load generator sends it as a bearer token). */
+export const BENCH_TENANT_KEY = 'sk-bench-tenant-0123456789abcdef';
+
+/**
+ * The config `switchyard serve` runs in the bench: the four policy plugins, the access log on;
+ * `tenants`: plus the ledger (@switchyard/plugin-quota, every deployment priced) and virtual keys
+ * (@switchyard/plugin-tenants: one declared key of a team with a month budget and an rpm limit
+ * neither run reaches), so each request is authenticated, reserved and settled.
+ */
+export function servedConfig(primary: string, secondary: string, tenants = false): string {
+  const price = tenants ? ', price: { input: 0.15, output: 0.6 }' : '';
+  const deployments = (endpoint: string) => `    - { endpoint: ${endpoint}-primary, model: bench-model${price} }\n    - { endpoint: ${endpoint}-secondary, model: bench-model${price} }\n`;
+  const tenantPlugins = tenants
+    ? `  - use: "@switchyard/plugin-quota"
+    options: { ledger: {} }
+  - use: "@switchyard/plugin-tenants"
+    options:
+      teams: { bench: { budget: { month: { limitUsd: 1000000 } } } }
+      keys:
+        - { id: bench, name: bench, team: bench, secret: "${BENCH_TENANT_KEY}", limits: { rpm: 100000000 } }
+`
+    : '';
+  return `# bench: switchyard serve with the four policy plugins, access log on (the defaults)${tenants ? ', ledger and virtual keys' : ''}
 server: { host: 127.0.0.1, port: 0, maxInFlight: 100000 }
 endpoints:
-  - { name: primary, provider: openai-compatible, baseUrl: "${primary}" }
-  - { name: secondary, provider: openai-compatible, baseUrl: "${secondary}" }
+  - { name: chat-primary, provider: openai-compatible, baseUrl: "${primary}" }
+  - { name: chat-secondary, provider: openai-compatible, baseUrl: "${secondary}" }
   - { name: claude-primary, provider: anthropic, baseUrl: "${primary}" }
   - { name: claude-secondary, provider: anthropic, baseUrl: "${secondary}" }
   - { name: gpt-primary, provider: openai, baseUrl: "${primary}" }
   - { name: gpt-secondary, provider: openai, baseUrl: "${secondary}" }
+  - { name: gemini-primary, provider: gemini, baseUrl: "${primary}" }
+  - { name: gemini-secondary, provider: gemini, baseUrl: "${secondary}" }
 models:
   chat:
-    - { endpoint: primary, model: bench-model }
-    - { endpoint: secondary, model: bench-model }
-  claude:
-    - { endpoint: claude-primary, model: bench-model }
-    - { endpoint: claude-secondary, model: bench-model }
-  gpt:
-    - { endpoint: gpt-primary, model: bench-model }
-    - { endpoint: gpt-secondary, model: bench-model }
-plugins:
+${deployments('chat')}  claude:
+${deployments('claude')}  gpt:
+${deployments('gpt')}  gemini:
+${deployments('gemini')}plugins:
   - use: "@switchyard/plugin-router"
   - use: "@switchyard/plugin-health"
   - use: "@switchyard/plugin-circuit-breaker"
   - use: "@switchyard/plugin-retry"
     options: { maxAttemptsPerCandidate: 1 }
-`;
+${tenantPlugins}`;
 }
 
 export interface Served {
@@ -62,10 +80,10 @@ export interface Served {
 }
 
 /** Starts `node <bundle>/bin.js serve` (plus BENCH_NODE_ARGS) and resolves once it listens. */
-export async function startServed(bundle: string, primary: string, secondary: string, nodeArgs: string[]): Promise<Served> {
+export async function startServed(bundle: string, primary: string, secondary: string, nodeArgs: string[], tenants = false): Promise<Served> {
   const dir = mkdtempSync(path.join(tmpdir(), 'switchyard-bench-'));
   const config = path.join(dir, 'switchyard.yaml');
-  writeFileSync(config, servedConfig(primary, secondary));
+  writeFileSync(config, servedConfig(primary, secondary, tenants));
   const log = path.join(dir, 'stdout.log');
   const out = openSync(log, 'w');
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];

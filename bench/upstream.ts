@@ -79,19 +79,36 @@ export interface Upstream {
   url: string;
   /** When set, answers 503 to this share of requests (0..1), deterministically every n-th. */
   setFailureEvery(n: number): void;
+  /** Requests answered, and 429s answered under `/r429` (the retried-429 scenario's share). */
+  counts(): { answered: number; rateLimited: number };
   close(): Promise<void>;
 }
 
 /** BENCH_UPSTREAM_DELAY_MS: the mock vendor answers after this long (a vendor's think time; default 0). */
 const ANSWER_DELAY_MS = Number(process.env.BENCH_UPSTREAM_DELAY_MS ?? 0);
 
+/**
+ * A failure the mock plays when the base URL starts with it (`http://mock/<behaviour>/v1`):
+ * - `/r429`: every other request answers 429 with `retry-after-ms: 1` (and `retry-after: 0`),
+ *   the rate limit a retry waits out;
+ * - `/slow<ms>`: answers after that many ms (a primary slow enough to be hedged);
+ * - `/cut`: a stream stops after half its events and the connection is destroyed (a cut after
+ *   the commit point, which a continuation picks up).
+ */
+const BEHAVIOUR = /^\/(r429|slow(\d+)|cut)(?=\/)/;
+
 export async function startUpstream(): Promise<Upstream> {
   let failEvery = 0;
   let count = 0;
+  let rateLimitTurn = 0;
+  let rateLimited = 0;
   const server = http.createServer((req, res) => {
     let body = '';
+    const behaviour = BEHAVIOUR.exec(req.url ?? '');
+    const url = behaviour ? (req.url ?? '').slice(behaviour[0].length) : (req.url ?? '');
+    const delay = behaviour?.[2] ? Number(behaviour[2]) : ANSWER_DELAY_MS;
     req.on('data', (c) => (body += c));
-    req.on('end', () => (ANSWER_DELAY_MS > 0 ? setTimeout(answer, ANSWER_DELAY_MS) : answer()));
+    req.on('end', () => (delay > 0 ? setTimeout(answer, delay) : answer()));
     const answer = () => {
       count++;
       if (failEvery > 0 && count % failEvery === 0) {
@@ -99,11 +116,22 @@ export async function startUpstream(): Promise<Upstream> {
         res.end('{"error":{"message":"overloaded","type":"server_error","code":null}}');
         return;
       }
-      const path = (req.url ?? '').split('?', 1)[0]!;
+      if (behaviour?.[1] === 'r429' && rateLimitTurn++ % 2 === 0) {
+        rateLimited++;
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after-ms': '1', 'retry-after': '0' });
+        res.end('{"error":{"message":"rate limited","type":"rate_limit_error","code":"rate_limit_exceeded"}}');
+        return;
+      }
+      const path = url.split('?', 1)[0]!;
       const gemini = path.endsWith('GenerateContent') || path.endsWith(':generateContent');
       const answer = gemini ? { json: geminiJson, sse: geminiSse } : (ANSWERS[path] ?? ANSWERS['/v1/chat/completions']!);
       if (gemini ? path.endsWith(':streamGenerateContent') : body.includes('"stream":true')) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
+        if (behaviour?.[1] === 'cut') {
+          const events = answer.sse.split(/(?<=\r?\n\r?\n)/);
+          res.write(events.slice(0, Math.ceil(events.length / 2)).join(''), () => res.destroy());
+          return;
+        }
         res.end(answer.sse);
       } else {
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer.json) });
@@ -119,6 +147,7 @@ export async function startUpstream(): Promise<Upstream> {
     setFailureEvery: (n) => {
       failEvery = n;
     },
+    counts: () => ({ answered: count, rateLimited }),
     close: () => new Promise((r) => server.close(() => r())),
   };
 }

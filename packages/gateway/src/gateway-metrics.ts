@@ -54,9 +54,16 @@ export class GatewayMetrics {
     });
   }
 
-  request(route: string, status: number): void {
-    // Keyed by the label, never the raw path: the map stays as bounded as the label set.
-    const label = routeLabel(route);
+  /**
+   * `pattern`: the dialect route the request matched when its path has parameters
+   * (`/v1beta/models/{model}:generateContent`): the label of a path the known routes do not
+   * name, so a Gemini call is counted under its route, not as `other`, and the model in its URL
+   * never becomes a label value.
+   */
+  request(route: string, status: number, pattern?: string): void {
+    // Keyed by the label, never the raw path: the map stays as bounded as the label set (a route table's patterns are).
+    const known = routeLabel(route);
+    const label = known === 'other' && pattern ? pattern : known;
     const key = `${label} ${status}`;
     const found = this.answered.get(key);
     if (found) found.count++;

@@ -104,6 +104,9 @@ export interface Gateway {
   status(): StatusReport;
 }
 
+/** A matched route's path pattern when it has parameters (a bounded metrics label); literal paths are labelled by themselves. */
+const patternOf = (matched: RouteMatch | undefined) => (matched?.route && matched.route.path.includes('{') ? matched.route.path : undefined);
+
 const shuttingDown = (): ErrorReply => errorReply(503, 'the gateway is shutting down; retry on another instance', 'server_error', 'shutting_down', null, { 'retry-after': '1' });
 
 export function createGateway(options: GatewayOptions): Gateway {
@@ -224,7 +227,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (error instanceof BodyError && error.closeConnection) closeAfterReply(req, res);
       const reply = error instanceof BodyError ? error.reply : replyForError(error, errorOptions);
       fail(reply);
-      metrics.request(path, res.statusCode);
+      metrics.request(path, res.statusCode, patternOf(matched));
       // A body refused before routing gets its access line too, with the code it was refused with.
       logger.info({ event: 'access', requestId, route: path, outcome: 'error', status: reply.status, errorCode: isSwitchyardError(error) ? error.code : reply.body.error.code, gatewayKey: caller?.keyId, team: caller?.team }, 'request');
       return;
@@ -292,7 +295,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       lease.release();
       // A stream the client left is not a 200: it is counted and logged as 499 / cancelled.
       const cancelled = clientGone || (res.destroyed && !res.writableFinished);
-      metrics.request(path, cancelled ? CLIENT_CLOSED_STATUS : res.statusCode);
+      metrics.request(path, cancelled ? CLIENT_CLOSED_STATUS : res.statusCode, patternOf(matched));
       if (options.logger) {
         const line = accessLog.finish(requestId, { route: path, status: res.statusCode, cancelled, latencyMs: clock.now() - begunAt, caller, model: requestedModel(body.value, matched.params), errorCode: errorCodeOf(res) });
         const level = line.outcome === 'error' && res.statusCode >= 500 ? 'warn' : 'info';

@@ -3,6 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { createPipeline, definePlugin, STAGE } from '@switchyard/core';
 import { openaiProvider, providers as openaiFamily } from '@switchyard/provider-openai';
+import { providers as geminiProviders } from '@switchyard/provider-gemini';
+import { geminiDialect } from '@switchyard/provider-gemini/dialect';
+import { DEFAULT_DIALECTS } from '../src/index.js';
 import { metrics } from '@switchyard/plugin-metrics';
 import { retry } from '@switchyard/plugin-retry';
 import { circuitBreaker } from '@switchyard/plugin-circuit-breaker';
@@ -154,6 +157,25 @@ describe('/metrics with @switchyard/plugin-metrics', () => {
     expect(sample(text, 'switchyard_gateway_requests_total', { route: '/v1/messages', status: '200' })).toBe(1);
     expect(sample(text, 'switchyard_gateway_requests_total', { route: '/v1/messages/count_tokens', status: '200' })).toBe(1);
     expect(sample(text, 'switchyard_gateway_requests_total', { route: '/v1/responses', status: '200' })).toBe(1);
+    expect(text).not.toMatch(/switchyard_gateway_requests_total\{route="other"/);
+  });
+});
+
+describe('gateway metrics: routes with parameters', () => {
+  it('labels a Gemini call by its route pattern, never by the model in its URL and never as other', async () => {
+    const up = await vendor((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'ok' }] }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 } }));
+    });
+    const pipeline = createPipeline({ endpoints: [{ name: 'g', provider: 'gemini', baseUrl: up.url, apiKey: VENDOR_KEY }], models: { 'gemini-x': [{ endpoint: 'g', model: 'm' }] }, providers: geminiProviders });
+    const { origin } = await startGateway(pipeline, { dialects: [...DEFAULT_DIALECTS, geminiDialect] });
+    const generate = (model: string) => fetch(`${origin}/v1beta/models/${model}:generateContent`, { method: 'POST', headers: { 'x-goog-api-key': GATEWAY_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }) });
+    expect((await generate('gemini-x')).status).toBe(200);
+    expect((await generate('no-such-model')).status).toBe(404);
+    const text = await scrape(origin);
+    expect(sample(text, 'switchyard_gateway_requests_total', { route: '/v1beta/models/{model}:generateContent', status: '200' })).toBe(1);
+    expect(sample(text, 'switchyard_gateway_requests_total', { route: '/v1beta/models/{model}:generateContent', status: '404' })).toBe(1);
+    expect(text).not.toContain('no-such-model');
     expect(text).not.toMatch(/switchyard_gateway_requests_total\{route="other"/);
   });
 });

@@ -50,3 +50,44 @@ describe('usage totals', () => {
     expect((await totals.answer(query)).total).toMatchObject({ requests: 3, billed: { costUsd: 6 } });
   });
 });
+
+/** A real memory store that counts its compare-and-set calls. */
+class CountingStore extends MemoryStateStore {
+  casCalls = 0;
+  override async compareAndSet<T>(key: string, expected: T | undefined, next: T, ttlMs?: number): Promise<boolean> {
+    this.casCalls++;
+    return super.compareAndSet(key, expected, next, ttlMs);
+  }
+}
+
+describe('usage totals under concurrent requests', () => {
+  it('adds the records that arrive during a write together in the next one, exactly, each add settled once its record is in', async () => {
+    const store = new CountingStore();
+    const totals = new UsageTotals(store, 'q');
+    await totals.add(record(0.1));
+    expect(store.casCalls).toBe(1);
+    const second = totals.add(record(0.1));
+    // Ten more before that write started, then ten while it is under way: one write adds each group.
+    const joined = Array.from({ length: 10 }, (_, i) => totals.add(record(0.1, { requestId: `j${i}` })));
+    await Promise.resolve();
+    await Promise.resolve();
+    const next = Array.from({ length: 9 }, (_, i) => totals.add(record(0.2, { requestId: `r${i}`, tags: { team: i % 2 ? 'x' : 'y' } })));
+    await Promise.all([second, ...joined]);
+    expect(store.casCalls).toBe(2);
+    await Promise.all(next);
+    expect(store.casCalls).toBe(3);
+    const answer = await totals.answer(query);
+    expect(answer.total).toMatchObject({ requests: 21, billed: { costUsd: 3, inputTokens: 210 } });
+    expect(Object.fromEntries(Object.entries(answer.groups).map(([k, v]) => [k, v.requests]))).toEqual({ 'team=x': 16, 'team=y': 5 });
+  });
+
+  it('writes a batch spanning midnight to both days', async () => {
+    const store = new CountingStore();
+    const totals = new UsageTotals(store, 'q');
+    const first = totals.add(record(1));
+    const late = [totals.add(record(2, { at: '2026-12-01T23:59:59.999Z' })), totals.add(record(4, { at: '2026-12-02T00:00:00.000Z' }))];
+    await Promise.all([first, ...late]);
+    expect(await store.get('q:usage:2026-12-01')).toMatchObject({ total: { requests: 2, billedCostMicros: 3_000_000 } });
+    expect(await store.get('q:usage:2026-12-02')).toMatchObject({ total: { requests: 1, billedCostMicros: 4_000_000 } });
+  });
+});

@@ -84,7 +84,11 @@ export const geminiDialect = defineDialect<GeminiDecoded>({
   id: GEMINI_GENERATE_CONTENT,
   routes: [...routesUnder('v1beta'), ...routesUnder('v1')],
   credential: (headers, query) => headerValue(headers, 'x-goog-api-key') ?? query.get('key') ?? bearerCredential(headers, query),
-  decodeRequest: (call) => ({ ...decodeGeminiRequest({ model: call.params.model, body: call.body, bodyText: call.bodyText, stream: call.route.stream === true }), sse: call.query.get('alt') === 'sse' }),
+  decodeRequest: (call) => {
+    const { request, stream, hints, capabilities } = decodeGeminiRequest({ model: call.params.model, body: call.body, bodyText: call.bodyText, stream: call.route.stream === true });
+    // Written field by field: a spread followed by a field leaves V8's fast clone path (bench/README.md, Findings).
+    return { request, stream, hints, capabilities, sse: call.query.get('alt') === 'sse' };
+  },
   encodeResponse: (response) => geminiResponseBody(response),
   createStreamEncoder: (info, { sse }) => new GeminiStreamEncoder(info, sse),
   streamFraming: ({ sse }) => (sse ? undefined : JSON_ARRAY_STREAM),
