@@ -50,26 +50,33 @@ export class SseParser {
     this.buffer += input;
     let start = 0;
     const buf = this.buffer;
-    if (buf.indexOf('\r') === -1) {
+    let cr = buf.indexOf('\r');
+    if (cr === -1) {
       // LF-only text (what vendors send): the native search finds the line ends.
       for (let nl = buf.indexOf('\n'); nl !== -1; nl = buf.indexOf('\n', start)) {
         const line = buf.slice(start, nl);
         start = nl + 1;
         this.processLine(line, events);
       }
-    } else for (let i = 0; i < buf.length; i++) {
-      const c = buf.charCodeAt(i);
-      if (c !== 10 && c !== 13) continue;
-      const line = buf.slice(start, i);
-      if (c === 13) {
-        if (i + 1 < buf.length) {
-          if (buf.charCodeAt(i + 1) === 10) i++;
-        } else {
-          this.pendingCR = true;
+    } else {
+      // CR or CRLF line ends (Gemini frames with CRLF): still native searches, for the next CR and
+      // the next LF, each searched again only once passed (a character loop cost twice as much).
+      let lf = buf.indexOf('\n');
+      while (cr !== -1 || lf !== -1) {
+        const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
+        const line = buf.slice(start, end);
+        start = end + 1;
+        if (end === cr) {
+          if (start < buf.length) {
+            if (buf.charCodeAt(start) === 10) start++;
+          } else {
+            this.pendingCR = true;
+          }
         }
+        this.processLine(line, events);
+        if (cr !== -1 && cr < start) cr = buf.indexOf('\r', start);
+        if (lf !== -1 && lf < start) lf = buf.indexOf('\n', start);
       }
-      start = i + 1;
-      this.processLine(line, events);
     }
     this.buffer = buf.slice(start);
     if (this.buffer.length + this.dataChars > this.maxEventChars) throw responseTooLarge('stream event', this.maxEventChars, 'characters');
