@@ -18,6 +18,26 @@
  */
 import type { StreamPart } from './types.js';
 
+const isBlank = (code: number): boolean => code === 32 || code === 9 || code === 10 || code === 13;
+
+/**
+ * Whether an event's text (`…data: …\n\n`) is shaped as one whole JSON object: its data starts
+ * with `{` and the event ends with `}`. Only such an event may go unread; one that is not (a
+ * chunk cut short, a proxy's HTML, a bare word) is decoded, so a malformed event is still caught
+ * (`stream:malformed`, a cut) instead of reaching the client. A scan of its two ends: nothing is
+ * parsed.
+ */
+export function shapedAsJsonObject(eventText: string): boolean {
+  let last = eventText.length - 1;
+  while (last >= 0 && isBlank(eventText.charCodeAt(last))) last--;
+  if (last < 0 || eventText.charCodeAt(last) !== 125 /* } */) return false;
+  const data = eventText.indexOf('data:');
+  if (data === -1) return false;
+  let first = data + 5;
+  while (first < last && isBlank(eventText.charCodeAt(first))) first++;
+  return eventText.charCodeAt(first) === 123 /* { */;
+}
+
 /** Default for `continuation.maxBytes`: the stream text kept for a continuation after a cut. */
 export const DEFAULT_CONTINUATION_MAX_BYTES = 1024 * 1024;
 

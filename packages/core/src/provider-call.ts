@@ -17,7 +17,7 @@ import { readErrorBodyText } from './error-body.js';
 import { addFields } from './copy-fields.js';
 import { requestOriginOf } from './request-origin.js';
 import { keepWireText, unreadEvents } from './wire-events.js';
-import { KeptStream, setKeptStream } from './kept-stream.js';
+import { KeptStream, setKeptStream, shapedAsJsonObject } from './kept-stream.js';
 import { PartBatches, type PartBatch } from './part-batches.js';
 import { responseTooLarge, type ResponseLimits } from './response-limits.js';
 import { authorizeWireRequest, joinUrl, providerBaseUrl } from './wire-request.js';
@@ -211,7 +211,8 @@ const isDone = (event: string): boolean => event.startsWith('data: [DONE]') || e
  *
  * A pass-through (the client speaks the vendor's SSE dialect) whose committed stream asked for
  * it reads lazily after the commit point (kept-stream.ts): complete events go on as the vendor's
- * text, and only those `readAfterCommit` names (and every event after the finish) are decoded.
+ * text, and only those `readAfterCommit` names, those not shaped as a whole JSON object, and every
+ * event after the finish are decoded.
  */
 async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attempt, ctx: RequestContext, res: TransportResponse, decoder: StreamDecoder, keepText: boolean, kept: KeptStream | undefined): AsyncGenerator<PartBatch, void, undefined> {
   const { candidate } = attempt;
@@ -309,7 +310,7 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
       const next = input.indexOf('\n\n', at) + 2;
       const event = input.slice(at, next);
       at = next;
-      if (lazy && !finished && !isDone(event) && !decoder.readAfterCommit!(event)) {
+      if (lazy && !finished && !isDone(event) && !decoder.readAfterCommit!(event) && shapedAsJsonObject(event)) {
         unread += event;
         continue;
       }

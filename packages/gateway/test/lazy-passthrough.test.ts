@@ -231,6 +231,21 @@ describe.each(Object.keys(DIALECTS))('a %s pass-through after its commit point',
     expect(res.text).toContain('And more.');
   });
 
+  it('an event cut short after the commit point is decoded, not forwarded: the malformed chunk never reaches the client, the rest does', async () => {
+    const words = DIALECTS[name]!.chunks(WORDS, true);
+    const eol = name === 'gemini' ? '\r\n' : '\n';
+    // What failoverbench S10 sends: a chunk whose JSON stops half-way.
+    const broken = `${name === 'messages' ? `event: content_block_delta${eol}` : name === 'responses' ? `event: response.output_text.delta${eol}` : ''}data: {"id": "broken", "delta": {"content": ${eol}${eol}`;
+    const { call, ended } = await gatewayFor(name, [{ chunks: [...words.slice(0, 2), broken, ...words.slice(2)] }]);
+    const res = await call();
+    expect(res.status).toBe(200);
+    await expect.poll(() => ended.length).toBe(1);
+    // Decoded, it is what it was before lazy reading: a malformed event, left out; the answer goes on around it.
+    expect(res.text).not.toContain('"broken"');
+    expect(res.text).toContain(JSON.stringify(' fox.'));
+    expect(ended[0]).toMatchObject({ ok: true, finish: 'stop', usage: { prompt_tokens: USAGE.input, completion_tokens: USAGE.output } });
+  });
+
   it('past continuation.maxBytes a cut ends with the error event, and no continuation is tried', async () => {
     const first = DIALECTS[name]!.chunks(WORDS, false);
     const { call, ended, transport } = await gatewayFor(name, [{ chunks: first, cut: true }, { chunks: DIALECTS[name]!.chunks(['x'], true) }], { fallback: true, maxBytes: first[0]!.length + 10 });
