@@ -160,19 +160,23 @@ describeWithRedis('issue 34: hostile tenants cannot spend past their budgets', (
     const upstream = await vendor(handler);
     const rig = await tenantGateway(stores, upstream);
     const k = await rig.key({ name: 'leaver', budget: { day: { limitUsd: 1 } } });
+    const ledgerLine = async () => (await (await fetch(`${rig.h.origin}/switchyard/usage?groupBy=gatewayKey`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json()).groups[k.id];
     for (let i = 1; i <= 3; i++) {
       const leave = new AbortController();
       const essay = `write a long essay, #${i}`;
-      const call = k.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: essay }], max_tokens: 500 }, { signal: leave.signal }).catch(() => 'left');
-      // The client leaves once the vendor has this whole request, however long that took.
-      await arrived(essay);
+      const call = k.client.chat.completions.create({ model: 'chat', messages: [{ role: 'user', content: essay }], max_tokens: 500 }, { signal: leave.signal }).then(
+        () => 'answered',
+        (error: Error) => (leave.signal.aborted ? 'left' : `refused: ${error.message}`),
+      );
+      // The client leaves once the vendor has this whole request, however long that took (a call that ends first says why).
+      await Promise.race([arrived(essay), call.then((outcome) => Promise.reject(new Error(`call #${i} ended before the vendor had it: ${outcome}`)))]);
       leave.abort();
       expect(await call).toBe('left');
+      // The next request starts once this one's attempt has ended and been billed (its reservation and connection released):
+      // started earlier, it could be refused for the held reservation of a request the client has already left.
+      await expect.poll(async () => (await ledgerLine())?.estimated.attempts, LOADED).toBe(i);
     }
     expect(upstream.requests).toHaveLength(3);
-    // Each abandoned call is recorded once its attempt ends (after the client left): wait for all three.
-    const ledgerLine = async () => (await (await fetch(`${rig.h.origin}/switchyard/usage?groupBy=gatewayKey`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).json()).groups[k.id];
-    await expect.poll(async () => (await ledgerLine())?.estimated.attempts, LOADED).toBe(3);
     await expect.poll(async () => Math.abs((await ledgerLine()).costUsd - (await rig.spentToday(k.id))), LOADED).toBeLessThan(1e-9);
     expect(await rig.spentToday(k.id)).toBeGreaterThan(0);
   });

@@ -2,7 +2,7 @@
  * Redis Sentinel from options (ioredis's own support): two stores stand for two gateways
  * spending from one budget while Sentinel fails the primary over. No operation fails (each is
  * answered locally while the primary changes), the spend ends exact to within one request's
- * estimate, and each store tells one outage and one recovery.
+ * estimate, and each store tells the outage and its recovery (at most twice during one failover).
  */
 import type { StoreAvailability } from '@switchyard/core';
 import { Redis } from 'ioredis';
@@ -81,7 +81,12 @@ describeWithSentinel('Redis Sentinel', () => {
     // What was counted locally during the switch was added to the new primary when it answered.
     await expect.poll(async () => Math.abs(((await a.store.get<number>('spend')) ?? 0) - requests * ACTUAL), { timeout: 5_000, interval: 50 }).toBeLessThanOrEqual(ESTIMATE);
     expect(await a.store.get('spend')).toBe(await b.store.get('spend'));
-    expect(a.changes).toEqual(['store:outage', 'store:recovered']);
-    expect(b.changes).toEqual(['store:outage', 'store:recovered']);
+    // Each store tells the outage and its recovery, never leaving one open. A failover can reach a
+    // client as two outages (seen in one of two clean CI runs: outage, recovered, outage, recovered,
+    // as ioredis reconnects during the switch); more than two is a flapping store.
+    for (const changes of [a.changes, b.changes]) {
+      expect(changes.length === 2 || changes.length === 4, changes.join(', ')).toBe(true);
+      expect(changes).toEqual(changes.map((_, i) => (i % 2 === 0 ? 'store:outage' : 'store:recovered')));
+    }
   });
 });
