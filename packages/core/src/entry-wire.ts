@@ -3,6 +3,7 @@
  * the gateway's dialects): the SSE parser, kept wire bodies and texts, wire-format names,
  * error-body reading, secret redaction, the request's origin and what it cannot express.
  */
+export { parseBaseUrl, type ParsedBaseUrl } from './base-url.js';
 export { ERROR_BODY_LIMIT_BYTES, readErrorBodyText } from './error-body.js';
 export { bodyCodes } from './error-rules.js';
 export { expressibleCandidates, refusedPart, UNEXPRESSIBLE_CODE } from './expressible.js';

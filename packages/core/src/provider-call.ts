@@ -8,6 +8,7 @@ import { isSwitchyardError, SwitchyardError, toSwitchyardError } from './errors.
 import type { Attempt, AttemptResult, RequestContext } from './contract.js';
 import type { BuildOptions, DecodedSseEvent, ProviderHttpResponse, ProviderRequest, ProviderV1, StreamDecoder } from './provider.js';
 import { SseParser, type SseEvent } from './sse.js';
+import { Utf8Chunks } from './utf8-chunks.js';
 import { readBodyText, type Transport, type TransportResponse } from './transport.js';
 import { isContentPart, type Candidate, type ChatRequest, type EmbeddingRequest, type StreamPart } from './types.js';
 import type { SwitchyardEventBus } from './events.js';
@@ -219,7 +220,7 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
   const frames = provider.createFrameDecoder?.(candidate, env.responseLimits);
   const sse = frames ? undefined : new SseParser(env.responseLimits.maxEventChars);
   const parser = frames ?? sse!;
-  const utf8 = kept ? new TextDecoder('utf-8') : undefined;
+  const utf8 = kept ? new Utf8Chunks() : undefined;
   /** Events are split here (`passThrough`) until a lone CR line end proves the text search unfit; `lazy` once they may go unread. */
   let splitting = kept !== undefined;
   let lazy = false;
@@ -339,17 +340,24 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
   try {
     for await (const chunk of res.body) {
       attempt.chunkReceived();
-      if (!kept) yield decode(parser.push(chunk), []);
-      else {
-        const text = utf8!.decode(chunk, { stream: true });
+      if (!kept) {
+        // An empty batch would cost its reader a generator step for nothing (most chunks hold an event).
+        const batch = decode(parser.push(chunk), []);
+        if (batch.length > 0) yield batch;
+      } else {
+        const text = utf8!.decode(chunk);
         kept.keep(text, chunk.byteLength);
-        if (splitting) for (const batch of passThrough(text)) yield batch;
-        else yield decode(sse!.push(text), []);
+        if (splitting) {
+          for (const batch of passThrough(text)) if (batch.length > 0) yield batch;
+        } else {
+          const batch = decode(sse!.push(text), []);
+          if (batch.length > 0) yield batch;
+        }
       }
       if (sawDone) break;
     }
     // What is left without its blank line is decoded, never forwarded as it is (a half event must not reach the client).
-    if (!sawDone) yield decode(kept ? [...sse!.push(tail + utf8!.decode()), ...sse!.end()] : parser.end(), []);
+    if (!sawDone) yield decode(kept ? [...sse!.push(tail + utf8!.end()), ...sse!.end()] : parser.end(), []);
     complete = finished;
   } catch (error) {
     const err = toSwitchyardError(error);
@@ -364,7 +372,8 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
     if (complete && res.release) res.release();
     else res.discard();
   }
-  yield collect(decoder.end(), []);
+  const last = collect(decoder.end(), []);
+  if (last.length > 0) yield last;
   if (!finished) {
     throw attributeError(
       new SwitchyardError('stream-cut', `${provider.id} stream ended without a finish signal${malformed ? ` (${malformed} malformed events skipped)` : ''}`),

@@ -5,6 +5,7 @@
  * is the one thing it throws on (a vendor that streams an endless event).
  */
 import { responseTooLarge } from './response-limits.js';
+import { Utf8Chunks } from './utf8-chunks.js';
 
 export interface SseEvent {
   event?: string;
@@ -13,7 +14,7 @@ export interface SseEvent {
 }
 
 export class SseParser {
-  private readonly decoder = new TextDecoder('utf-8');
+  private readonly decoder = new Utf8Chunks();
   private buffer = '';
   private dataLines: string[] = [];
   /** Characters in `dataLines`. */
@@ -32,12 +33,12 @@ export class SseParser {
   private pendingCR = false;
 
   push(chunk: Uint8Array | string): SseEvent[] {
-    const text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
+    const text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk);
     return this.consume(text, false);
   }
 
   end(): SseEvent[] {
-    const rest = this.decoder.decode();
+    const rest = this.decoder.end();
     const events = this.consume(rest, true);
     return events;
   }

@@ -1,3 +1,5 @@
+import { parseBaseUrl } from '@switchyard/core/wire';
+
 /**
  * Requests go to `{baseUrl}/messages`, so an Anthropic base URL ends with `/v1`; the URL the
  * vendors' own SDKs take (`https://api.anthropic.com`, DeepSeek's `…/anthropic`) does not, and
@@ -5,13 +7,9 @@
  */
 export function checkAnthropicBaseUrl(baseUrl: string | undefined): string | undefined {
   if (!baseUrl) return undefined;
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    return undefined;
-  }
-  const path = url.pathname.replace(/\/+$/, '');
+  const parsed = parseBaseUrl(baseUrl);
+  if (!parsed) return undefined;
+  const { url, path } = parsed;
   if (path.endsWith('/v1')) return undefined;
   if (path === '' || path.endsWith('/anthropic') || url.hostname === 'api.anthropic.com') {
     return `an Anthropic base URL ends with /v1 (requests go to {baseUrl}/messages): write "${url.origin}${path}/v1"`;
@@ -23,13 +21,9 @@ export function checkAnthropicBaseUrl(baseUrl: string | undefined): string | und
 export function checkFoundryAnthropicEndpoint(endpoint: { baseUrl?: string }): string | undefined {
   const baseUrl = endpoint.baseUrl;
   if (!baseUrl) return 'a Claude on Azure AI Foundry endpoint needs its baseUrl: "https://NAME.services.ai.azure.com/anthropic/v1"';
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    return undefined;
-  }
-  const path = url.pathname.replace(/\/+$/, '');
+  const parsed = parseBaseUrl(baseUrl);
+  if (!parsed) return undefined;
+  const { url, path } = parsed;
   if (path.endsWith('/messages')) return `a base URL is the Messages root, without /messages: write "${url.origin}${path.slice(0, -'/messages'.length)}"`;
   if (url.hostname.endsWith('.services.ai.azure.com') && path !== '/anthropic/v1') return `Claude on an Azure AI Foundry resource answers at "${url.origin}/anthropic/v1"`;
   return checkAnthropicBaseUrl(baseUrl);

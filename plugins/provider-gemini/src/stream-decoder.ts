@@ -27,8 +27,8 @@ function createdSeconds(createTime: string | undefined): number | undefined {
   return Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined;
 }
 
-/** Keys whose chunks are read after the commit point. */
-const READ_KEYS = ['"finishReason"', '"error"', '"promptFeedback"', '"functionCall"'];
+/** Chunks read after the commit point: those with one of these keys (one pass over the chunk). */
+const READ_AFTER_COMMIT = /"(?:finishReason|error|promptFeedback|functionCall)"/;
 
 export class GeminiStreamDecoder implements StreamDecoder {
   /** A Gemini client's stream gets the vendor's own events (core's wire-events.ts). */
@@ -92,7 +92,7 @@ export class GeminiStreamDecoder implements StreamDecoder {
    * JSON string, so text cannot fake one.
    */
   readAfterCommit(eventText: string): boolean {
-    return READ_KEYS.some((key) => eventText.includes(key));
+    return READ_AFTER_COMMIT.test(eventText);
   }
 
   /** What a follow-up request must send back (see thought-signatures.ts). */

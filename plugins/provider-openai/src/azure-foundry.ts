@@ -7,6 +7,7 @@
  * `{baseUrl}/embeddings` with `?api-version=` (the endpoint's `apiVersion`, default below), the
  * deployment name in the body's `model`, and the key in the `api-key` header.
  */
+import { parseBaseUrl } from '@switchyard/core/wire';
 import type { Candidate, EndpointConfig } from '@switchyard/core';
 import { defineOpenAIFamilyProvider, type OpenAIOperation } from './provider.js';
 
@@ -27,13 +28,9 @@ export function azureFoundryPath(operation: OpenAIOperation, target: Candidate):
 export function checkAzureFoundryEndpoint(endpoint: EndpointConfig): string | undefined {
   const baseUrl = endpoint.baseUrl;
   if (!baseUrl) return 'an Azure AI Foundry endpoint needs its baseUrl: the resource\'s model inference root, "https://NAME.services.ai.azure.com/models"';
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    return undefined;
-  }
-  const path = url.pathname.replace(/\/+$/, '');
+  const parsed = parseBaseUrl(baseUrl);
+  if (!parsed) return undefined;
+  const { url, path } = parsed;
   if (url.hostname.endsWith('.openai.azure.com')) return `${url.hostname} is an Azure OpenAI resource: use provider "azure" for it`;
   if (url.search || /\/(chat\/completions|embeddings|info)$/.test(path)) return `an Azure AI Foundry base URL is the inference root ("${url.origin}${path.replace(/\/(chat\/completions|embeddings|info)$/, '')}"): the operation and the api-version are added per request`;
   if (url.hostname.endsWith('.services.ai.azure.com') && path !== '/models') return `an Azure AI Foundry resource's model inference root is "${url.origin}/models"`;

@@ -67,7 +67,7 @@ export class ChatStreamDecoder implements StreamDecoder {
    */
   readAfterCommit(eventText: string): boolean {
     if (!eventText.startsWith('data:')) return true; // a named event (`event: error`), or a field we do not expect
-    return hasValue(eventText, '"finish_reason"') || hasValue(eventText, '"usage"') || READ_KEYS.some((key) => eventText.includes(key));
+    return READ_AFTER_COMMIT.test(eventText);
   }
 
   private meta(values: Record<string, unknown>): ProviderMetadata {
@@ -169,22 +169,13 @@ export class ChatStreamDecoder implements StreamDecoder {
   }
 }
 
-/** Keys whose chunks are read after the commit point whatever their value. */
-const READ_KEYS = ['"error"', '"tool_calls"', '"reasoning"', '"x_groq"'];
-
 /**
- * Whether `key` is in JSON text with a value other than null. A key's two quotes are never both
- * bare inside a JSON string, so content cannot fake one.
+ * A chunk read after the commit point: `finish_reason` or `usage` with a value other than null,
+ * or an error, tool calls, reasoning or Groq's extras. One regular expression is one pass over
+ * the chunk (six `indexOf` scans were the gateway's largest item per streamed answer). A key's two
+ * quotes are never both bare inside a JSON string, so content cannot fake one.
  */
-function hasValue(text: string, key: string): boolean {
-  const at = text.indexOf(key);
-  if (at < 0) return false;
-  for (let i = at + key.length; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c !== 58 /* : */ && c !== 32 && c !== 9 && c !== 10 && c !== 13) return c !== 110 /* n(ull) */;
-  }
-  return false;
-}
+const READ_AFTER_COMMIT = /"(?:finish_reason|usage)"[\t\n\r :]*[^\t\n\r :n]|"(?:error|tool_calls|reasoning|x_groq)"/;
 
 /** The choice with index 0 (vendors that leave `index` out mean 0). */
 function firstChoice(choices: (WireChoice | null | undefined)[]): WireChoice | undefined {
