@@ -128,5 +128,26 @@ const urls: Record<string, string> =
         cut: await gateway(playing(primary, 'cut'), secondary, true, false),
       }
     : { healthy: await serve(primary), dead: await serve(deadPrimary) };
+const allocations = process.env.BENCH_ALLOC_PROFILE ? await sampleAllocations(process.env.BENCH_ALLOC_PROFILE) : undefined;
 process.stdout.write(JSON.stringify(urls) + '\n');
-process.on('SIGTERM', () => process.exit(0));
+process.on('SIGTERM', () => void (allocations ? allocations().finally(() => process.exit(0)) : process.exit(0)));
+
+/**
+ * BENCH_ALLOC_PROFILE=<dir>: every allocation from here on, sampled (one in 512 bytes) with the
+ * objects the GC has since collected (what `--heap-prof` leaves out, and what a request's
+ * garbage is); written to <dir>/alloc-<kind>-<pid>.heapprofile at SIGTERM, for heap-top.ts.
+ */
+async function sampleAllocations(dir: string): Promise<() => Promise<void>> {
+  const { Session } = await import('node:inspector');
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  const session = new Session();
+  session.connect();
+  const post = <T>(method: string, params: object = {}) => new Promise<T>((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result as T))));
+  await post('HeapProfiler.enable');
+  await post('HeapProfiler.startSampling', { samplingInterval: 512, includeObjectsCollectedByMinorGC: true, includeObjectsCollectedByMajorGC: true });
+  return async () => {
+    const { profile } = await post<{ profile: unknown }>('HeapProfiler.stopSampling');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(`${dir}/alloc-${kind}-${process.pid}.heapprofile`, JSON.stringify(profile));
+  };
+}
