@@ -1,10 +1,11 @@
 /**
  * The durable queue: requests that failed at every level, one JSON object per line, so none is
- * silently lost. `replayQueue` re-sends them (what `switchyard replay` runs) and rewrites the
- * file without the ones that got a real answer.
+ * silently lost. A line is synced to disk before the request counts as queued. `replayQueue`
+ * re-sends them (what `switchyard replay` runs) and rewrites the file without the ones that got
+ * a real answer: atomically, and without dropping a line queued while it rewrites.
  */
-import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { mkdir, open, readFile, rename, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { SwitchyardError, type ChatRequest, type ChatResponse, type Pipeline } from '@switchyard/core';
 import { redactSecrets } from '@switchyard/core/wire';
 
@@ -33,19 +34,103 @@ export function queueEntry(id: string, time: number, request: ChatRequest, strea
   };
 }
 
+/** The appends and rewrites of each queue file in this process, one at a time: a rewrite never swallows an append. */
+const busy = new Map<string, Promise<void>>();
+
+function exclusive<T>(file: string, work: () => Promise<T>): Promise<T> {
+  const key = resolve(file);
+  const run = (busy.get(key) ?? Promise.resolve()).then(work);
+  const settled = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  busy.set(key, settled);
+  void settled.then(() => {
+    if (busy.get(key) === settled) busy.delete(key);
+  });
+  return run;
+}
+
+/** Queues `entry`; resolves once the line is on disk (synced), so a crash after it loses nothing. */
 export async function appendToQueue(file: string, entry: QueuedRequest): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
-  // One write per line: O_APPEND keeps concurrent appends whole.
-  await appendFile(file, `${JSON.stringify(entry)}\n`, 'utf8');
+  const line = `${JSON.stringify(entry)}\n`;
+  await exclusive(file, async () => {
+    // One write per line: O_APPEND keeps another process's appends whole.
+    const handle = await open(file, 'a');
+    try {
+      await handle.write(line);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+  });
+}
+
+async function readText(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw error;
+  }
+}
+
+/**
+ * Replaces the queue with `rewrite` of its lines, atomically (a synced temporary file renamed over
+ * it). Appends from this process wait for it; lines another process appends meanwhile are copied
+ * over before the rename.
+ */
+function rewriteQueue(file: string, rewrite: (lines: string[]) => string[]): Promise<void> {
+  return exclusive(file, async () => {
+    const original = await readText(file);
+    const tmp = `${file}.${process.pid}.tmp`;
+    const handle = await open(tmp, 'w');
+    try {
+      await handle.write(rewrite(linesOf(original)).map((l) => `${l}\n`).join(''));
+      let copied = Buffer.byteLength(original);
+      for (;;) {
+        const size = (await stat(file).catch(() => undefined))?.size ?? copied;
+        if (size <= copied) break;
+        const source = await open(file, 'r');
+        try {
+          const extra = Buffer.alloc(size - copied);
+          await source.read(extra, 0, extra.length, copied);
+          await handle.write(extra);
+        } finally {
+          await source.close();
+        }
+        copied = size;
+      }
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, file);
+    await syncDirectory(dirname(file));
+  });
+}
+
+/** The rename on disk too; a platform that cannot sync a directory keeps the rename the OS gave. */
+async function syncDirectory(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // EISDIR / EPERM on platforms without directory sync.
+  }
+}
+
+function linesOf(text: string): string[] {
+  return text.split('\n').filter((l) => l.trim() !== '');
 }
 
 async function readLines(file: string): Promise<string[]> {
-  try {
-    return (await readFile(file, 'utf8')).split('\n').filter((l) => l.trim() !== '');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
+  return linesOf(await readText(file));
 }
 
 function parse(line: string): QueuedRequest | undefined {
@@ -115,20 +200,20 @@ export async function replayQueue(file: string, pipeline: Pipeline, options: Rep
   // Re-read: lines appended while we replayed stay; a replay that failed again and was queued
   // anew under the same id is kept once, with its replay mark.
   const seen = new Set<string>();
-  const kept: string[] = [];
-  for (const line of await readLines(file)) {
-    const entry = parse(line);
-    if (!entry) {
-      kept.push(line);
-      continue;
+  await rewriteQueue(file, (lines) => {
+    const kept: string[] = [];
+    for (const line of lines) {
+      const entry = parse(line);
+      if (!entry) {
+        kept.push(line);
+        continue;
+      }
+      if (done.has(entry.id) || seen.has(entry.id)) continue;
+      seen.add(entry.id);
+      const mark = marks.get(entry.id);
+      kept.push(mark ? JSON.stringify({ ...entry, replay: mark }) : line);
     }
-    if (done.has(entry.id) || seen.has(entry.id)) continue;
-    seen.add(entry.id);
-    const mark = marks.get(entry.id);
-    kept.push(mark ? JSON.stringify({ ...entry, replay: mark }) : line);
-  }
-  const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, kept.map((l) => `${l}\n`).join(''), 'utf8');
-  await rename(tmp, file);
+    return kept;
+  });
   return { replayed: done.size, failed, remaining: seen.size };
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { degrade, readQueue, replayQueue, type ReplayResult } from '../src/index.js';
+import { appendToQueue } from '../src/queue.js';
 import { ask, rig, type Rig } from './harness.js';
 
 let current: Rig | undefined;
@@ -83,5 +84,25 @@ describe('durable queue', () => {
 
   it('readQueue of a missing file is empty', async () => {
     expect(await readQueue(join(dir, 'none.jsonl'))).toEqual([]);
+  });
+});
+
+describe('durable queue writes', () => {
+  it('loses none of the requests queued while a replay rewrites the file', async () => {
+    const queueFile = join(dir, 'q.jsonl');
+    current = await rig(() => []);
+    current.primary.health = 'up';
+    const entry = (id: string) => ({ id, time: '2025-03-01T00:00:00.000Z', model: 'chat', stream: false, request: ask(`question ${id}`), error: { kind: 'all-candidates-failed', code: 'X', message: 'down' }, attempts: [] });
+    await appendToQueue(queueFile, entry('old-1'));
+    const appends: Promise<void>[] = [];
+    // The last replayed answer starts 100 appends that race the rewrite of the file (read, write, rename).
+    await replayQueue(queueFile, current.pipeline, {
+      onResult: () => {
+        for (let i = 0; i < 100; i++) appends.push(appendToQueue(queueFile, entry(`new-${i}`)));
+      },
+    });
+    await Promise.all(appends);
+    const ids = (await readQueue(queueFile)).map((e) => e.id).sort();
+    expect(ids).toEqual(Array.from({ length: 100 }, (_, i) => `new-${i}`).sort());
   });
 });
