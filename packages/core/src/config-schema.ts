@@ -61,6 +61,17 @@ export const priceSchema = z
     cacheWrite: z.number().nonnegative('prices cannot be negative').optional(),
     /** USD per call of a server / hosted tool, by kind (`web_search`). */
     perCall: z.record(z.string().min(1), z.number().nonnegative('prices cannot be negative')).optional(),
+    /** The rates of a request whose prompt is longer than `aboveInputTokens`. */
+    longContext: z
+      .object({
+        aboveInputTokens: z.number().int().positive(),
+        input: z.number().nonnegative('prices cannot be negative'),
+        output: z.number().nonnegative('prices cannot be negative'),
+        cachedInput: z.number().nonnegative('prices cannot be negative').optional(),
+        cacheWrite: z.number().nonnegative('prices cannot be negative').optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -52,6 +52,7 @@ describe('config validation: one precise message per mistake', () => {
   it.each([
     ['a bad URL', base().replace('http://127.0.0.1:11434/v1', 'not a url'), 'endpoints[1].baseUrl: expected an http(s) URL'],
     ['a negative price', base().replace('input: 0.15', 'input: -1'), 'models.chat[0].price.input: prices cannot be negative'],
+    ['a long-context tier without its threshold', base().replace('input: 0.15', 'input: 0.15, longContext: { input: 0.3, output: 1.2 }'), 'models.chat[0].price.longContext.aboveInputTokens'],
     ['an unknown endpoint in a model', base().replace('endpoint: local,', 'endpoint: lokal,'), 'models.chat[1].endpoint: unknown endpoint "lokal"'],
     ['a duplicate endpoint name', base().replace('name: local', 'name: openai'), 'endpoints[1].name: duplicate endpoint name "openai"'],
     ['an unknown field', base().replace('priority: 9', 'priorty: 9'), 'models.chat[1]: unknown field(s) "priorty"'],

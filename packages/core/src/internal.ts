@@ -37,7 +37,7 @@ export { readMany, readManyNow, type StoreSnapshot } from './state-store.js';
 export { attemptTimeouts, checkSwitchyardHints, HINT_LIMITS, INVALID_HINTS_CODE } from './switchyard-hints.js';
 export { tapMaybeAsync } from './tap-maybe-async.js';
 export { choicesOf, inputTokenBound, outputLimitOf, reservationTokens, type TokenBoundRules } from './token-bound.js';
-export { inputPriceBound, type TokenCounts, tokenCounts, usageCostUsd, toolCallsCostUsd } from './usage-cost.js';
+export { inputPriceBound, ratesForPrompt, type TokenCounts, tokenCounts, usageCostUsd, toolCallsCostUsd } from './usage-cost.js';
 export { type OfferedServerTool, serverToolKindsOffered, serverToolsOffered, toolKindOf } from './server-tools.js';
 export { formatDuration } from './duration-text.js';
 export { droppedFor, droppedSummary, isStrict, skippedSummary, type SkippedCandidate } from './translation.js';

@@ -285,6 +285,12 @@ export interface Price {
   cacheWrite?: number;
   /** USD per call of a tool the vendor runs and bills per call (`web_search`, `web_fetch`…: usage's `server_tool_calls`). */
   perCall?: Readonly<Record<string, number>>;
+  /**
+   * The rates of a request whose prompt is longer than `aboveInputTokens` (cache reads and writes
+   * included): Claude's 1M-token context and Gemini 2.5 Pro bill every token of such a request
+   * at premium rates. An unset `cachedInput` / `cacheWrite` is the long-context input price.
+   */
+  longContext?: { aboveInputTokens: number; input: number; output: number; cachedInput?: number; cacheWrite?: number };
 }
 
 export interface DeploymentConfig {

@@ -51,11 +51,24 @@ export function toolCallsCostUsd(usage: Usage | undefined, price: Price | undefi
 }
 
 /**
- * Input tokens read from the prompt cache bill at `cachedInput`, those written to it at
- * `cacheWrite`, each when the price names one (the input price otherwise); no price, no cost.
+ * The rates a request with a prompt of `inputTokens` pays: `price.longContext`'s past its
+ * threshold (every token of the request, as Anthropic and Google bill it), else `price`'s.
+ * Premium rates are never lower, so the rates at a prompt's upper bound bound its cost.
  */
-export function usageCostUsd(tokens: TokenCounts, price: Price | undefined): number {
-  if (!price) return 0;
+export function ratesForPrompt(price: Price, inputTokens: number): Price {
+  const long = price.longContext;
+  if (!long || inputTokens <= long.aboveInputTokens) return price;
+  return { input: long.input, output: long.output, cachedInput: long.cachedInput ?? long.input, cacheWrite: long.cacheWrite ?? long.input, perCall: price.perCall };
+}
+
+/**
+ * Input tokens read from the prompt cache bill at `cachedInput`, those written to it at
+ * `cacheWrite`, each when the price names one (the input price otherwise), at the long-context
+ * rates past their threshold; no price, no cost.
+ */
+export function usageCostUsd(tokens: TokenCounts, basePrice: Price | undefined): number {
+  if (!basePrice) return 0;
+  const price = ratesForPrompt(basePrice, tokens.inputTokens);
   const cached = Math.min(tokens.cachedTokens, tokens.inputTokens);
   const written = Math.min(tokens.cacheWriteTokens ?? 0, tokens.inputTokens - cached);
   const fresh = tokens.inputTokens - cached - written;

@@ -19,7 +19,9 @@ import { messagesOrigin } from './pass-through.js';
  * `max_tokens`; a server tool a beta enables is priced per call or refused for a budgeted key by
  * plugin-tenants). Left out, so dropped and disclosed unless an endpoint lists them: betas that
  * change what a call costs beyond those prices, which a reservation could not bound —
- * `context-1m-2025-08-07` (input and output at premium rates past 200k prompt tokens),
+ * `context-1m-2025-08-07` (every token at premium rates past 200k prompt tokens: billed and
+ * reserved right only where the deployment's price has its `longContext` tier, as plugin-quota's
+ * built-in Claude Sonnet prices do; list it in `anthropicBetas` to allow it),
  * `fast-mode-2026-02-01` (premium rates), `extended-cache-ttl-2025-04-11` (1-hour cache writes at
  * 2× input), `advisor-tool-2026-03-01` (another model's tokens) — and every beta not known here
  * (a new beta may be a priced feature). Dated: Anthropic's beta list as of 2025-11.

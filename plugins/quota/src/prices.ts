@@ -2,9 +2,14 @@
  * Prices in USD per million tokens, and the cost of one answer. Built-in defaults cover common
  * models as their vendors listed them in 2025; they are a starting point, not an invoice:
  * override them in the plugin's `prices` option or with `price` on a deployment. Anthropic's
- * `cacheWrite` is its 5-minute cache write price (1.25× input); 1-hour entries bill 2×.
+ * `cacheWrite` is its 5-minute cache write price (1.25× input); 1-hour entries bill 2×. A request
+ * whose prompt passes 200k tokens bills every token at `longContext`'s rates: Claude Sonnet 4 and
+ * 4.5 (the 1M-token context, 2025-08: $6 / $22.50, cache read $0.60, write $7.50) and Gemini 2.5
+ * Pro (2025-06: $2.50 / $15, cached $0.25).
  */
 import type { Candidate, Price } from '@switchyard/core';
+
+const CLAUDE_SONNET_LONG_CONTEXT: NonNullable<Price['longContext']> = { aboveInputTokens: 200_000, input: 6, output: 22.5, cachedInput: 0.6, cacheWrite: 7.5 };
 
 export const DEFAULT_PRICES: Readonly<Record<string, Price>> = Object.freeze({
   'gpt-5': { input: 1.25, output: 10, cachedInput: 0.125 },
@@ -20,12 +25,12 @@ export const DEFAULT_PRICES: Readonly<Record<string, Price>> = Object.freeze({
   'o4-mini': { input: 1.1, output: 4.4, cachedInput: 0.275 },
   'claude-opus-4-1': { input: 15, output: 75, cachedInput: 1.5, cacheWrite: 18.75 },
   'claude-opus-4': { input: 15, output: 75, cachedInput: 1.5, cacheWrite: 18.75 },
-  'claude-sonnet-4-5': { input: 3, output: 15, cachedInput: 0.3, cacheWrite: 3.75 },
-  'claude-sonnet-4': { input: 3, output: 15, cachedInput: 0.3, cacheWrite: 3.75 },
+  'claude-sonnet-4-5': { input: 3, output: 15, cachedInput: 0.3, cacheWrite: 3.75, longContext: CLAUDE_SONNET_LONG_CONTEXT },
+  'claude-sonnet-4': { input: 3, output: 15, cachedInput: 0.3, cacheWrite: 3.75, longContext: CLAUDE_SONNET_LONG_CONTEXT },
   'claude-3-7-sonnet': { input: 3, output: 15, cachedInput: 0.3, cacheWrite: 3.75 },
   'claude-haiku-4-5': { input: 1, output: 5, cachedInput: 0.1, cacheWrite: 1.25 },
   'claude-3-5-haiku': { input: 0.8, output: 4, cachedInput: 0.08, cacheWrite: 1 },
-  'gemini-2.5-pro': { input: 1.25, output: 10, cachedInput: 0.125 },
+  'gemini-2.5-pro': { input: 1.25, output: 10, cachedInput: 0.125, longContext: { aboveInputTokens: 200_000, input: 2.5, output: 15, cachedInput: 0.25 } },
   'gemini-2.5-flash': { input: 0.3, output: 2.5, cachedInput: 0.075 },
   'gemini-2.5-flash-lite': { input: 0.1, output: 0.4, cachedInput: 0.025 },
   'gemini-2.0-flash': { input: 0.1, output: 0.4, cachedInput: 0.025 },

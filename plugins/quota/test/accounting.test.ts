@@ -82,6 +82,14 @@ describe('price table', () => {
     expect(defaultPrice('llama3.1:8b')).toBeUndefined();
   });
 
+  it('bills a Claude Sonnet or Gemini 2.5 Pro prompt past 200k tokens at the long-context rates, every token of it', () => {
+    const sonnet = defaultPrice('claude-sonnet-4-5-20250929');
+    expect(costOf({ inputTokens: 200_000, outputTokens: 1_000, cachedTokens: 0 }, sonnet)).toBeCloseTo((200_000 * 3 + 1_000 * 15) / 1e6, 12);
+    expect(costOf({ inputTokens: 250_000, outputTokens: 1_000, cachedTokens: 50_000 }, sonnet)).toBeCloseTo((200_000 * 6 + 50_000 * 0.6 + 1_000 * 22.5) / 1e6, 12);
+    expect(costOf({ inputTokens: 300_000, outputTokens: 2_000, cachedTokens: 0 }, defaultPrice('gemini-2.5-pro'))).toBeCloseTo((300_000 * 2.5 + 2_000 * 15) / 1e6, 12);
+    expect(defaultPrice('claude-haiku-4-5')?.longContext).toBeUndefined();
+  });
+
   it('charges cached prompt tokens at the cached rate, or at the input rate when there is none', () => {
     const tokens = { inputTokens: 1000, outputTokens: 100, cachedTokens: 600 };
     expect(costOf(tokens, { input: 2, output: 10, cachedInput: 0.5 })).toBeCloseTo((400 * 2 + 600 * 0.5 + 100 * 10) / 1e6, 12);

@@ -3,6 +3,7 @@
  * the list are the fallbacks the core tries next.
  */
 import type { Candidate, RandomSource, StateStore } from '@switchyard/core';
+import { ratesForPrompt } from '@switchyard/core/internal';
 import { p2c } from './p2c.js';
 import { weightedOrder } from './weighted-pick.js';
 
@@ -73,7 +74,8 @@ export interface CostEstimate {
 export function requestCost(candidate: Candidate, tokens: CostEstimate): number | undefined {
   const price = candidate.deployment.price;
   if (!price) return undefined;
-  return (price.input * tokens.inputTokens + price.output * tokens.outputTokens) / 1_000_000;
+  const rates = ratesForPrompt(price, tokens.inputTokens);
+  return (rates.input * tokens.inputTokens + rates.output * tokens.outputTokens) / 1_000_000;
 }
 
 /**

@@ -17,7 +17,7 @@
  * - at the price of the dearest candidate it may be sent to (a failover may end there).
  */
 import { type Candidate, type Price, type RequestContext } from '@switchyard/core';
-import { choicesOf, inputPriceBound, inputTokenBound, outputLimitOf, serverToolsOffered } from '@switchyard/core/internal';
+import { choicesOf, inputPriceBound, inputTokenBound, outputLimitOf, ratesForPrompt, serverToolsOffered } from '@switchyard/core/internal';
 import { requestOriginOf } from '@switchyard/core/wire';
 
 export interface ServerTool {
@@ -67,8 +67,9 @@ export function reservationUsd(candidates: readonly Candidate[], request: Reques
     const outputTokens = outputLimitOf(request, c, rules.reserveOutputTokens) * choices;
     let fees = 0;
     for (const t of tools) fees += t.calls * (price.perCall?.[t.kind] ?? 0);
-    // A prompt may be written to the vendor's cache, which can bill above the input price.
-    most = Math.max(most, (inputTokens * inputPriceBound(price) + outputTokens * price.output) / 1_000_000 + fees);
+    // A prompt may be written to the vendor's cache, which can bill above the input price; a long one bills at the long-context rates.
+    const rates = ratesForPrompt(price, inputTokens);
+    most = Math.max(most, (inputTokens * inputPriceBound(rates) + outputTokens * rates.output) / 1_000_000 + fees);
   }
   return most;
 }
