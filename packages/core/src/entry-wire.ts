@@ -4,6 +4,7 @@
  * error-body reading, secret redaction, the request's origin and what it cannot express.
  */
 export { parseBaseUrl, type ParsedBaseUrl } from './base-url.js';
+export { KeyScan } from './key-scan.js';
 export { ERROR_BODY_LIMIT_BYTES, readErrorBodyText } from './error-body.js';
 export { bodyCodes } from './error-rules.js';
 export { expressibleCandidates, refusedPart, UNEXPRESSIBLE_CODE } from './expressible.js';

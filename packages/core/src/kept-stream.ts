@@ -27,12 +27,12 @@ const isBlank = (code: number): boolean => code === 32 || code === 9 || code ===
  * (`stream:malformed`, a cut) instead of reaching the client. A scan of its two ends: nothing is
  * parsed.
  */
-export function shapedAsJsonObject(eventText: string): boolean {
-  let last = eventText.length - 1;
-  while (last >= 0 && isBlank(eventText.charCodeAt(last))) last--;
-  if (last < 0 || eventText.charCodeAt(last) !== 125 /* } */) return false;
-  const data = eventText.indexOf('data:');
-  if (data === -1) return false;
+export function shapedAsJsonObject(eventText: string, start = 0, end = eventText.length): boolean {
+  let last = end - 1;
+  while (last >= start && isBlank(eventText.charCodeAt(last))) last--;
+  if (last < start || eventText.charCodeAt(last) !== 125 /* } */) return false;
+  const data = eventText.indexOf('data:', start);
+  if (data === -1 || data >= last) return false;
   let first = data + 5;
   while (first < last && isBlank(eventText.charCodeAt(first))) first++;
   return eventText.charCodeAt(first) === 123 /* { */;

@@ -202,8 +202,8 @@ function decodeAll(provider: ProviderV1, candidate: Candidate, request: ChatRequ
   return parts;
 }
 
-/** Chat Completions' end (`data: [DONE]`, the space optional), always decoded. */
-const isDone = (event: string): boolean => event.startsWith('data: [DONE]') || event.startsWith('data:[DONE]');
+/** Chat Completions' end (`data: [DONE]`, the space optional) at `start`, always decoded. */
+const isDoneAt = (text: string, start: number): boolean => text.startsWith('data: [DONE]', start) || text.startsWith('data:[DONE]', start);
 
 /**
  * The vendor stream as unified parts, a batch per chunk of the body (part-batches.ts). Ends
@@ -226,6 +226,9 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
   let lazy = false;
   /** A pass-through's text after its last complete event. */
   let tail = '';
+  const readAfterCommit = decoder.readAfterCommitIn
+    ? (text: string, start: number, end: number) => decoder.readAfterCommitIn!(text, start, end)
+    : (text: string, start: number, end: number) => decoder.readAfterCommit!(text.slice(start, end));
   let committed = false;
   let lastForwardable = true;
   let pendingText = '';
@@ -306,20 +309,25 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
     tail = input.slice(end);
     if (tail.length > env.responseLimits.maxEventChars) throw responseTooLarge('stream event', env.responseLimits.maxEventChars, 'characters');
     let out: StreamPart[] = [];
-    let unread = '';
+    /** Where the run of events going on unread starts (-1: none); it ends where the loop is. */
+    let unreadFrom = -1;
+    const flushUnread = (to: number) => {
+      const unread = input.slice(unreadFrom, to);
+      out.push(unreadEvents(pendingText + unread));
+      kept!.unreadChars += unread.length;
+      pendingText = '';
+      unreadFrom = -1;
+    };
     for (let at = 0; at < end && !sawDone; ) {
-      const next = input.indexOf('\n\n', at) + 2;
-      const event = input.slice(at, next);
-      at = next;
-      if (lazy && !finished && !isDone(event) && !decoder.readAfterCommit!(event) && shapedAsJsonObject(event)) {
-        unread += event;
+      const from = at;
+      at = input.indexOf('\n\n', from) + 2;
+      // Asked in place (no event cut out of the chunk), in the order the events come.
+      if (lazy && !finished && !isDoneAt(input, from) && !readAfterCommit(input, from, at) && shapedAsJsonObject(input, from, at)) {
+        if (unreadFrom < 0) unreadFrom = from;
         continue;
       }
-      if (unread) {
-        out.push(unreadEvents(pendingText + unread));
-        kept!.unreadChars += unread.length;
-        pendingText = unread = '';
-      }
+      if (unreadFrom >= 0) flushUnread(from);
+      const event = input.slice(from, at);
       const before = committed;
       decode(sse!.push(event), out);
       if (before || !committed) continue;
@@ -330,11 +338,7 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
       // Read part by part: every event is decoded, nothing needs keeping.
       if (!kept!.lazy) kept!.release();
     }
-    if (unread && !finished && !sawDone) {
-      out.push(unreadEvents(pendingText + unread));
-      kept!.unreadChars += unread.length;
-      pendingText = '';
-    }
+    if (unreadFrom >= 0 && !finished && !sawDone) flushUnread(end);
     yield out;
   }
   try {

@@ -61,6 +61,12 @@ export interface StreamDecoder {
    * cannot fake one). Without this method every event is decoded.
    */
   readAfterCommit?(eventText: string): boolean;
+  /**
+   * `readAfterCommit` for the event `text.slice(start, end)` of a chunk, without cutting it out:
+   * events are asked about in order, so a decoder can search the chunk once (wire's `KeyScan`).
+   * Used instead of `readAfterCommit` when a decoder has both; it must answer the same.
+   */
+  readAfterCommitIn?(text: string, start: number, end: number): boolean;
 }
 
 /** Why a provider cannot send a request to a target: the field, and what about it. */

@@ -81,7 +81,12 @@ export class AnthropicStreamDecoder implements StreamDecoder {
    * The event line comes first and JSON data has no raw newline, so text cannot fake one.
    */
   readAfterCommit(eventText: string): boolean {
-    return !UNREAD_EVENTS.some((line) => eventText.startsWith(line));
+    return this.readAfterCommitIn(eventText, 0, eventText.length);
+  }
+
+  readAfterCommitIn(text: string, start: number): boolean {
+    for (const line of UNREAD_EVENTS) if (text.startsWith(line, start)) return false;
+    return true;
   }
 
   private messageStart(message: MessagesResponseBody | undefined): StreamPart[] {

@@ -5,7 +5,7 @@
  * decoder as a single chunk, so both paths agree.
  */
 import { SwitchyardError, type StreamDecoder, type StreamPart, type Usage } from '@switchyard/core';
-import { type DecodedSseEvent } from '@switchyard/core/wire';
+import { KeyScan, type DecodedSseEvent } from '@switchyard/core/wire';
 import { fingerprint, toolCallId } from './call-ids.js';
 import { geminiError } from './classify-error.js';
 import { mapFinishReason } from './finish-reason.js';
@@ -31,6 +31,8 @@ function createdSeconds(createTime: string | undefined): number | undefined {
 const READ_AFTER_COMMIT = /"(?:finishReason|error|promptFeedback|functionCall)"/;
 
 export class GeminiStreamDecoder implements StreamDecoder {
+  /** Where the chunk's next event to read after the commit point is (readAfterCommitIn). */
+  private readonly keys = new KeyScan(READ_AFTER_COMMIT);
   /** A Gemini client's stream gets the vendor's own events (core's wire-events.ts). */
   readonly wireFormat = GEMINI_GENERATE_CONTENT;
   private responseKey: string | undefined;
@@ -93,6 +95,10 @@ export class GeminiStreamDecoder implements StreamDecoder {
    */
   readAfterCommit(eventText: string): boolean {
     return READ_AFTER_COMMIT.test(eventText);
+  }
+
+  readAfterCommitIn(text: string, start: number, end: number): boolean {
+    return this.keys.within(text, start, end);
   }
 
   /** What a follow-up request must send back (see thought-signatures.ts). */

@@ -119,9 +119,14 @@ export class ResponsesStreamDecoder implements StreamDecoder {
    * comes first (JSON data has no raw newline): an event without one is read.
    */
   readAfterCommit(eventText: string): boolean {
-    if (!eventText.startsWith('event:')) return true;
-    const eol = eventText.indexOf('\n');
-    const name = eventText.slice(eventText.charCodeAt(6) === 32 ? 7 : 6, eol).trimEnd();
+    return this.readAfterCommitIn(eventText, 0);
+  }
+
+  readAfterCommitIn(text: string, start: number): boolean {
+    if (!text.startsWith('event:', start)) return true;
+    const eol = text.indexOf('\n', start);
+    const name = text.slice(start + (text.charCodeAt(start + 6) === 32 ? 7 : 6), eol).trimEnd();
     return !(name.endsWith('.delta') || UNREAD_EVENTS.has(name));
   }
+
 }

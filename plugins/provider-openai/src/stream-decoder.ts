@@ -5,7 +5,7 @@
  * `choices: []` chunk, and errors inside a 200 stream.
  */
 import { SwitchyardError, type ProviderMetadata, type StreamDecoder, type StreamPart } from '@switchyard/core';
-import { OPENAI_CHAT_COMPLETION, type DecodedSseEvent } from '@switchyard/core/wire';
+import { KeyScan, OPENAI_CHAT_COMPLETION, type DecodedSseEvent } from '@switchyard/core/wire';
 import { type ErrorRule } from '@switchyard/core/internal';
 import { classifyStreamError } from './classify-error.js';
 import { INSUFFICIENT_RESOURCE, mapFinishReason } from './finish-reason.js';
@@ -19,6 +19,8 @@ export class ChatStreamDecoder implements StreamDecoder {
   private responseId = '';
   /** Whether the chunk just pushed is what the gateway's encoder would write for its parts. */
   private lastForwardable = false;
+  /** Where the chunk's next event to read after the commit point is (readAfterCommitIn). */
+  private readonly keys = new KeyScan(READ_AFTER_COMMIT);
   private metadataSent = false;
   private finished = false;
   /** Extras seen before the first chunk with an id (Azure's prompt_filter_results). */
@@ -66,8 +68,12 @@ export class ChatStreamDecoder implements StreamDecoder {
    * chunk was a standard one (`forwardable`): a vendor that writes standard chunks keeps doing so.
    */
   readAfterCommit(eventText: string): boolean {
-    if (!eventText.startsWith('data:')) return true; // a named event (`event: error`), or a field we do not expect
-    return READ_AFTER_COMMIT.test(eventText);
+    return this.readAfterCommitIn(eventText, 0, eventText.length);
+  }
+
+  readAfterCommitIn(text: string, start: number, end: number): boolean {
+    if (!text.startsWith('data:', start)) return true; // a named event (`event: error`), or a field we do not expect
+    return this.keys.within(text, start, end);
   }
 
   private meta(values: Record<string, unknown>): ProviderMetadata {
