@@ -81,7 +81,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
    * The event line comes first and JSON data has no raw newline, so text cannot fake one.
    */
   readAfterCommit(eventText: string): boolean {
-    return this.readAfterCommitIn(eventText, 0, eventText.length);
+    return this.readAfterCommitIn(eventText, 0);
   }
 
   readAfterCommitIn(text: string, start: number): boolean {
