@@ -26,3 +26,21 @@ describe('KeyScan', () => {
     expect(scan.within('data: {"z":0}\n\n', 0, 15)).toBe(false);
   });
 });
+
+describe('KeyScan sharing its pattern', () => {
+  it('gives each scan its own answers when streams interleave on one pattern', () => {
+    const pattern = /"usage"/;
+    const first = new KeyScan(pattern);
+    const second = new KeyScan(pattern);
+    const [one, two, three, four] = bounds();
+    expect(first.within(chunk, ...one!)).toBe(false);
+    expect(second.within(chunk, ...two!)).toBe(true);
+    expect(first.within(chunk, ...two!)).toBe(true);
+    expect(second.within(chunk, ...three!)).toBe(false);
+    expect(first.within(chunk, ...four!)).toBe(true);
+    // A global pattern is used as it is, its lastIndex set before each search.
+    const global = /"usage"/g;
+    global.lastIndex = 999;
+    expect(new KeyScan(global).within(chunk, ...two!)).toBe(true);
+  });
+});
