@@ -18,6 +18,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { buildBenchEntry } from './build-contenders.js';
+import { isStream, REQUESTS as bodies, type Mode } from './requests.js';
 import { BENCH_TENANT_KEY, servedBundle, startServed } from './served.js';
 
 /** `--quick`: one round of 0.5 s cells, c = 32, chat and Gemini only (a smoke run, not a result). */
@@ -42,14 +43,6 @@ const BASELINE = process.env.BENCH_BASELINE;
 const BASELINE_KINDS = (process.env.BENCH_BASELINE_KINDS ?? 'core,plugins').split(',') as (GatewayKind | 'served')[];
 const BASELINE_IN_PROCESS = BASELINE_KINDS.filter((kind): kind is GatewayKind => kind !== 'served');
 
-/**
- * What the load generator sends: Chat Completions (the default modes), and the other ingress
- * dialects against a vendor of the same dialect (the pass-through paths): Anthropic Messages
- * to an `anthropic` endpoint, OpenAI Responses to an `openai` endpoint, the Gemini API to a
- * `gemini` endpoint, JSON and streaming.
- */
-type Mode = 'chat' | 'stream' | 'messages' | 'messages-stream' | 'responses' | 'responses-stream' | 'gemini' | 'gemini-stream';
-const isStream = (mode: Mode) => mode === 'stream' || mode.endsWith('-stream');
 type GatewayKind = 'core' | 'plugins' | 'logged';
 type Target = 'direct' | 'thin' | 'served' | 'tenants' | 'failures' | GatewayKind | `${GatewayKind | 'served'}-baseline`;
 /** Where a contender's primary is: healthy, dead (connection refused), or playing a failure (bench/upstream.ts). */
@@ -61,17 +54,6 @@ type Scenario = 'healthy' | 'dead' | 'r429' | 'hedge' | 'cut';
  * core, served).
  */
 const KINDS = (process.env.BENCH_TARGETS ?? (process.argv.includes('--serve') ? 'thin,core,served' : 'thin,core,plugins,served,tenants')).split(',') as ('thin' | 'served' | 'tenants' | GatewayKind)[];
-const ask = [{ role: 'user', content: 'Say something short.' }];
-const bodies: Record<Mode, { path: string; body: string }> = {
-  chat: { path: '/chat/completions', body: JSON.stringify({ model: 'chat', messages: ask }) },
-  stream: { path: '/chat/completions', body: JSON.stringify({ model: 'chat', messages: ask, stream: true }) },
-  messages: { path: '/messages', body: JSON.stringify({ model: 'claude', max_tokens: 256, messages: ask }) },
-  'messages-stream': { path: '/messages', body: JSON.stringify({ model: 'claude', max_tokens: 256, messages: ask, stream: true }) },
-  responses: { path: '/responses', body: JSON.stringify({ model: 'gpt', input: 'Say something short.' }) },
-  'responses-stream': { path: '/responses', body: JSON.stringify({ model: 'gpt', input: 'Say something short.', stream: true }) },
-  gemini: { path: '/models/gemini:generateContent', body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Say something short.' }] }] }) },
-  'gemini-stream': { path: '/models/gemini:streamGenerateContent?alt=sse', body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Say something short.' }] }] }) },
-};
 
 /** The contenders run built (see build-contenders.ts) unless BENCH_TSX=1. */
 const BUILT = process.env.BENCH_TSX !== '1';

@@ -1,0 +1,106 @@
+/**
+ * Before / after on one core: this checkout's gateway against another checkout's, alternating.
+ * On the shared 2-core VM the machine's own speed drifts by 2× within a minute, more than most
+ * changes move a ratio of `bench:gateway`; CPU per request of two builds measured in alternating
+ * short rounds, on the same pinned core, cancels most of it. The mock vendor and this load
+ * generator are pinned to the other core (`taskset`, Linux: CPU time comes from /proc).
+ * Prints each build's CPU µs per request per mode (minimum, median and every round) and the
+ * ratio of the medians.
+ * Run: node --conditions=@switchyard/source --import tsx bench/ab.ts <other checkout> [kind=core] [modes=stream] [rounds=12] [requests=3000]
+ *   (the other checkout with its dependencies installed: `git worktree add /tmp/base <commit> && (cd /tmp/base && pnpm install)`)
+ */
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { Pool } from 'undici';
+import { buildBenchEntry } from './build-contenders.js';
+import { REQUESTS, type Mode } from './requests.js';
+
+const [other, kind = 'core', modesArg = 'stream', roundsArg = '12', requestsArg = '3000'] = process.argv.slice(2);
+if (!other || !existsSync(`${other}/bench/gateway-servers.ts`)) {
+  console.error('usage: bench/ab.ts <other checkout> [kind=core|plugins|logged] [modes=stream,...] [rounds=12] [requests=3000]');
+  process.exit(2);
+}
+if (!existsSync('/proc/self/stat')) {
+  console.error('bench/ab.ts reads CPU time from /proc and pins with taskset: Linux only');
+  process.exit(2);
+}
+const modes = modesArg.split(',') as Mode[];
+for (const mode of modes) if (!REQUESTS[mode]) throw new Error(`unknown mode ${mode}: one of ${Object.keys(REQUESTS).join(', ')}`);
+const rounds = Number(roundsArg);
+const requests = Number(requestsArg);
+const CONCURRENCY = 32;
+
+async function start(file: string, args: string[]): Promise<{ child: ChildProcess; info: Record<string, string> }> {
+  const child = fork(file, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  return { child, info: JSON.parse(line) };
+}
+
+/** CPU time (ms) a process has used. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+function pin(pid: number, cpu: string): void {
+  try {
+    execFileSync('taskset', ['-apc', cpu, String(pid)], { stdio: 'ignore' });
+  } catch {
+    console.error(`taskset could not pin ${pid}: the rounds run unpinned`);
+  }
+}
+
+const upstream = await start(await buildBenchEntry('./gateway-upstream.ts', 'gateway-upstream'), []);
+const upstreamArgs = [upstream.info.primary!, upstream.info.secondary!, upstream.info.dead!];
+const builds = [
+  { name: 'other', file: await buildBenchEntry(`${other}/bench/gateway-servers.ts`, 'ab-other-servers') },
+  { name: 'this', file: await buildBenchEntry('./gateway-servers.ts', 'ab-this-servers') },
+];
+const cpus = Number(execFileSync('nproc').toString());
+const contenders = await Promise.all(builds.map((b) => start(b.file, [kind, ...upstreamArgs])));
+for (const c of contenders) pin(c.child.pid!, String(cpus - 1));
+pin(upstream.child.pid!, '0');
+pin(process.pid, '0');
+
+const pools = contenders.map((c) => {
+  const url = new URL(c.info.healthy!);
+  return { pool: new Pool(url.origin, { connections: CONCURRENCY }), base: url.pathname };
+});
+
+async function load(index: number, mode: Mode, count: number): Promise<void> {
+  const { pool, base } = pools[index]!;
+  const { path, body } = REQUESTS[mode];
+  let sent = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (sent++ < count) {
+        const res = await pool.request({ path: base + path, method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        await res.body.text();
+        if (res.statusCode !== 200) throw new Error(`${builds[index]!.name} answered ${res.statusCode} to ${mode}`);
+      }
+    }),
+  );
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+console.log(`bench/ab: ${kind}, ${rounds} alternating rounds of ${requests} requests at c = ${CONCURRENCY}, contenders on CPU ${cpus - 1}; CPU µs per request\n`);
+for (const mode of modes) {
+  for (let i = 0; i < contenders.length; i++) await load(i, mode, Math.max(1000, requests));
+  const results: number[][] = contenders.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    for (let j = 0; j < contenders.length; j++) {
+      const i = (round + j) % contenders.length; // who goes first alternates
+      const pid = contenders[i]!.child.pid!;
+      const before = cpuMs(pid);
+      await load(i, mode, requests);
+      results[i]!.push(((cpuMs(pid) - before) * 1000) / requests);
+    }
+  }
+  builds.forEach((b, i) => console.log(`${mode.padEnd(17)} ${b.name.padEnd(6)} min ${Math.min(...results[i]!).toFixed(0).padStart(4)}  median ${median(results[i]!).toFixed(0).padStart(4)}  [${results[i]!.map((x) => x.toFixed(0)).join(' ')}]`));
+  console.log(`${mode.padEnd(17)} this ÷ other, medians: ${(median(results[1]!) / median(results[0]!)).toFixed(3)}\n`);
+}
+for (const c of contenders) c.child.kill();
+upstream.child.kill();
+await Promise.all(pools.map((p) => p.pool.close()));
