@@ -47,3 +47,4 @@ export { createWarmConnector, type WarmConnector } from './warm-connector.js';
 export type { DurableKeyRegistry } from './durable-records.js';
 export { JournalRecords } from './journal-records.js';
 export type { CandidateHold } from './contract.js';
+export { replaceFile, type ReplaceFileOptions } from './replace-file.js';

@@ -7,9 +7,10 @@
  * SQLite and PGlite that chose it.
  */
 import { constants } from 'node:fs';
-import { access, mkdir, open, readFile, rename, type FileHandle } from 'node:fs/promises';
+import { access, mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock } from './clock.js';
+import { replaceFile } from './replace-file.js';
 import { systemClock } from './clock.js';
 import type { DurableRecord, DurableRecordStore } from './durable-records.js';
 import { SwitchyardError } from './errors.js';
@@ -152,17 +153,7 @@ export class JournalRecords implements DurableRecordStore {
   /** The live records to a new file, fsynced, renamed over the journal, the folder fsynced. */
   private async compact(): Promise<void> {
     const records = await this.list();
-    const temporary = `${this.file}.${process.pid}.compact`;
-    const out = await open(temporary, 'w', 0o600);
-    try {
-      await out.write(records.map((r) => `${JSON.stringify([r.key, r.value, r.expiresAt] satisfies Line)}\n`).join(''));
-      await out.datasync();
-    } finally {
-      await out.close();
-    }
-    await rename(temporary, this.file);
-    const dir = await open(path.dirname(this.file), 'r');
-    await dir.sync().finally(() => dir.close());
+    await replaceFile(this.file, (out) => out.write(records.map((r) => `${JSON.stringify([r.key, r.value, r.expiresAt] satisfies Line)}\n`).join('')).then(() => undefined), { mode: 0o600 });
     await this.handle?.close();
     this.handle = await open(this.file, 'a', 0o600);
     this.lines = records.length;

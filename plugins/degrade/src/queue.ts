@@ -4,9 +4,10 @@
  * re-sends them (what `switchyard replay` runs) and rewrites the file without the ones that got
  * a real answer: atomically, and without dropping a line queued while it rewrites.
  */
-import { mkdir, open, readFile, rename, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { SwitchyardError, type ChatRequest, type ChatResponse, type Pipeline } from '@switchyard/core';
+import { replaceFile } from '@switchyard/core/internal';
 import { redactSecrets } from '@switchyard/core/wire';
 
 export interface QueuedRequest {
@@ -84,10 +85,8 @@ async function readText(file: string): Promise<string> {
 function rewriteQueue(file: string, rewrite: (lines: string[]) => string[]): Promise<void> {
   return exclusive(file, async () => {
     const original = await readText(file);
-    const tmp = `${file}.${process.pid}.tmp`;
-    const handle = await open(tmp, 'w');
-    try {
-      await handle.write(rewrite(linesOf(original)).map((l) => `${l}\n`).join(''));
+    const write = async (out: FileHandle) => {
+      await out.write(rewrite(linesOf(original)).map((l) => `${l}\n`).join(''));
       let copied = Buffer.byteLength(original);
       for (;;) {
         const size = (await stat(file).catch(() => undefined))?.size ?? copied;
@@ -96,33 +95,15 @@ function rewriteQueue(file: string, rewrite: (lines: string[]) => string[]): Pro
         try {
           const extra = Buffer.alloc(size - copied);
           await source.read(extra, 0, extra.length, copied);
-          await handle.write(extra);
+          await out.write(extra);
         } finally {
           await source.close();
         }
         copied = size;
       }
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, file);
-    await syncDirectory(dirname(file));
+    };
+    await replaceFile(file, write, { folderSync: 'if-supported' });
   });
-}
-
-/** The rename on disk too; a platform that cannot sync a directory keeps the rename the OS gave. */
-async function syncDirectory(dir: string): Promise<void> {
-  try {
-    const handle = await open(dir, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // EISDIR / EPERM on platforms without directory sync.
-  }
 }
 
 function linesOf(text: string): string[] {
