@@ -221,7 +221,7 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
   const sse = frames ? undefined : new SseParser(env.responseLimits.maxEventChars);
   const parser = frames ?? sse!;
   const utf8 = kept ? new Utf8Chunks() : undefined;
-  /** Events are split here (`passThrough`) until a lone CR line end proves the text search unfit; `lazy` once they may go unread. */
+  /** Events are split here (`passThrough`) unless a lone CR line end proved the text search unfit; `lazy` once they may go unread. */
   let splitting = kept !== undefined;
   let lazy = false;
   /** A pass-through's text after its last complete event. */
@@ -285,13 +285,11 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
     return out;
   };
   /**
-   * A pass-through's chunk (kept-stream.ts), split into events here at blank lines: until the
-   * commit point each is decoded; the commit point is handed over at once (the rest of the chunk
-   * waits), so a relay can ask for what follows unread; then an event `readAfterCommit` does not
-   * name goes on as the vendor's text (one part for a run of them), never a half event.
+   * A chunk read lazily (kept-stream.ts), split into events here at blank lines: an event
+   * `readAfterCommit` does not name goes on as the vendor's text (one part for a run of them),
+   * never a half event; the others are decoded.
    */
-  // A sync generator: the async one around it hands its batches out (no promise per chunk for the delegation).
-  function* passThrough(text: string): Generator<PartBatch, void, undefined> {
+  const passThrough = (text: string): PartBatch => {
     let input = tail + text;
     if (input.includes('\r')) {
       input = input.replaceAll('\r\n', '\n');
@@ -299,48 +297,59 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
       // A CR line end the text search does not know (one split off at the end waits for its LF): the parser takes over.
       if (cr !== -1 && cr !== input.length - 1) {
         splitting = false;
+        lazy = false;
         tail = '';
-        yield decode(sse!.push(input), []);
-        return;
+        return decode(sse!.push(input), []);
       }
     }
     const cut = input.lastIndexOf('\n\n');
     const end = cut < 0 ? 0 : cut + 2;
     tail = input.slice(end);
     if (tail.length > env.responseLimits.maxEventChars) throw responseTooLarge('stream event', env.responseLimits.maxEventChars, 'characters');
-    let out: StreamPart[] = [];
+    const out: StreamPart[] = [];
     /** Where the run of events going on unread starts (-1: none); it ends where the loop is. */
     let unreadFrom = -1;
-    const flushUnread = (to: number) => {
-      const unread = input.slice(unreadFrom, to);
-      out.push(unreadEvents(pendingText + unread));
-      kept!.unreadChars += unread.length;
-      pendingText = '';
-      unreadFrom = -1;
-    };
     for (let at = 0; at < end && !sawDone; ) {
       const from = at;
       at = input.indexOf('\n\n', from) + 2;
       // Asked in place (no event cut out of the chunk), in the order the events come.
-      if (lazy && !finished && !isDoneAt(input, from) && !readAfterCommit(input, from, at) && shapedAsJsonObject(input, from, at)) {
+      if (!finished && !isDoneAt(input, from) && !readAfterCommit(input, from, at) && shapedAsJsonObject(input, from, at)) {
         if (unreadFrom < 0) unreadFrom = from;
         continue;
       }
-      if (unreadFrom >= 0) flushUnread(from);
-      const event = input.slice(from, at);
-      const before = committed;
-      decode(sse!.push(event), out);
-      if (before || !committed) continue;
-      yield out;
-      out = [];
-      // Resumed by the committed stream: its reader, a relay or not, is known now.
-      lazy = kept!.lazy && !finished && lastForwardable;
-      // Read part by part: every event is decoded, nothing needs keeping.
-      if (!kept!.lazy) kept!.release();
+      if (unreadFrom >= 0) {
+        out.push(unreadRun(input, unreadFrom, from));
+        unreadFrom = -1;
+      }
+      decode(sse!.push(input.slice(from, at)), out);
     }
-    if (unreadFrom >= 0 && !finished && !sawDone) flushUnread(end);
-    yield out;
-  }
+    if (unreadFrom >= 0 && !finished && !sawDone) out.push(unreadRun(input, unreadFrom, end));
+    return out;
+  };
+  const unreadRun = (input: string, from: number, to: number): StreamPart => {
+    const unread = input.slice(from, to);
+    kept!.unreadChars += unread.length;
+    const part = unreadEvents(pendingText + unread);
+    pendingText = '';
+    return part;
+  };
+  /**
+   * Whether this chunk may be read lazily. Not the chunk that holds the commit point: it is decoded
+   * whole (decoding the rest of a short answer costs less than splitting it, and the reader is not
+   * known yet). From the next chunk on, once the committed stream's reader proved a relay; a reader
+   * of parts gets every event decoded and nothing kept.
+   */
+  const readsLazily = (): boolean => {
+    if (lazy || !committed || !splitting || finished || !lastForwardable) return lazy;
+    if (!kept!.lazy) {
+      kept!.release();
+      splitting = false;
+      return false;
+    }
+    // The parser holds nothing of an event, so the text from here on can be split at blank lines.
+    lazy = sse!.atEventBoundary;
+    return lazy;
+  };
   try {
     for await (const chunk of res.body) {
       attempt.chunkReceived();
@@ -351,12 +360,8 @@ async function* decodeStream(env: CallEnv, provider: ProviderV1, attempt: Attemp
       } else {
         const text = utf8!.decode(chunk);
         kept.keep(text, chunk.byteLength);
-        if (splitting) {
-          for (const batch of passThrough(text)) if (batch.length > 0) yield batch;
-        } else {
-          const batch = decode(sse!.push(text), []);
-          if (batch.length > 0) yield batch;
-        }
+        const batch = readsLazily() ? passThrough(text) : decode(sse!.push(text), []);
+        if (batch.length > 0) yield batch;
       }
       if (sawDone) break;
     }

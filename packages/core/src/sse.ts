@@ -37,6 +37,11 @@ export class SseParser {
     return this.consume(text, false);
   }
 
+  /** Nothing of an event is held back: the next text starts a new event (a reader may split the stream itself from here). */
+  get atEventBoundary(): boolean {
+    return this.buffer.length === 0 && !this.sawField && !this.pendingCR;
+  }
+
   end(): SseEvent[] {
     const rest = this.decoder.end();
     const events = this.consume(rest, true);

@@ -195,14 +195,26 @@ describe.each(Object.keys(DIALECTS))('a %s pass-through after its commit point',
     expect(pushes()).toBeLessThanOrEqual(EVENTS_DECODED_AT_MOST[name as keyof typeof EVENTS_DECODED_AT_MOST]);
   });
 
-  it('a stream that arrives in one chunk is read lazily from its commit point on (the rest of the chunk waits for the relay)', async () => {
+  it('the chunk that holds the commit point is decoded whole: a one-chunk answer is read like any stream, nothing kept unread', async () => {
     const whole = DIALECTS[name]!.chunks(WORDS, true).join('');
     const { call, ended, pushes } = await gatewayFor(name, [{ chunks: [whole] }]);
     const res = await call();
     expect(res.status).toBe(200);
     await expect.poll(() => ended.length).toBe(1);
-    expect(ended[0]).toMatchObject({ ok: true, finish: 'stop', usage: { prompt_tokens: USAGE.input, completion_tokens: USAGE.output } });
+    // Every event decoded on the way: the answer is whole without replaying kept text.
+    expect(ended[0]).toMatchObject({ ok: true, text: FULL_TEXT, finish: 'stop', usage: { prompt_tokens: USAGE.input, completion_tokens: USAGE.output } });
     expect(res.text).toContain(JSON.stringify(' fox.'));
+    expect(pushes()).toBeGreaterThan(EVENTS_DECODED_AT_MOST[name as keyof typeof EVENTS_DECODED_AT_MOST]);
+  });
+
+  it('after the chunk that holds the commit point, the rest is read lazily even when it comes in one chunk', async () => {
+    const [head, ...rest] = DIALECTS[name]!.chunks(WORDS, true);
+    const { call, ended, pushes } = await gatewayFor(name, [{ chunks: [head!, rest.join('')] }]);
+    const res = await call();
+    expect(res.status).toBe(200);
+    await expect.poll(() => ended.length).toBe(1);
+    expect(ended[0]).toMatchObject({ ok: true, finish: 'stop', usage: { prompt_tokens: USAGE.input, completion_tokens: USAGE.output } });
+    for (const chunk of rest.slice(0, -1)) expect(res.text.replace(/\r\n/g, '\n')).toContain(chunk.replace(/\r\n/g, '\n'));
     expect(pushes()).toBeLessThanOrEqual(EVENTS_DECODED_AT_MOST[name as keyof typeof EVENTS_DECODED_AT_MOST]);
   });
 
