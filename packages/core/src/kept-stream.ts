@@ -16,6 +16,7 @@
  * vendor's text (`ChatStream.batches()`, the gateway): a caller iterating parts gets every part
  * decoded, and so does a plugin that wraps a stream's parts (a hedge, a continuation).
  */
+import { hiddenSlot } from './hidden-slot.js';
 import type { StreamPart } from './types.js';
 
 const isBlank = (code: number): boolean => code === 32 || code === 9 || code === 10 || code === 13;
@@ -77,22 +78,13 @@ export class KeptStream {
   }
 }
 
-/**
- * On the `rest` object itself, not in a WeakMap: V8's scavenger keeps a WeakMap's value alive
- * while its entry is there, whether its key is or not, and a KeptStream reaches the whole request
- * (its replay closes over the attempt). Every streamed request outlived its end by a scavenge: with
- * the WeakMap, a one-chunk stream's scavenges copied 1.4 MB instead of 0.9 MB and took 4.2 ms instead
- * of 2.8 ms (bench/README.md, "What a scavenge keeps").
- */
-const KEPT = Symbol('switchyard.keptStream');
-
-type WithKept = { [KEPT]?: KeptStream };
+const keptStreams = hiddenSlot<KeptStream>('switchyard.keptStream');
 
 export function setKeptStream(rest: object, kept: KeptStream): void {
-  (rest as WithKept)[KEPT] = kept;
+  keptStreams.set(rest, kept);
 }
 
 /** The kept text of a stream's `rest` as the provider call returned it; undefined when it cannot be read lazily (or a plugin wrapped its parts). */
 export function keptStreamOf(rest: object): KeptStream | undefined {
-  return (rest as WithKept)[KEPT];
+  return keptStreams.get(rest);
 }

@@ -6,12 +6,13 @@
  * changes (the upstream model, the stream flag), so nothing the unified shape does not model is
  * lost on the way (cache_control, citations, server tools, signed thinking).
  *
- * Keyed by the request object, like wire bodies: a plugin that changes a request makes a new
+ * Kept with the request object (hidden-slot.ts), like wire bodies: a plugin that changes a request makes a new
  * object (requests are immutable by contract), which has no origin, so a changed request is
  * always encoded from its unified form, with one exception: a continuation built by a provider
  * (ProviderV1.continuation) or the core's prefill keeps the client's body with the partial
  * answer appended in the dialect's own shape (continuation.ts).
  */
+import { hiddenSlot } from './hidden-slot.js';
 
 /** A part of the client's request the unified shape cannot carry. */
 export interface Untranslatable {
@@ -52,7 +53,7 @@ export interface RequestOrigin {
   readonly hints?: readonly Untranslatable[];
 }
 
-const origins = new WeakMap<object, RequestOrigin>();
+const origins = hiddenSlot<RequestOrigin>('switchyard.requestOrigin');
 
 /** Keeps the client's request (in its own dialect) with the unified request decoded from it. */
 export function setRequestOrigin(request: object, origin: RequestOrigin): void {

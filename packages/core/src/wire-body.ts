@@ -5,16 +5,18 @@
  * shape does not model reach the client too. A provider keeps the text only when it is already
  * what the encoder would write for that format (see provider-openai's `forwardable`).
  *
- * Keyed by the response object: a plugin that changes an answer returns a new object (answers
+ * Kept with the response object (hidden-slot.ts): a plugin that changes an answer returns a new object (answers
  * are immutable by contract), which has no wire body, so a changed answer is always re-encoded.
  */
+import { hiddenSlot } from './hidden-slot.js';
+
 export interface WireBody {
   /** The wire format (wire-formats.ts), e.g. `openai.chat.completion`. */
   readonly format: string;
   readonly text: string;
 }
 
-const bodies = new WeakMap<object, WireBody>();
+const bodies = hiddenSlot<WireBody>('switchyard.wireBody');
 
 /** Keeps a vendor's text with the response parsed from it. */
 export function keepWireBody(response: object, body: WireBody): void {

@@ -9,12 +9,13 @@
  * closing `message_stop`, `[DONE]`) are dropped: the gateway's encoder writes its own closing,
  * which is how the stream has to end in any case.
  *
- * Keyed by the part object: a plugin that rewrites a part makes a new one, which has no text.
+ * Kept with the part object (hidden-slot.ts): a plugin that rewrites a part makes a new one, which has no text.
  */
 
+import { hiddenSlot } from './hidden-slot.js';
 import type { StreamPart } from './types.js';
 
-const texts = new WeakMap<object, string>();
+const texts = hiddenSlot<string>('switchyard.wireText');
 
 export function keepWireText(part: object, text: string): void {
   texts.set(part, text);
@@ -29,7 +30,7 @@ export function wireTextOf(part: object): string | undefined {
   return texts.get(part);
 }
 
-const unread = new WeakSet<object>();
+const unread = hiddenSlot<true>('switchyard.unreadEvents');
 
 /**
  * A run of vendor events forwarded undecoded (a lazy pass-through after its commit point,
@@ -39,11 +40,11 @@ const unread = new WeakSet<object>();
 export function unreadEvents(text: string): StreamPart {
   const part: StreamPart = { type: 'response-metadata' };
   texts.set(part, text);
-  unread.add(part);
+  unread.set(part, true);
   return part;
 }
 
 /** Whether `part` stands for events forwarded undecoded (`unreadEvents`). */
 export function isUnreadEvents(part: object): boolean {
-  return unread.has(part);
+  return unread.get(part) === true;
 }
