@@ -14,7 +14,8 @@
  *
  * Lazy reading starts only when the committed stream's reader is a relay that writes the
  * vendor's text (`ChatStream.batches()`, the gateway): a caller iterating parts gets every part
- * decoded, and so does a plugin that wraps a stream's parts (a hedge, a continuation).
+ * decoded, and so does a plugin that wraps a stream's parts (a hedge, a continuation). It starts
+ * at the first chunk after the one that holds the commit point (provider-call.ts).
  */
 import { hiddenSlot } from './hidden-slot.js';
 import type { StreamPart } from './types.js';

@@ -2,7 +2,7 @@
 export { ROUTING_ERRORS, type TrafficDrift } from '@switchyard/contracts';
 import { router } from './router.js';
 
-export { router, PLUGIN_NAME } from './router.js';
+export { router, PLUGIN_NAME, type RouterRequestState } from './router.js';
 export { routerOptionsSchema, STRATEGIES, type RouterOptions, type RouterOptionsInput, type Strategy } from './options.js';
 export { weightedPick, weightedOrder } from './weighted-pick.js';
 export { PeakEwma, type PeakEwmaOptions } from './peak-ewma.js';

@@ -14,6 +14,18 @@ import { routerOptionsSchema, type RouterOptions, type RouterOptionsInput, type 
 import { Schedule, type ActiveRule } from './schedule.js';
 import { conversationOf, type Conversation } from './sticky.js';
 import { TrafficShares } from './traffic-shares.js';
+
+/** A request with affinity: its conversation and the deployment that answered its previous turn. */
+export interface RouterRequestState {
+  conversation: Conversation;
+  remembered?: string;
+}
+
+declare module '@switchyard/core' {
+  interface RequestState {
+    router?: RouterRequestState;
+  }
+}
 import { costAware, leastLatency, priorityWeighted, roundRobin } from './strategies.js';
 
 export const PLUGIN_NAME = '@switchyard/plugin-router';
@@ -28,8 +40,6 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
     const latency = new PeakEwmaTracker({ decayMs: options.latencyDecayMs, defaultRttMs: options.defaultRttMs, failurePenaltyMs: options.failurePenaltyMs });
     const schedule = new Schedule(options.schedule);
     schedule.check(pipeline);
-    /** Per request with affinity: its conversation and the deployment that answered its previous turn. */
-    const pins = new WeakMap<RequestContext, { conversation: Conversation; remembered?: string }>();
 
     // Synchronous taps where the work is in memory: no promise per request.
     pipeline.hooks.classify.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (classification, ctx) => {
@@ -79,7 +89,7 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
     tapEveryCall(pipeline, (hook) =>
       hook.tap({ name: PLUGIN_NAME, stage: STAGE.FIRST }, (attempt, ctx) => {
         latency.started(attempt.candidate.deploymentId, ctx.id, clock.now());
-        const remembered = pins.get(ctx)?.remembered;
+        const remembered = ctx.state.router?.remembered;
         if (remembered !== undefined && remembered !== attempt.candidate.deploymentId) attempt.answerInfo = { ...attempt.answerInfo, cacheLost: remembered };
         return undefined;
       }),
@@ -96,14 +106,14 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
     if (options.sticky) {
       pipeline.hooks.recordAttempt.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (outcome, ctx) => {
         latency.record(outcome, ctx.id, clock.now());
-        const pin = outcome.ok ? pins.get(ctx) : undefined;
+        const pin = outcome.ok ? ctx.state.router : undefined;
         if (!pin) return;
         const answered = outcome.candidate.deploymentId;
         if (pin.remembered !== undefined && pin.remembered !== answered) {
           pipeline.events.emit('cache:lost', { requestId: ctx.id, model: ctx.model, from: pin.remembered, to: candidateRef(outcome.candidate), caller: ctx.caller?.keyId, source: pin.conversation.source });
         }
         // The pin moves with the answer: the next turn is this deployment's, and says nothing more.
-        pins.set(ctx, { conversation: pin.conversation, remembered: answered });
+        pin.remembered = answered;
         await store.set(pin.conversation.key, answered, options.stickyTtlMs);
       });
     } else pipeline.hooks.recordAttempt.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (outcome, ctx) => latency.record(outcome, ctx.id, clock.now()));
@@ -138,7 +148,7 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
       const conversation = conversationOf(ctx, options.stickyPrefix);
       if (!conversation) return ordered;
       const remembered = (await store.get<string>(conversation.key)) ?? undefined;
-      pins.set(ctx, { conversation, remembered });
+      ctx.state.router = { conversation, remembered };
       if (!remembered || ordered.length < 2) return ordered;
       const index = ordered.findIndex((c) => c.deploymentId === remembered && c.priority === ordered[0].priority);
       if (index <= 0) return ordered;
