@@ -9,12 +9,11 @@
  * Run: node --conditions=@switchyard/source --import tsx bench/ab.ts <other checkout> [kind=core] [modes=stream] [rounds=12] [requests=3000]
  *   (the other checkout with its dependencies installed: `git worktree add /tmp/base <commit> && (cd /tmp/base && pnpm install)`)
  */
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { Pool } from 'undici';
 import { buildBenchEntry } from './build-contenders.js';
+import { cpuMs, forkContender } from './contender.js';
 import { REQUESTS, type Mode } from './requests.js';
 
 const [other, kind = 'core', modesArg = 'stream', roundsArg = '12', requestsArg = '3000'] = process.argv.slice(2);
@@ -32,18 +31,6 @@ const rounds = Number(roundsArg);
 const requests = Number(requestsArg);
 const CONCURRENCY = 32;
 
-async function start(file: string, args: string[]): Promise<{ child: ChildProcess; info: Record<string, string> }> {
-  const child = fork(file, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
-  return { child, info: JSON.parse(line) };
-}
-
-/** CPU time (ms) a process has used. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 function pin(pid: number, cpu: string): void {
   try {
     execFileSync('taskset', ['-apc', cpu, String(pid)], { stdio: 'ignore' });
@@ -52,14 +39,14 @@ function pin(pid: number, cpu: string): void {
   }
 }
 
-const upstream = await start(await buildBenchEntry('./gateway-upstream.ts', 'gateway-upstream'), []);
+const upstream = await forkContender(await buildBenchEntry('./gateway-upstream.ts', 'gateway-upstream'), []);
 const upstreamArgs = [upstream.info.primary!, upstream.info.secondary!, upstream.info.dead!];
 const builds = [
   { name: 'other', file: await buildBenchEntry(`${other}/bench/gateway-servers.ts`, 'ab-other-servers') },
   { name: 'this', file: await buildBenchEntry('./gateway-servers.ts', 'ab-this-servers') },
 ];
 const cpus = Number(execFileSync('nproc').toString());
-const contenders = await Promise.all(builds.map((b) => start(b.file, [kind, ...upstreamArgs])));
+const contenders = await Promise.all(builds.map((b) => forkContender(b.file, [kind, ...upstreamArgs])));
 for (const c of contenders) pin(c.child.pid!, String(cpus - 1));
 pin(upstream.child.pid!, '0');
 pin(process.pid, '0');
@@ -93,9 +80,9 @@ for (const mode of modes) {
     for (let j = 0; j < contenders.length; j++) {
       const i = (round + j) % contenders.length; // who goes first alternates
       const pid = contenders[i]!.child.pid!;
-      const before = cpuMs(pid);
+      const before = cpuMs(pid)!;
       await load(i, mode, requests);
-      results[i]!.push(((cpuMs(pid) - before) * 1000) / requests);
+      results[i]!.push(((cpuMs(pid)! - before) * 1000) / requests);
     }
   }
   builds.forEach((b, i) => console.log(`${mode.padEnd(17)} ${b.name.padEnd(6)} min ${Math.min(...results[i]!).toFixed(0).padStart(4)}  median ${median(results[i]!).toFixed(0).padStart(4)}  [${results[i]!.map((x) => x.toFixed(0)).join(' ')}]`));

@@ -10,14 +10,13 @@
  * Run: pnpm bench:gateway [--quick]   (knobs: see bench/README.md)
  *      pnpm bench:serve               (`--serve`: the thin proxy, core only and the real `switchyard serve`)
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { loadavg } from 'node:os';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { buildBenchEntry } from './build-contenders.js';
+import { cpuMs, forkContender, rssMb } from './contender.js';
 import { isStream, REQUESTS as bodies, type Mode } from './requests.js';
 import { BENCH_TENANT_KEY, servedBundle, startServed } from './served.js';
 
@@ -60,33 +59,11 @@ const BUILT = process.env.BENCH_TSX !== '1';
 /** BENCH_NODE_ARGS: V8 / Node flags for the contenders (e.g. --max-semi-space-size=4 to trade young-generation size for RSS). */
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
-async function start(file: string, args: string[] = []): Promise<{ child: ChildProcess; info: Record<string, string> }> {
+function start(file: string, args: string[] = []): ReturnType<typeof forkContender> {
   const profile = process.env.BENCH_PROFILE && file.includes('servers') ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const loader = file.endsWith('.mjs') ? [] : ['--conditions=@switchyard/source', '--import', 'tsx'];
   const tuning = file.includes('servers') ? NODE_ARGS : [];
-  const child = fork(file.startsWith('/') ? file : fileURLToPath(new URL(file, import.meta.url)), args, { execArgv: [...loader, ...tuning, ...profile], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  const lines = createInterface({ input: child.stdout! });
-  const [line] = (await once(lines, 'line')) as [string];
-  return { child, info: JSON.parse(line) };
-}
-
-/** CPU time (ms) a process has used, from /proc (Linux); undefined elsewhere. */
-function cpuMs(pid: number): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
-}
-
-function rssMb(pid: number): number | undefined {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : undefined;
-  } catch {
-    return undefined;
-  }
+  return forkContender(file.startsWith('/') ? file : fileURLToPath(new URL(file, import.meta.url)), args, [...loader, ...tuning, ...profile]);
 }
 
 function percentile(sorted: Float64Array, p: number): number {
