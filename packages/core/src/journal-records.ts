@@ -10,10 +10,10 @@ import { constants } from 'node:fs';
 import { access, mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock } from './clock.js';
-import { replaceFile } from './replace-file.js';
 import { systemClock } from './clock.js';
 import type { DurableRecord, DurableRecordStore } from './durable-records.js';
 import { SwitchyardError } from './errors.js';
+import { replaceFile } from './replace-file.js';
 
 /** A line: [key, value, expiresAt] writes a record, [key] deletes it. */
 type Line = [key: string, value?: unknown, expiresAt?: number | null];
@@ -153,7 +153,7 @@ export class JournalRecords implements DurableRecordStore {
   /** The live records to a new file, fsynced, renamed over the journal, the folder fsynced. */
   private async compact(): Promise<void> {
     const records = await this.list();
-    await replaceFile(this.file, (out) => out.write(records.map((r) => `${JSON.stringify([r.key, r.value, r.expiresAt] satisfies Line)}\n`).join('')).then(() => undefined), { mode: 0o600 });
+    await replaceFile(this.file, (out) => out.write(records.map((r) => `${JSON.stringify([r.key, r.value, r.expiresAt] satisfies Line)}\n`).join('')), { mode: 0o600 });
     await this.handle?.close();
     this.handle = await open(this.file, 'a', 0o600);
     this.lines = records.length;

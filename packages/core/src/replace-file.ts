@@ -13,7 +13,7 @@ export interface ReplaceFileOptions {
   folderSync?: 'required' | 'if-supported';
 }
 
-export async function replaceFile(file: string, write: (out: FileHandle) => Promise<void>, options: ReplaceFileOptions = {}): Promise<void> {
+export async function replaceFile(file: string, write: (out: FileHandle) => Promise<unknown>, options: ReplaceFileOptions = {}): Promise<void> {
   const temporary = `${file}.${process.pid}.tmp`;
   const out = await open(temporary, 'w', options.mode);
   try {
