@@ -7,6 +7,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { RedisStoreOptions } from './options.js';
 import { redactUrl } from './redact-url.js';
+import { reconnectDelayMs } from './reopen.js';
 
 export interface Connection {
   /** A Cluster behaves as a Redis for every command the store sends; `cluster` says when it is one. */
@@ -44,7 +45,7 @@ export function connect(options: RedisStoreOptions): Connection {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
-    retryStrategy: (times) => Math.min(times * 100, 2_000),
+    retryStrategy: reconnectDelayMs,
     // A primary demoted by a failover answers writes with READONLY: reconnect (Sentinel names the
     // new primary), without resending what failed (the store answered it locally already).
     reconnectOnError: (error) => (error.message.startsWith('READONLY') ? 1 : false),
@@ -65,7 +66,7 @@ export function connect(options: RedisStoreOptions): Connection {
       username: primary.username,
       password: primary.password,
       db: primary.db,
-      sentinelRetryStrategy: (times) => Math.min(times * 100, 2_000),
+      sentinelRetryStrategy: reconnectDelayMs,
       // Told by the sentinels when the primary changes, rather than finding out from failed commands.
       failoverDetector: true,
     });
@@ -80,7 +81,7 @@ export function connect(options: RedisStoreOptions): Connection {
         redisOptions: { ...common, username, password, tls },
         enableOfflineQueue: false,
         enableReadyCheck: true,
-        clusterRetryStrategy: (times) => Math.min(times * 100, 2_000),
+        clusterRetryStrategy: reconnectDelayMs,
         // Slots move (a reshard, a failover): MOVED and ASK are followed, TRYAGAIN waits a little.
         maxRedirections: 16,
         retryDelayOnTryAgain: 50,

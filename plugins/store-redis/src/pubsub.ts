@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { reopenWhenEnded } from './reopen.js';
 
 interface Envelope {
   origin: string;
@@ -14,6 +15,7 @@ interface Envelope {
 export class RedisPubSub {
   readonly origin = randomUUID();
   private subscriber: Redis | undefined;
+  private closed = false;
   private readonly listeners = new Map<string, Set<(message: unknown) => void>>();
 
   constructor(
@@ -50,6 +52,7 @@ export class RedisPubSub {
     if (this.subscriber) return this.subscriber;
     const sub = this.client.duplicate({ enableOfflineQueue: false, maxRetriesPerRequest: 0, autoResubscribe: true, lazyConnect: false });
     this.subscriber = sub;
+    reopenWhenEnded(sub, () => this.closed);
     sub.on('error', () => undefined); // the command connection reports outages already
     // The first connection (and any before ioredis tracks the set) subscribes to everything wanted.
     sub.on('ready', () => {
@@ -76,6 +79,7 @@ export class RedisPubSub {
   }
 
   close(): void {
+    this.closed = true;
     this.listeners.clear();
     this.subscriber?.disconnect();
     this.subscriber = undefined;

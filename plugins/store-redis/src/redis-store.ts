@@ -13,6 +13,7 @@ import type { Redis } from 'ioredis';
 import { parseRedisStoreOptions, type RedisStoreOptions, type RedisStoreOptionsInput } from './options.js';
 import { RedisPubSub } from './pubsub.js';
 import { connect } from './connect.js';
+import { reopenWhenEnded } from './reopen.js';
 import { ACQUIRE_LEASE, COMPARE_AND_SET, INCREMENT, RELEASE_LEASE, runScript } from './scripts.js';
 
 /** The cluster slot of a key (the algorithm ioredis itself uses, from its own dependency). */
@@ -60,6 +61,7 @@ export class RedisStateStore implements StateStore {
       this.cluster = connection.cluster;
       this.where = connection.where;
       this.ownsClient = true;
+      reopenWhenEnded(this.client, () => this.closed);
     }
     this.client.on('error', (error: unknown) => {
       this.lastError = error;

@@ -225,3 +225,30 @@ describeWithRedis('a Redis that restarts', () => {
     expect(await peer.increment('c')).toBe(4);
   });
 });
+
+describeWithRedis('a connection ioredis gives up on', () => {
+  it('is opened again: a connect that fails because the connector was closed mid-connect does not leave the store local for good', async () => {
+    const prefix = uniquePrefix('reopen');
+    const store = track({ url: REDIS_URL, prefix, recheckMs: 20, onError: () => undefined });
+    await store.ready();
+    const client = (store as unknown as { client: Redis }).client;
+    // What ioredis's Sentinel failover detector does when a failover is announced while the
+    // connection is being made again: it closes the connector, the connect fails with
+    // "Connection is closed.", and ioredis ends the connection with no retry.
+    client.once('connecting', () => (client as unknown as { connector: { disconnect(): void } }).connector.disconnect());
+    const ended = new Promise((resolve) => client.once('end', resolve));
+    client.disconnect(true);
+    await ended;
+    expect(await store.increment('after')).toBe(1); // answered locally while it was gone
+    await expect.poll(() => client.status, { timeout: 5_000, interval: 20 }).toBe('ready');
+    await expect.poll(async () => (await store.increment('after'), store.available), { timeout: 5_000, interval: 50 }).toBe(true);
+    // Back on the shared state: what was counted locally was added to Redis.
+    const direct = new Redis(REDIS_URL);
+    try {
+      expect(Number(await direct.get(`${prefix}after`))).toBeGreaterThanOrEqual(2);
+    } finally {
+      await deleteKeys(direct, prefix);
+      direct.disconnect();
+    }
+  });
+});
