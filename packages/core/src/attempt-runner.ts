@@ -9,7 +9,7 @@ import { RequestTimer } from './request-timer.js';
 import type { Attempt, AttemptOutcome, AttemptResult, PipelineHooks, RequestContext, RunAttemptOptions, StreamAttemptResult } from './contract.js';
 import { isSwitchyardError, outcomeOf, SwitchyardError, toSwitchyardError } from './errors.js';
 import { ResponseAccumulator } from './aggregate.js';
-import { attributeError } from './provider-call.js';
+import { attributeError } from './attribute-error.js';
 import { attemptTimeouts } from './switchyard-hints.js';
 import { runHook } from './run-hook.js';
 import { withField } from './copy-fields.js';

@@ -15,7 +15,7 @@
  * Lazy reading starts only when the committed stream's reader is a relay that writes the
  * vendor's text (`ChatStream.batches()`, the gateway): a caller iterating parts gets every part
  * decoded, and so does a plugin that wraps a stream's parts (a hedge, a continuation). It starts
- * at the first chunk after the one that holds the commit point (provider-call.ts).
+ * after the commit point, within the chunk that holds it (decode-stream.ts).
  */
 import { hiddenSlot } from './hidden-slot.js';
 import type { StreamPart } from './types.js';
