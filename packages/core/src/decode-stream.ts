@@ -186,28 +186,6 @@ export async function* decodeStream(env: StreamEnv, provider: ProviderV1, attemp
     if (unreadFrom >= 0 && !finished && !sawDone) out.push(unreadRun(input, unreadFrom, end));
     return out;
   };
-  /**
-   * The commit chunk's events after its commit point, for a relay: as `passThrough`, from events
-   * the parser already split (their text written again as the vendor sent it).
-   */
-  const passThroughEvents = (events: SseEvent[]): PartBatch => {
-    const out: StreamPart[] = [];
-    let unread = '';
-    for (let i = 0; i < events.length && !sawDone; i++) {
-      const text = sseText(events[i]!);
-      if (!finished && events[i]!.data !== '[DONE]' && !readAfterCommit(text, 0, text.length) && shapedAsJsonObject(text, 0, text.length)) {
-        unread += text;
-        continue;
-      }
-      if (unread) {
-        out.push(unreadRun(unread, 0, unread.length));
-        unread = '';
-      }
-      decode([events[i]!], out);
-    }
-    if (unread && !finished && !sawDone) out.push(unreadRun(unread, 0, unread.length));
-    return out;
-  };
   const unreadRun = (input: string, from: number, to: number): StreamPart => {
     const unread = input.slice(from, to);
     kept!.unreadChars += unread.length;
@@ -247,7 +225,8 @@ export async function* decodeStream(env: StreamEnv, provider: ProviderV1, attemp
         if (afterCommit) {
           const events = afterCommit;
           afterCommit = undefined;
-          const rest = readsLazily() ? passThroughEvents(events) : decode(events, []);
+          // For a relay, their text split as any later chunk's (the parser keeps nothing of an event here).
+          const rest = readsLazily() ? passThrough(events.map(sseText).join('')) : decode(events, []);
           if (rest.length > 0) yield rest;
         }
       }
