@@ -70,7 +70,6 @@ interface Variant {
 
 async function gateway(first: string, second: string, withPlugins: boolean, logged: boolean, variant: Variant = {}): Promise<string> {
   const { createPipeline } = await import('@switchyard/core');
-  const { createUndiciTransport } = await import('@switchyard/core/config');
   const { createGateway, DEFAULT_DIALECTS } = await import('@switchyard/gateway');
   const { providers: gemini } = await import('@switchyard/provider-gemini');
   const { geminiDialect } = await import('@switchyard/provider-gemini/dialect');
@@ -90,6 +89,7 @@ async function gateway(first: string, second: string, withPlugins: boolean, logg
       plugins.push(hedge({ tiers: { '*': { hedge: { delayMs: variant.hedgeAfterMs } } } }));
     }
   }
+  // No transport given: the pipeline's own, as `switchyard serve` and library users get it (a dispatcher passed in would skip its body-written tracking).
   const pipeline = createPipeline({
     endpoints: [
       { name: 'primary', provider: 'openai-compatible', baseUrl: first },
@@ -109,7 +109,6 @@ async function gateway(first: string, second: string, withPlugins: boolean, logg
       gemini: [{ endpoint: 'gemini-primary', model: 'bench-model' }, { endpoint: 'gemini-secondary', model: 'bench-model' }],
     },
     providers: [...openaiFamily, ...anthropic, ...gemini],
-    transport: createUndiciTransport({ dispatcher: agent }),
     plugins,
   });
   const gw = createGateway({ pipeline, dialects: [...DEFAULT_DIALECTS, geminiDialect], server: { host: '127.0.0.1', port: 0, maxInFlight: 100_000 }, logger: logged ? await serveLogger() : undefined });

@@ -61,7 +61,8 @@ async function main() {
 
   const endpoints = [{ name: 'local', provider: 'openai-compatible', baseUrl: upstream.url, apiKey: 'sk-bench' }];
   const models = { chat: [{ endpoint: 'local', model: 'bench-model' }] };
-  const transport = () => createUndiciTransport({ dispatcher: new Agent(agentOptions) });
+  // The transport users get, with its own Agent: one passed in as `dispatcher` would skip the body-written tracking that bills a failed attempt.
+  const transport = () => createUndiciTransport({ keepAliveTimeoutMs: agentOptions.keepAliveTimeout, connections: agentOptions.connections });
   const plain = createPipeline({ endpoints, models, providers, transport: transport() });
   const full = createPipeline({ endpoints, models, providers, transport: transport(), plugins: [router(), health(), circuitBreaker(), retry()] });
   const req = { model: 'chat', messages: [{ role: 'user' as const, content: 'Say something short.' }] };

@@ -6,7 +6,7 @@ import { applyErrorRules } from './error-rules.js';
 import { SwitchyardError, toSwitchyardError } from './errors.js';
 import type { Attempt, AttemptResult, RequestContext } from './contract.js';
 import type { BuildOptions, ProviderHttpResponse, ProviderRequest, ProviderV1 } from './provider.js';
-import { readBodyText, type Transport, type TransportResponse } from './transport.js';
+import { readBodyText, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
 import { isContentPart, type Candidate, type ChatRequest, type EmbeddingRequest, type StreamPart } from './types.js';
 import { buildOrRefuse, unsentRequestError } from './request-failure.js';
 import { readErrorBodyText } from './error-body.js';
@@ -18,6 +18,7 @@ import { decodeAll, decodeStream, type StreamEnv } from './decode-stream.js';
 import { PartBatches } from './part-batches.js';
 import { responseTooLarge } from './response-limits.js';
 import { authorizeWireRequest, joinUrl, providerBaseUrl } from './wire-request.js';
+import type { AbortLink } from './abort-link.js';
 
 export { joinUrl } from './wire-request.js';
 
@@ -54,20 +55,38 @@ export async function sendProviderRequest(env: Pick<CallEnv, 'transport'>, provi
   // Whether the vendor got the request decides whether a failed attempt is billed.
   const progress = env.transport.reportsRequestSent && attempt.requestProgress ? attempt : undefined;
   progress?.requestProgress!('pending');
-  const onRequestSent = progress ? () => progress.requestProgress!('written') : undefined;
+  const onRequestSent = progress ? whenWritten(progress) : undefined;
   if (!abort) return env.transport.request({ url, method: built.method, headers, body: built.body, signal: attempt.signal, onRequestSent });
-  // The signal is made only if the transport reads it (the built-in one listens on `abort`).
-  return env.transport.request({
-    url,
-    method: built.method,
-    headers,
-    body: built.body,
-    abort,
-    onRequestSent,
-    get signal() {
-      return abort.signal;
-    },
-  });
+  return env.transport.request(new LinkedRequest(url, built.method, headers, built.body, abort, onRequestSent));
+}
+
+/** `onRequestSent` in a function of its own: a closure holds its function's whole context, here only the attempt. */
+function whenWritten(progress: Pick<Attempt, 'requestProgress'>): () => void {
+  return () => progress.requestProgress!('written');
+}
+
+/**
+ * A request that aborts through the core's AbortLink; its `signal` is made only if the transport
+ * reads it (the built-in one listens on `abort`). A class, so that getter is one function on the
+ * prototype. A getter in an object literal is a new function per request, and one made here,
+ * beside a closure over the attempt, kept the whole attempt alive past its request through the
+ * young generation's collections (a full collection freed it): each scavenge promoted 0.5 MB of
+ * relayed streams' garbage instead of 0.13, in pauses of 4 ms instead of 2 (bench/README.md, "A
+ * getter that kept every attempt").
+ */
+class LinkedRequest implements TransportRequest {
+  constructor(
+    readonly url: string,
+    readonly method: TransportRequest['method'],
+    readonly headers: Record<string, string>,
+    readonly body: string | undefined,
+    readonly abort: AbortLink,
+    readonly onRequestSent: (() => void) | undefined,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
 }
 
 async function readHttpResponse(res: TransportResponse, limitBytes: number): Promise<ProviderHttpResponse> {

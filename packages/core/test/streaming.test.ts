@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { runWithVirtualTime, SwitchyardError, VirtualClock, type StreamPart } from '../src/index.js';
+import { runWithVirtualTime, SwitchyardError, VirtualClock, type StreamPart, type Transport, type TransportRequest } from '../src/index.js';
+import { createUndiciTransport } from '../src/entry-config.js';
 import { AbortLink } from '../src/internal.js';
 import { sseBody, textChunks, type Handler } from './support/loopback.js';
 import { hello, pipelineOver, type Fixture } from './support/fixture-pipeline.js';
@@ -219,6 +220,45 @@ describe('cancellation', () => {
       await expect.poll(upstream.closed, { timeout: 5_000, interval: 5 }).toBe(true);
     });
   }
+
+  it("a transport that reads `signal` gets a real one, aborted with the caller's reason, from one getter every request shares", async () => {
+    const seen: TransportRequest[] = [];
+    const inner = createUndiciTransport();
+    // A custom transport: it reads the signal (the built-in one listens on `abort` and never makes one).
+    const transport: Transport = {
+      request(req) {
+        seen.push(req);
+        req.signal.addEventListener('abort', () => undefined);
+        return inner.request(req);
+      },
+      close: () => inner.close!(),
+    };
+    fx = await pipelineOver([(_req, res) => (res.writeHead(200, sseHead), res.flushHeaders())], { transport });
+    const reason = new SwitchyardError('cancelled', 'the caller left', { code: 'SWITCHYARD_ERR_CANCELLED' });
+    const first = new AbortController();
+    const second = new AbortController();
+    const firstCall = fx.pipeline.stream(hello, { signal: first.signal });
+    const secondCall = fx.pipeline.stream(hello, { signal: second.signal });
+    await expect.poll(() => seen.length, { timeout: 5_000, interval: 5 }).toBe(2);
+    first.abort(reason);
+    expect(await firstCall.catch((e) => e)).toBe(reason);
+    expect(seen[0]!.signal.aborted).toBe(true);
+    expect(seen[0]!.signal.reason).toBe(reason);
+    expect(seen[1]!.signal.aborted).toBe(false);
+    // No getter made per request: one in an object literal, beside a closure over the attempt, kept every attempt alive past its request.
+    const getterOf = (req: TransportRequest) => {
+      for (let at: object | null = req; at; at = Object.getPrototypeOf(at)) {
+        const descriptor = Object.getOwnPropertyDescriptor(at, 'signal');
+        if (descriptor) return { own: at === req, get: descriptor.get };
+      }
+      return undefined;
+    };
+    expect(getterOf(seen[0]!)?.own).toBe(false);
+    expect(getterOf(seen[0]!)?.get).toBe(getterOf(seen[1]!)?.get);
+    second.abort();
+    expect((await secondCall.catch((e) => e)).kind).toBe('cancelled');
+    expect(seen[1]!.signal.aborted).toBe(true);
+  });
 
   it('a caller abort without a reason is a plain cancellation', async () => {
     const upstream = await silentAfterHeaders();
