@@ -39,12 +39,12 @@ export class PartBatches implements BatchedPartIterator {
 
   next(): Promise<IteratorResult<StreamPart, undefined>> {
     if (this.at < this.batch.length) return Promise.resolve({ done: false, value: this.batch[this.at++]! });
-    return this.fill().then((more) => (more ? { done: false as const, value: this.batch[this.at++]! } : DONE));
+    return this.fill(this.onePart);
   }
 
   nextBatch(): Promise<IteratorResult<PartBatch, undefined>> {
     if (this.at < this.batch.length) return Promise.resolve({ done: false, value: this.take() });
-    return this.fill().then((more) => (more ? { done: false as const, value: this.take() } : DONE));
+    return this.fill(this.wholeBatch);
   }
 
   async return(): Promise<IteratorResult<StreamPart, undefined>> {
@@ -65,21 +65,26 @@ export class PartBatches implements BatchedPartIterator {
     return rest;
   }
 
-  /** Reads the source until a non-empty batch; false once it is done. */
-  private async fill(): Promise<boolean> {
-    while (!this.ended) {
-      const next = await this.source.next();
+  private readonly onePart = (): IteratorResult<StreamPart, undefined> => ({ done: false, value: this.batch[this.at++]! });
+  private readonly wholeBatch = (): IteratorResult<PartBatch, undefined> => ({ done: false, value: this.take() });
+
+  /**
+   * Reads the source until a non-empty batch, then answers with `out`; done once the source is.
+   * One `then` per batch read: an async function here cost a stream three promises per chunk at
+   * each of its two layers (the provider's parts and the committed stream's).
+   */
+  private fill<T>(out: () => IteratorResult<T, undefined>): Promise<IteratorResult<T, undefined>> {
+    if (this.ended) return Promise.resolve(DONE);
+    return this.source.next().then((next): IteratorResult<T, undefined> | Promise<IteratorResult<T, undefined>> => {
       if (next.done) {
         this.ended = true;
-        return false;
+        return DONE;
       }
-      if (next.value.length > 0) {
-        this.batch = next.value;
-        this.at = 0;
-        return true;
-      }
-    }
-    return false;
+      if (next.value.length === 0) return this.fill(out);
+      this.batch = next.value;
+      this.at = 0;
+      return out();
+    });
   }
 }
 

@@ -20,6 +20,8 @@ const RELEASE_WAIT_MS = 1000;
 
 type Phase = 'waiting' | 'body' | 'ended' | 'failed';
 
+const BODY_DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
 /** Lower-cased names; repeated headers joined with `, `. */
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -133,16 +135,16 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
 
   /** Leaving the loop early does not drop the connection: the reader decides between discard() and release(). */
   iterator(): AsyncIterator<Uint8Array> {
-    const next = async (): Promise<IteratorResult<Uint8Array>> => {
-      for (;;) {
-        const chunk = this.take();
-        if (chunk) return { done: false, value: chunk };
-        if (this.phase === 'ended') return { done: true, value: undefined };
-        if (this.phase === 'failed') throw this.failure();
-        await new Promise<void>((resolve) => (this.wake = resolve));
-      }
-    };
-    return { next, return: async () => ({ done: true, value: undefined }) };
+    return { next: () => this.nextChunk(), return: async () => BODY_DONE };
+  }
+
+  /** A chunk that is there is handed out in a resolved promise; otherwise one promise waits for the next. */
+  private nextChunk(): Promise<IteratorResult<Uint8Array>> {
+    const chunk = this.take();
+    if (chunk) return Promise.resolve({ done: false, value: chunk });
+    if (this.phase === 'ended') return Promise.resolve(BODY_DONE);
+    if (this.phase === 'failed') return Promise.reject(this.failure());
+    return new Promise<void>((resolve) => (this.wake = resolve)).then(() => this.nextChunk());
   }
 
   private async text(limitBytes = Number.POSITIVE_INFINITY): Promise<string> {
