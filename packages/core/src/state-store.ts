@@ -143,7 +143,10 @@ export class MemoryStateStore implements StateStore {
 
   async compareAndSet<T>(key: string, expected: T | undefined, next: T, ttlMs?: number): Promise<boolean> {
     // No await between the comparison and the write: atomic for every caller sharing this store.
-    if (JSON.stringify(this.live(key)?.value) !== JSON.stringify(expected)) return false;
+    // The value read from this store is the very object a caller compares with (usage totals'
+    // day documents, budgets): equal without serializing both, which grew with the document.
+    const current = this.live(key)?.value;
+    if (current !== expected && JSON.stringify(current) !== JSON.stringify(expected)) return false;
     if (next === undefined) this.entries.delete(key);
     else {
       this.entries.set(key, { value: next, expiresAt: this.expiry(ttlMs) });
