@@ -75,7 +75,14 @@ export class PartBatches implements BatchedPartIterator {
    */
   private fill<T>(out: () => IteratorResult<T, undefined>): Promise<IteratorResult<T, undefined>> {
     if (this.ended) return Promise.resolve(DONE);
-    return this.source.next().then((next): IteratorResult<T, undefined> | Promise<IteratorResult<T, undefined>> => {
+    let read: Promise<IteratorResult<PartBatch, void>>;
+    try {
+      read = this.source.next();
+    } catch (error) {
+      // As an async function would: a source that throws instead of rejecting still rejects.
+      return Promise.reject(error);
+    }
+    return read.then((next): IteratorResult<T, undefined> | Promise<IteratorResult<T, undefined>> => {
       if (next.done) {
         this.ended = true;
         return DONE;
