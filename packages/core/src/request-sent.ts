@@ -9,35 +9,45 @@
  * large body there). So the socket seen at `sendHeaders` is watched too: while it still holds
  * unwritten bytes, the body counts as written only at its `drain`; a socket closed before
  * then never wrote it. One subscription per process; a request no callback waits for costs a
- * WeakMap lookup.
+ * property read.
+ *
+ * The callback and the socket ride on the Buffer itself (this module made it), not in WeakMaps:
+ * a WeakMap entry per request is churn in a table V8's scavenger walks, and its value (the
+ * callback, which holds the attempt) stays alive as long as the entry does (hidden-slot.ts).
  */
 import diagnostics from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
 
-const waiting = new WeakMap<Buffer, () => void>();
-const socketOf = new WeakMap<Buffer, Socket>();
+const SENT = Symbol('switchyard.requestSent');
+const SOCKET = Symbol('switchyard.requestSocket');
+
+/** A body this module handed to undici: the callback waiting for it, and the socket it goes out on. */
+interface TrackedBody extends Buffer {
+  [SENT]?: () => void;
+  [SOCKET]?: Socket;
+}
+
 let subscribed = false;
 
-function bodyOf(message: unknown): Buffer | undefined {
+function bodyOf(message: unknown): TrackedBody | undefined {
   const body = (message as { request?: { body?: unknown } }).request?.body;
   return Buffer.isBuffer(body) ? body : undefined;
 }
 
 function onSendHeaders(message: unknown): void {
   const body = bodyOf(message);
-  if (!body || !waiting.has(body)) return;
+  if (!body?.[SENT]) return;
   const socket = (message as { socket?: Socket }).socket;
-  if (socket) socketOf.set(body, socket);
+  if (socket) body[SOCKET] = socket;
 }
 
 function onBodySent(message: unknown): void {
   const body = bodyOf(message);
-  if (!body) return;
-  const sent = waiting.get(body);
+  const sent = body?.[SENT];
   if (!sent) return;
-  waiting.delete(body);
-  const socket = socketOf.get(body);
-  socketOf.delete(body);
+  const socket = body[SOCKET];
+  body[SENT] = undefined;
+  body[SOCKET] = undefined;
   if (!socket || !socket.writableNeedDrain) return sent();
   const settle = (drained: boolean) => {
     socket.off('drain', onDrain);
@@ -57,7 +67,9 @@ export function trackedBody(body: string, sent: () => void): Buffer {
     diagnostics.subscribe('undici:request:bodySent', onBodySent);
     subscribed = true;
   }
-  const bytes = Buffer.from(body);
-  waiting.set(bytes, sent);
+  const bytes: TrackedBody = Buffer.from(body);
+  // Both slots made at once, so every tracked body has one shape.
+  bytes[SENT] = sent;
+  bytes[SOCKET] = undefined;
   return bytes;
 }
