@@ -5,7 +5,8 @@
  */
 import { candidateRef } from './candidate-ref.js';
 import { ResponseAccumulator } from './aggregate.js';
-import { keptStreamOf, type KeptStream } from './kept-stream.js';
+import type { KeptStream } from './kept-stream.js';
+import { DecodedStream } from './decode-stream.js';
 import type { AttemptRunner, LiveAttempt } from './attempt-runner.js';
 import { ChatStream, type StreamInfo } from './chat-stream.js';
 import type { RequestContext, RequestOutcome, StreamAttemptResult } from './contract.js';
@@ -14,7 +15,7 @@ import { attributeError } from './attribute-error.js';
 import type { StreamPart } from './types.js';
 import type { AttemptFailure } from './events.js';
 import type { AttemptOutcome } from './outcomes.js';
-import { nextBatchOf, PartBatches, type PartBatch } from './part-batches.js';
+import { BatchReader, DONE, nextBatchOf, type PartBatch } from './part-batches.js';
 
 /** What a committed stream needs from its request run. */
 export interface CommittedStreamOwner {
@@ -30,9 +31,17 @@ export interface CommittedStreamOwner {
  * failure or abandonment) — the deferred `recordAttempt` — offers a failure to
  * `continueStream`, and otherwise ends with an error part. It owns the request from here on.
  */
-export class CommittedStream {
+export class CommittedStream extends BatchReader {
   private recorded = false;
   private done = false;
+  /** The vendor's finish signal was relayed. */
+  private finished = false;
+  /** Who answered, once the stream was handed out (`toChatStream`). */
+  private info!: StreamInfo;
+  /** The head is handed out first. */
+  private headRead = false;
+  /** The stream's end (a failure, a continuation, the records), once the vendor's parts ended. */
+  private ending: AsyncGenerator<PartBatch, void, undefined> | undefined;
   private acc = new ResponseAccumulator();
   /** A lazy pass-through's kept text (kept-stream.ts): this stream replays it when the answer is needed. */
   private readonly kept: KeptStream | undefined;
@@ -42,8 +51,13 @@ export class CommittedStream {
     private readonly live: LiveAttempt,
     private readonly result: StreamAttemptResult,
   ) {
-    for (const part of result.head) this.acc.add(part);
-    this.kept = keptStreamOf(result.rest);
+    super();
+    for (const part of result.head) {
+      this.acc.add(part);
+      if (part.type === 'finish') this.finished = true;
+    }
+    // The provider call's own stream, unless a plugin wrapped its parts (then they are read as they come).
+    this.kept = result.rest instanceof DecodedStream ? result.rest.kept : undefined;
   }
 
   /**
@@ -78,7 +92,8 @@ export class CommittedStream {
     const { kept } = this;
     // A relay writes the vendor's text: the events after the commit point need not be decoded for it.
     const relayed = kept ? () => void (kept.lazy = true) : undefined;
-    return new ChatStream(new PartBatches(this.batches(info)), info, () => this.abandon(), relayed);
+    this.info = info;
+    return new ChatStream(this, info, () => this.abandon(), relayed);
   }
 
   private async record(error?: SwitchyardError): Promise<void> {
@@ -108,42 +123,63 @@ export class CommittedStream {
     this.owner.dispose();
   }
 
-  /** The parts, a batch per vendor chunk (part-batches.ts); a failure ends them after the parts before it. */
-  private async *batches(info: StreamInfo): AsyncGenerator<PartBatch, void, undefined> {
-    const { owner } = this;
-    const { ctx } = owner;
-    let failure: SwitchyardError | undefined;
-    let finished = false;
-    try {
+  /**
+   * The parts, a batch per vendor chunk (part-batches.ts), each checked in the vendor's own `then`
+   * (no generator step per chunk); a failure ends them after the parts before it, and the end is
+   * `end()`'s.
+   */
+  protected read(): Promise<IteratorResult<PartBatch, undefined>> {
+    if (this.ending) return this.ending.next() as Promise<IteratorResult<PartBatch, undefined>>;
+    if (!this.headRead) {
+      this.headRead = true;
       const { head } = this.result;
-      for (const part of head) if (part.type === 'finish') finished = true;
-      yield head;
-      try {
-        for (;;) {
-          const next = await nextBatchOf(this.result.rest);
-          if (next.done) break;
-          const batch = next.value;
-          let failedAt = -1;
-          for (let i = 0; i < batch.length; i++) {
-            const part = batch[i]!;
-            if (part.type === 'error') {
-              failedAt = i;
-              break;
-            }
-            this.acc.add(part);
-            if (part.type === 'finish') finished = true;
-          }
-          if (failedAt < 0) {
-            yield batch;
-            continue;
-          }
-          if (failedAt > 0) yield batch.slice(0, failedAt);
-          throw (batch[failedAt] as Extract<StreamPart, { type: 'error' }>).error;
-        }
-      } catch (error) {
-        failure = owner.attempts.failureOf(error, this.live);
+      if (head.length > 0) return Promise.resolve({ done: false, value: head });
+    }
+    return nextBatchOf(this.result.rest).then(this.onBatch, this.onFailure);
+  }
+
+  protected async close(): Promise<void> {
+    // Left while reading the end: its own cleanup (an abandonment unless the stream was done).
+    if (this.ending) await this.ending.return(undefined);
+    // An end not started has no cleanup to run.
+    if (!this.done) await this.abandon();
+  }
+
+  private readonly onBatch = (next: IteratorResult<PartBatch, undefined>): IteratorResult<PartBatch, undefined> | Promise<IteratorResult<PartBatch, undefined>> => {
+    if (this.done) return DONE;
+    if (next.done) return this.endWith(undefined);
+    const batch = next.value;
+    for (let i = 0; i < batch.length; i++) {
+      const part = batch[i]!;
+      if (part.type === 'error') {
+        const failure = this.owner.attempts.failureOf(part.error, this.live);
+        if (i === 0) return this.endWith(failure);
+        this.ending = this.end(failure);
+        return { done: false, value: batch.slice(0, i) };
       }
-      if (!failure && !finished) failure = attributeError(new SwitchyardError('stream-cut', 'stream ended without a finish signal'), this.live.candidate);
+      this.acc.add(part);
+      if (part.type === 'finish') this.finished = true;
+    }
+    return { done: false, value: batch };
+  };
+
+  private readonly onFailure = (error: unknown): Promise<IteratorResult<PartBatch, undefined>> | IteratorResult<PartBatch, undefined> => {
+    if (this.done) return DONE;
+    return this.endWith(this.owner.attempts.failureOf(error, this.live));
+  };
+
+  private endWith(failure: SwitchyardError | undefined): Promise<IteratorResult<PartBatch, undefined>> {
+    this.ending = this.end(failure);
+    return this.ending.next() as Promise<IteratorResult<PartBatch, undefined>>;
+  }
+
+  /** The vendor's parts ended, with `failure` or without: records, a continuation, the request's outcome. */
+  private async *end(cause: SwitchyardError | undefined): AsyncGenerator<PartBatch, void, undefined> {
+    const { owner, info } = this;
+    const { ctx } = owner;
+    let failure = cause;
+    try {
+      if (!failure && !this.finished) failure = attributeError(new SwitchyardError('stream-cut', 'stream ended without a finish signal'), this.live.candidate);
       // Release the upstream body now (an error event may leave the connection open).
       if (failure) await this.result.rest.return?.(undefined);
       // A cut needs the text so far (continuation, the output billed); an answer without usage is billed by it; a plugin may want it.
@@ -179,9 +215,11 @@ export class CommittedStream {
       }
       this.done = true;
       if (failure) {
-        // Recorded before the error part: a consumer that stops at the error never resumes us.
+        // Recorded and released before the error part: a consumer that stops at the error never resumes us.
         await owner.recordRequest({ ok: false, error: failure });
+        owner.dispose();
         yield [{ type: 'error', error: failure }];
+        return;
       } else {
         const response = this.acc.toResponse();
         // Not `{ ...info, attempts, latencyMs }`: see copy-fields.ts.

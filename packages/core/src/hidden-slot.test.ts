@@ -13,6 +13,8 @@ describe('hiddenSlot', () => {
     expect(slot.get(structuredClone(part))).toBeUndefined();
     expect(JSON.parse(JSON.stringify(part))).toEqual({ type: 'text-delta', text: 'hi' });
     expect(Object.keys(part)).toEqual(['type', 'text']);
+    // Not even a symbol key: what a proxy or a deep-equal sees is the object's own shape.
+    expect(Reflect.ownKeys(part)).toEqual(['type', 'text']);
     expect(part).toEqual({ type: 'text-delta', text: 'hi' });
   });
 

@@ -17,7 +17,6 @@
  * decoded, and so does a plugin that wraps a stream's parts (a hedge, a continuation). It starts
  * after the commit point, within the chunk that holds it (decode-stream.ts).
  */
-import { hiddenSlot } from './hidden-slot.js';
 import type { StreamPart } from './types.js';
 
 const isBlank = (code: number): boolean => code === 32 || code === 9 || code === 10 || code === 13;
@@ -77,15 +76,4 @@ export class KeptStream {
   release(): void {
     this.text = undefined;
   }
-}
-
-const keptStreams = hiddenSlot<KeptStream>('switchyard.keptStream');
-
-export function setKeptStream(rest: object, kept: KeptStream): void {
-  keptStreams.set(rest, kept);
-}
-
-/** The kept text of a stream's `rest` as the provider call returned it; undefined when it cannot be read lazily (or a plugin wrapped its parts). */
-export function keptStreamOf(rest: object): KeptStream | undefined {
-  return keptStreams.get(rest);
 }

@@ -1,8 +1,8 @@
 /**
  * Stream parts in batches. A vendor's chunk holds several SSE events, each a part or more: the
  * core decodes a chunk at once and passes its parts on together, so a stream costs a promise
- * and a generator step per chunk instead of several per part. `PartBatches` keeps the contract
- * of an `AsyncIterator<StreamPart>` (what plugins and `ChatStream` consumers see) and adds
+ * per chunk instead of several per part. A `BatchReader` keeps the contract of an
+ * `AsyncIterator<StreamPart>` (what plugins and `ChatStream` consumers see) and adds
  * `nextBatch()`, which hands out every part it has; `nextBatchOf()` reads any iterator that way
  * (a plugin's iterator without batches gives batches of one).
  */
@@ -10,7 +10,7 @@ import type { StreamPart } from './types.js';
 
 export type PartBatch = readonly StreamPart[];
 
-const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+export const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 const EMPTY: PartBatch = Object.freeze([]);
 
 /** An async iterator of parts that can also give every part it holds at once. */
@@ -29,31 +29,35 @@ export function nextBatchOf(iterator: AsyncIterator<StreamPart>): Promise<Iterat
   return iterator.next().then((next) => (next.done ? DONE : { done: false, value: [next.value] }));
 }
 
-/** Parts read one by one or a batch at a time from a source of batches (an async generator of arrays). */
-export class PartBatches implements BatchedPartIterator {
+/**
+ * Parts read one by one or a batch at a time from `read()`, which gives non-empty batches. A
+ * relay's read of a batch is the subclass's own promise, with no layer of its own: a stream's
+ * layers (the decoder, the committed stream) are such readers, and each async generator between
+ * them cost several promises and microtask turns per chunk.
+ */
+export abstract class BatchReader implements BatchedPartIterator {
   private batch: PartBatch = EMPTY;
   private at = 0;
-  private ended = false;
 
-  constructor(private readonly source: AsyncIterator<PartBatch, void, undefined>) {}
+  /** The next non-empty batch, or done. */
+  protected abstract read(): Promise<IteratorResult<PartBatch, undefined>>;
+  /** Stops reading and releases what the reader holds; called once, by `return()`. */
+  protected abstract close(): Promise<void> | void;
 
   next(): Promise<IteratorResult<StreamPart, undefined>> {
     if (this.at < this.batch.length) return Promise.resolve({ done: false, value: this.batch[this.at++]! });
-    return this.fill(this.onePart);
+    return this.read().then(this.onePart);
   }
 
   nextBatch(): Promise<IteratorResult<PartBatch, undefined>> {
     if (this.at < this.batch.length) return Promise.resolve({ done: false, value: this.take() });
-    return this.fill(this.wholeBatch);
+    return this.read();
   }
 
   async return(): Promise<IteratorResult<StreamPart, undefined>> {
     this.batch = EMPTY;
     this.at = 0;
-    if (!this.ended) {
-      this.ended = true;
-      await this.source.return?.(undefined);
-    }
+    await this.close();
     return DONE;
   }
 
@@ -65,15 +69,30 @@ export class PartBatches implements BatchedPartIterator {
     return rest;
   }
 
-  private readonly onePart = (): IteratorResult<StreamPart, undefined> => ({ done: false, value: this.batch[this.at++]! });
-  private readonly wholeBatch = (): IteratorResult<PartBatch, undefined> => ({ done: false, value: this.take() });
+  private readonly onePart = (next: IteratorResult<PartBatch, undefined>): IteratorResult<StreamPart, undefined> => {
+    if (next.done) return DONE;
+    this.batch = next.value;
+    this.at = 1;
+    return { done: false, value: next.value[0]! };
+  };
+}
 
-  /**
-   * Reads the source until a non-empty batch, then answers with `out`; done once the source is.
-   * One `then` per batch read: an async function here cost a stream three promises per chunk at
-   * each of its two layers (the provider's parts and the committed stream's).
-   */
-  private fill<T>(out: () => IteratorResult<T, undefined>): Promise<IteratorResult<T, undefined>> {
+/** Parts from a source of batches (an async generator of arrays; empty ones are skipped). */
+export class PartBatches extends BatchReader {
+  private ended = false;
+
+  constructor(private readonly source: AsyncIterator<PartBatch, void, undefined>) {
+    super();
+  }
+
+  protected async close(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    await this.source.return?.(undefined);
+  }
+
+  /** Reads the source until a non-empty batch; done once the source is. One `then` per batch read. */
+  protected read(): Promise<IteratorResult<PartBatch, undefined>> {
     if (this.ended) return Promise.resolve(DONE);
     let read: Promise<IteratorResult<PartBatch, void>>;
     try {
@@ -82,15 +101,13 @@ export class PartBatches implements BatchedPartIterator {
       // As an async function would: a source that throws instead of rejecting still rejects.
       return Promise.reject(error);
     }
-    return read.then((next): IteratorResult<T, undefined> | Promise<IteratorResult<T, undefined>> => {
+    return read.then((next): IteratorResult<PartBatch, undefined> | Promise<IteratorResult<PartBatch, undefined>> => {
       if (next.done) {
         this.ended = true;
         return DONE;
       }
-      if (next.value.length === 0) return this.fill(out);
-      this.batch = next.value;
-      this.at = 0;
-      return out();
+      if (next.value.length === 0) return this.read();
+      return { done: false, value: next.value };
     });
   }
 }

@@ -12,10 +12,9 @@ import { buildOrRefuse, unsentRequestError } from './request-failure.js';
 import { readErrorBodyText } from './error-body.js';
 import { addFields } from './copy-fields.js';
 import { requestOriginOf } from './request-origin.js';
-import { KeptStream, setKeptStream } from './kept-stream.js';
+import { KeptStream } from './kept-stream.js';
 import { attributeError } from './attribute-error.js';
-import { decodeAll, decodeStream, type StreamEnv } from './decode-stream.js';
-import { PartBatches } from './part-batches.js';
+import { decodeAll, DecodedStream, type StreamEnv } from './decode-stream.js';
 import { responseTooLarge } from './response-limits.js';
 import { authorizeWireRequest, joinUrl, providerBaseUrl } from './wire-request.js';
 import type { AbortLink } from './abort-link.js';
@@ -151,8 +150,7 @@ export async function callProvider(env: CallEnv, provider: ProviderV1, attempt: 
     keepText && !provider.createFrameDecoder && decoder.readAfterCommit && attempt.initiator === 'core' && ctx.classification.commit !== 'end'
       ? new KeptStream(env.continuationMaxBytes, (text) => decodeAll(provider, candidate, request, env.responseLimits.maxEventChars, text))
       : undefined;
-  const parts = new PartBatches(decodeStream(env, provider, attempt, ctx, res, decoder, keepText, kept));
-  if (kept) setKeptStream(parts, kept);
+  const parts = new DecodedStream(env, provider, attempt, ctx, res, decoder, keepText, kept);
   const head: StreamPart[] = [];
   const commitAtEnd = ctx.classification.commit === 'end';
   for (;;) {

@@ -50,6 +50,9 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
   private buffered = 0;
   /** The reader waiting for the next chunk (iterator) or for the end (text()). */
   private wake: (() => void) | undefined;
+  /** The iterator's read waiting for a chunk: settled by `wakeReader` with it, the end or the failure. */
+  private resolveChunk: ((next: IteratorResult<Uint8Array>) => void) | undefined;
+  private rejectChunk: ((error: unknown) => void) | undefined;
   /** After release() or discard(): incoming bytes are dropped, and past the limit so is the connection. */
   private dropping = false;
   private dropped = 0;
@@ -138,14 +141,33 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
     return { next: () => this.nextChunk(), return: async () => BODY_DONE };
   }
 
-  /** A chunk that is there is handed out in a resolved promise; otherwise one promise waits for the next. */
+  /** A chunk that is there is handed out in a resolved promise; otherwise one promise waits for the next, settled by `wakeReader`. */
   private nextChunk(): Promise<IteratorResult<Uint8Array>> {
     const chunk = this.take();
     if (chunk) return Promise.resolve({ done: false, value: chunk });
     if (this.phase === 'ended') return Promise.resolve(BODY_DONE);
     if (this.phase === 'failed') return Promise.reject(this.failure());
-    return new Promise<void>((resolve) => (this.wake = resolve)).then(() => this.nextChunk());
+    return new Promise(this.waitForChunk);
   }
+
+  private readonly waitForChunk = (resolve: (next: IteratorResult<Uint8Array>) => void, reject: (error: unknown) => void): void => {
+    this.resolveChunk = resolve;
+    this.rejectChunk = reject;
+    this.wake = this.wakeReader;
+  };
+
+  private readonly wakeReader = (): void => {
+    const chunk = this.take();
+    if (chunk) this.resolveChunk!({ done: false, value: chunk });
+    else if (this.phase === 'failed') this.rejectChunk!(this.failure());
+    else if (this.phase === 'ended') this.resolveChunk!(BODY_DONE);
+    else {
+      this.wake = this.wakeReader; // woken with nothing new: wait on
+      return;
+    }
+    this.resolveChunk = undefined;
+    this.rejectChunk = undefined;
+  };
 
   private async text(limitBytes = Number.POSITIVE_INFINITY): Promise<string> {
     this.wholeBody = true;
