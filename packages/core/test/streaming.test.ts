@@ -134,6 +134,23 @@ describe('streaming contract', () => {
     expect(malformed).toEqual(['{"not json']);
   });
 
+  it('a consumer that stops at the error part leaves no timer of the request behind', async () => {
+    const clock = new VirtualClock();
+    fx = await pipelineOver([(_req, res) => {
+      res.writeHead(200, sseHead);
+      res.end(frame(textChunks(['partial'], false)[0]) + frame({ error: { message: 'died mid-answer' } }));
+    }], { clock });
+    const stream = await runWithVirtualTime(clock, fx.pipeline.stream(hello));
+    const seen: StreamPart[] = [];
+    for await (const part of stream) {
+      seen.push(part);
+      if (part.type === 'error') break;
+    }
+    expect(seen.at(-1)?.type).toBe('error');
+    // The request's timer went with the stream's end, not at its deadline.
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
   it('commits on the first token, and one timer serves the whole request', async () => {
     const clock = new VirtualClock();
     fx = await pipelineOver([stallAfter(3)], { clock });
