@@ -6,10 +6,10 @@ import { candidateRef } from './candidate-ref.js';
 import { SwitchyardError, toSwitchyardError } from './errors.js';
 import type { Attempt, RequestContext } from './contract.js';
 import type { DecodedSseEvent, FrameDecoder, ProviderV1, StreamDecoder } from './provider.js';
-import { SseParser, type SseEvent } from './sse.js';
+import { SseParser, sseTextOf, type SseEvent } from './sse.js';
 import { Utf8Chunks } from './utf8-chunks.js';
 import type { TransportResponse } from './transport.js';
-import { isContentPart, type Candidate, type ChatRequest, type StreamPart } from './types.js';
+import { isContentPart, type StreamPart } from './types.js';
 import type { SwitchyardEventBus } from './events.js';
 import { keepWireText, unreadEvents } from './wire-events.js';
 import { shapedAsJsonObject, type KeptStream } from './kept-stream.js';
@@ -22,33 +22,6 @@ export interface StreamEnv {
   events: SwitchyardEventBus;
   /** How much of a vendor's answer is read (response-limits.ts). */
   responseLimits: Readonly<ResponseLimits>;
-}
-
-/** An event as SSE text again (the vendor's data as it came, without a JSON round trip). */
-function sseText(event: SseEvent): string {
-  const data = event.data.includes('\n') ? event.data.replace(/\n/g, '\ndata: ') : event.data;
-  return event.event ? `event: ${event.event}\ndata: ${data}\n\n` : `data: ${data}\n\n`;
-}
-
-/** Every part of a kept stream text, through a fresh decoder: what a lazy pass-through replays when the answer is needed. */
-export function decodeAll(provider: ProviderV1, candidate: Candidate, request: ChatRequest, maxEventChars: number, text: string): StreamPart[] {
-  const parser = new SseParser(maxEventChars);
-  const decoder = provider.createStreamDecoder(candidate, request);
-  const parts: StreamPart[] = [];
-  for (const event of [...parser.push(text), ...parser.end()]) {
-    if (event.data === '[DONE]') break;
-    let json: unknown;
-    try {
-      json = JSON.parse(event.data);
-    } catch {
-      continue;
-    }
-    (event as DecodedSseEvent).json = json;
-    for (const part of decoder.push(event as DecodedSseEvent)) parts.push(part);
-    if (decoder.done) break;
-  }
-  for (const part of decoder.end()) parts.push(part);
-  return parts;
 }
 
 /** A body iterator's `return()` is not waited for (the response is discarded or released besides); a failure of it is nobody's. */
@@ -74,7 +47,6 @@ const isDoneAt = (text: string, start: number): boolean => text.startsWith('data
  * and microtask turns, at every layer of the relay).
  */
 export class DecodedStream extends BatchReader {
-  private readonly candidate: Candidate;
   private readonly body: AsyncIterator<Uint8Array>;
   private readonly parser: FrameDecoder | SseParser;
   private readonly sse: SseParser | undefined;
@@ -91,8 +63,12 @@ export class DecodedStream extends BatchReader {
   private finished = false;
   private sawDone = false;
   private malformed = 0;
-  /** The events of the commit chunk after its commit point: decoded, or passed through, once the reader is known. */
-  private afterCommit: SseEvent[] | undefined;
+  /**
+   * What the commit chunk holds after its commit point, decoded or passed through once the reader
+   * is known: its text as it came (`decodeUntilCommit`), or its events when the parser had to split
+   * the chunk.
+   */
+  private afterCommit: string | SseEvent[] | undefined;
   /** Batches decided and not yet read (a chunk's second batch, the end's). */
   private readonly ready: PartBatch[] = [];
   /** What the stream ends with once `ready` is read: done, or this error. */
@@ -112,9 +88,8 @@ export class DecodedStream extends BatchReader {
     readonly kept: KeptStream | undefined,
   ) {
     super();
-    this.candidate = attempt.candidate;
     this.body = res.body[Symbol.asyncIterator]();
-    const frames = provider.createFrameDecoder?.(this.candidate, env.responseLimits);
+    const frames = provider.createFrameDecoder?.(attempt.candidate, env.responseLimits);
     this.sse = frames ? undefined : new SseParser(env.responseLimits.maxEventChars);
     this.parser = frames ?? this.sse!;
     this.utf8 = kept ? new Utf8Chunks() : undefined;
@@ -196,7 +171,36 @@ export class DecodedStream extends BatchReader {
     }
     const text = this.utf8!.decode(chunk);
     kept.keep(text, chunk.byteLength);
-    this.push(this.readsLazily() ? this.passThrough(text) : this.decode(this.sse!.push(text), [], this.splitting && !this.committed));
+    if (this.readsLazily()) this.push(this.passThrough(text));
+    else if (this.splitting && !this.committed) this.push(this.decodeUntilCommit(text));
+    else this.push(this.decode(this.sse!.push(text), []));
+  }
+
+  /**
+   * A pass-through's chunk before its commit point: its events are parsed one at a time up to the
+   * commit point, and the text after it is left as it came (`afterCommit`) for `passThrough`,
+   * neither parsed into events nor written out again. A chunk the text search cannot split (a lone
+   * CR line end, the parser holding part of an event) goes to the parser whole.
+   */
+  private decodeUntilCommit(text: string): PartBatch {
+    const sse = this.sse!;
+    let input = text;
+    if (input.includes('\r')) input = input.replaceAll('\r\n', '\n');
+    if (!sse.atEventBoundary || input.includes('\r')) return this.decode(sse.push(text), [], true);
+    const out: StreamPart[] = [];
+    let at = 0;
+    while (!this.committed && !this.sawDone) {
+      const end = input.indexOf('\n\n', at);
+      if (end < 0) break;
+      this.decode(sse.push(input.slice(at, end + 2)), out);
+      at = end + 2;
+    }
+    if (at < input.length && !this.sawDone) {
+      // After the commit point: kept for the reader; before it, an event the next chunk ends: the parser holds it.
+      if (this.committed) this.afterCommit = input.slice(at);
+      else sse.push(input.slice(at));
+    }
+    return out;
   }
 
   /**
@@ -205,10 +209,11 @@ export class DecodedStream extends BatchReader {
    * chunk's (the parser keeps nothing of an event here).
    */
   private readAfterCommitEvents(): void {
-    const events = this.afterCommit!;
+    const rest = this.afterCommit!;
     this.afterCommit = undefined;
     try {
-      this.push(this.readsLazily() ? this.passThrough(events.map(sseText).join('')) : this.decode(events, []));
+      if (typeof rest === 'string') this.push(this.readsLazily() ? this.passThrough(rest) : this.decode(this.sse!.push(rest), []));
+      else this.push(this.readsLazily() ? this.passThrough(rest.map(sseTextOf).join('')) : this.decode(rest, []));
       if (this.sawDone) this.stopReading();
     } catch (error) {
       this.fail(error);
@@ -232,7 +237,7 @@ export class DecodedStream extends BatchReader {
     if (!this.finished) {
       this.ending.error = attributeError(
         new SwitchyardError('stream-cut', `${this.provider.id} stream ended without a finish signal${this.malformed ? ` (${this.malformed} malformed events skipped)` : ''}`),
-        this.candidate,
+        this.attempt.candidate,
       );
     }
   }
@@ -251,7 +256,7 @@ export class DecodedStream extends BatchReader {
       this.push(this.collect(this.decoder.end(), []));
       return;
     }
-    this.ending.error = attributeError(err, this.candidate);
+    this.ending.error = attributeError(err, this.attempt.candidate);
   }
 
   private closeBody(complete: boolean): void {
@@ -278,7 +283,7 @@ export class DecodedStream extends BatchReader {
         json = JSON.parse(event.data);
       } catch {
         this.malformed++;
-        if (env.events.listenerCount('stream:malformed')) env.events.emit('stream:malformed', { requestId: this.ctx.id, candidate: candidateRef(this.candidate), data: event.data.slice(0, 200) });
+        if (env.events.listenerCount('stream:malformed')) env.events.emit('stream:malformed', { requestId: this.ctx.id, candidate: candidateRef(this.attempt.candidate), data: event.data.slice(0, 200) });
         continue;
       }
       (event as DecodedSseEvent).json = json;
@@ -305,7 +310,7 @@ export class DecodedStream extends BatchReader {
       this.pendingText = '';
       return;
     }
-    this.pendingText += sseText(event);
+    this.pendingText += sseTextOf(event);
     if (parts.length === 0 || parts[0]!.type === 'error') return;
     keepWireText(parts[0]!, this.pendingText);
     for (let i = 1; i < parts.length; i++) keepWireText(parts[i]!, '');
@@ -315,7 +320,7 @@ export class DecodedStream extends BatchReader {
   private collect(parts: StreamPart[], out: StreamPart[]): StreamPart[] {
     for (const part of parts) {
       if (part.type === 'finish') this.finished = true;
-      else if (part.type === 'error') attributeError(part.error, this.candidate);
+      else if (part.type === 'error') attributeError(part.error, this.attempt.candidate);
       else if (!this.committed && isContentPart(part)) this.committed = true;
       out.push(part);
     }

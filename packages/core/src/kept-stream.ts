@@ -17,7 +17,9 @@
  * decoded, and so does a plugin that wraps a stream's parts (a hedge, a continuation). It starts
  * after the commit point, within the chunk that holds it (decode-stream.ts).
  */
-import type { StreamPart } from './types.js';
+import type { DecodedSseEvent, ProviderV1 } from './provider.js';
+import { SseParser } from './sse.js';
+import type { Candidate, ChatRequest, StreamPart } from './types.js';
 
 const isBlank = (code: number): boolean => code === 32 || code === 9 || code === 10 || code === 13;
 
@@ -76,4 +78,25 @@ export class KeptStream {
   release(): void {
     this.text = undefined;
   }
+}
+
+/** Every part of a kept stream text, through a fresh decoder: what a lazy pass-through replays when the answer is needed. */
+export function decodeAll(provider: ProviderV1, candidate: Candidate, request: ChatRequest, maxEventChars: number, text: string): StreamPart[] {
+  const parser = new SseParser(maxEventChars);
+  const decoder = provider.createStreamDecoder(candidate, request);
+  const parts: StreamPart[] = [];
+  for (const event of [...parser.push(text), ...parser.end()]) {
+    if (event.data === '[DONE]') break;
+    let json: unknown;
+    try {
+      json = JSON.parse(event.data);
+    } catch {
+      continue;
+    }
+    (event as DecodedSseEvent).json = json;
+    for (const part of decoder.push(event as DecodedSseEvent)) parts.push(part);
+    if (decoder.done) break;
+  }
+  for (const part of decoder.end()) parts.push(part);
+  return parts;
 }

@@ -151,3 +151,9 @@ export class SseParser {
     this.sawField = false;
   }
 }
+
+/** An event as SSE text again (the vendor's data as it came, without a JSON round trip). */
+export function sseTextOf(event: SseEvent): string {
+  const data = event.data.includes('\n') ? event.data.replace(/\n/g, '\ndata: ') : event.data;
+  return event.event ? `event: ${event.event}\ndata: ${data}\n\n` : `data: ${data}\n\n`;
+}

