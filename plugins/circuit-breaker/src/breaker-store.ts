@@ -44,6 +44,8 @@ export class BreakerStore {
    * (a failure, a new bucket, a forced state), so the healthy path does no store write.
    */
   private readonly unwritten = new Map<string, { start: number; successes: number }>();
+  /** Each deployment's record key, built once: a key string used again has its hash already (a new one per read cost the in-process store a hash of it, three times a request). */
+  private readonly keys = new Map<string, string>();
 
   constructor(
     private readonly store: StateStore,
@@ -55,7 +57,7 @@ export class BreakerStore {
   ) {}
 
   async read(id: string): Promise<BreakerRecord> {
-    return (await this.store.get<BreakerRecord>(PREFIX + id)) ?? closedRecord();
+    return (await this.store.get<BreakerRecord>(this.keyOf(id))) ?? closedRecord();
   }
 
   async phase(id: string): Promise<BreakerPhase> {
@@ -81,7 +83,7 @@ export class BreakerStore {
    */
   recordSuccess(id: string, step: (record: BreakerRecord, now: number, random: RandomSource) => Step): void | Promise<void> {
     if (this.queues.has(id)) return this.update(id, step).then(noop);
-    const records = readManyNow<BreakerRecord>(this.store, [PREFIX + id]);
+    const records = readManyNow<BreakerRecord>(this.store, [this.keyOf(id)]);
     if (Array.isArray(records)) return this.countSuccess(id, records[0], step);
     return records.then(([record]) => this.countSuccess(id, record, step));
   }
@@ -126,7 +128,7 @@ export class BreakerStore {
 
   /** One update; announces the transition of the write that landed, never of a refused one. */
   private async apply(id: string, step: (record: BreakerRecord, now: number, random: RandomSource) => Step): Promise<Step> {
-    const key = PREFIX + id;
+    const key = this.keyOf(id);
     for (let round = 1; ; round++) {
       const stored = await this.store.get<BreakerRecord>(key);
       const now = this.clock.now();
@@ -163,7 +165,7 @@ export class BreakerStore {
    * is half-open.
    */
   admitEach(ids: readonly string[], holder: string): Verdict[] | Promise<Verdict[]> {
-    const records = readManyNow<BreakerRecord>(this.store, ids.map((id) => PREFIX + id));
+    const records = readManyNow<BreakerRecord>(this.store, ids.map((id) => this.keyOf(id)));
     if (Array.isArray(records)) return this.verdicts(ids, records, holder);
     return records.then((read) => this.verdicts(ids, read, holder));
   }
@@ -188,6 +190,15 @@ export class BreakerStore {
 
   async releaseProbe(id: string, holder: string): Promise<void> {
     await this.store.releaseLease(this.leaseKey(id), holder);
+  }
+
+  private keyOf(id: string): string {
+    let key = this.keys.get(id);
+    if (key === undefined) {
+      if (this.keys.size >= 4096) this.keys.clear(); // deployments come from config: a bound, not a cache policy
+      this.keys.set(id, (key = PREFIX + id));
+    }
+    return key;
   }
 
   private leaseKey(id: string): string {

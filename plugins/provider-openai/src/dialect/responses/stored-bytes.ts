@@ -8,7 +8,7 @@
  * between them.
  */
 import { SwitchyardError, type Clock, type StateStore } from '@switchyard/core';
-import { formatDuration } from '@switchyard/core/internal';
+import { formatDuration, readManyNow } from '@switchyard/core/internal';
 import { RESPONSE_STORE_FULL } from './errors.js';
 
 const SLICES = 24;
@@ -38,17 +38,26 @@ export class StoredBytes {
     return Math.floor(this.clock.now() / this.sliceMs);
   }
 
-  private async held(scope: string, current: number): Promise<number> {
-    const keys: string[] = [];
-    for (let s = current - SLICES; s <= current; s++) keys.push(`${PREFIX}${scope}:${s}`);
-    const values = await Promise.all(keys.map((k) => this.store.get<number>(k)));
-    return values.reduce<number>((sum, v) => sum + (v ?? 0), 0);
+  /**
+   * What `owner` and everyone hold now: the two sums of a TTL's slices, in one read of the store
+   * (one MGET on Redis, at once in memory). Each save reads them; 50 reads of their own, each
+   * a new key string and a promise, were 11 µs of a stored answer.
+   */
+  private async held(owner: string | undefined, current: number): Promise<[mine: number, all: number]> {
+    const mine = sliceKeys(scopeOf(owner), current);
+    const all = sliceKeys('all', current);
+    const read = readManyNow<number>(this.store, mine.concat(all));
+    const values = Array.isArray(read) ? read : await read;
+    let held = 0;
+    for (let i = 0; i < mine.length; i++) held += values[i] ?? 0;
+    let heldByAll = 0;
+    for (let i = mine.length; i < values.length; i++) heldByAll += values[i] ?? 0;
+    return [held, heldByAll];
   }
 
   /** Refuses before the call when what the key and everyone hold, plus `bytes`, is past a cap (nothing is counted). */
   async check(owner: string | undefined, bytes: number): Promise<void> {
-    const slice = this.slice();
-    const [mine, all] = await Promise.all([this.held(scopeOf(owner), slice), this.held('all', slice)]);
+    const [mine, all] = await this.held(owner, this.slice());
     this.refuseOver(owner, mine + bytes, all + bytes);
   }
 
@@ -58,7 +67,7 @@ export class StoredBytes {
     const mineKey = `${PREFIX}${scopeOf(owner)}:${slice}`;
     const allKey = `${PREFIX}all:${slice}`;
     await Promise.all([this.store.increment(mineKey, bytes, ttl), this.store.increment(allKey, bytes, ttl)]);
-    const [mine, all] = await Promise.all([this.held(scopeOf(owner), slice), this.held('all', slice)]);
+    const [mine, all] = await this.held(owner, slice);
     try {
       this.refuseOver(owner, mine, all);
     } catch (error) {
@@ -83,6 +92,23 @@ export class StoredBytes {
       path: 'store',
     });
   }
+}
+
+/**
+ * The keys of a scope's slices up to `current`, the same strings while the slice lasts (a slice is
+ * 1/24 of the TTL): a string used again has its hash already, where 25 new ones a read had to be
+ * built and hashed. Bounded: past 1,024 scopes (gateway keys) it starts again.
+ */
+const keysOfScope = new Map<string, { current: number; keys: string[] }>();
+
+function sliceKeys(scope: string, current: number): string[] {
+  const known = keysOfScope.get(scope);
+  if (known?.current === current) return known.keys;
+  const keys: string[] = [];
+  for (let s = current - SLICES; s <= current; s++) keys.push(`${PREFIX}${scope}:${s}`);
+  if (keysOfScope.size >= 1024) keysOfScope.clear();
+  keysOfScope.set(scope, { current, keys });
+  return keys;
 }
 
 function scopeOf(owner: string | undefined): string {
