@@ -4,12 +4,12 @@
  * restart on Redis loses nothing. While a shared store says it is unavailable (store-redis'
  * `available`), records wait here and are added once it answers again, so an outage delays the
  * totals instead of losing them to the store's local fallback. Records that arrive while a write
- * is under way are added together by the next one: one read, one clone and one compare-and-set
+ * is under way are added together by the next one: one read, one copy (of what the records touch) and one compare-and-set
  * per day for the batch, not per request (at c = 32 the serialized per-record writes were the
  * ledger's whole cost, and every request waited for the writes queued before its own).
  */
 import type { StateStore } from '@switchyard/core';
-import { addRecord, answerFrom, dayOf, daysBetween, emptyDay, type DayDoc, type UsageAnswer, type UsageQuery, type UsageRecord } from './usage-record.js';
+import { answerFrom, dayOf, daysBetween, withRecords, type DayDoc, type UsageAnswer, type UsageQuery, type UsageRecord } from './usage-record.js';
 
 const KEEP_DAYS = 400;
 const MAX_ROUNDS = 16;
@@ -81,8 +81,7 @@ export class UsageTotals {
     const ttl = KEEP_DAYS * 86_400_000;
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const current = await this.store.get<DayDoc>(key);
-      let next = structuredClone(current) ?? emptyDay();
-      for (const record of records) next = addRecord(next, record);
+      const next = withRecords(current, records);
       if (!this.store.compareAndSet) return void (await this.store.set(key, next, ttl));
       if (await this.store.compareAndSet(key, current, next, ttl)) return;
     }

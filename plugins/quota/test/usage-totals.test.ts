@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStateStore } from '@switchyard/core';
 import { UsageTotals } from '../src/usage-totals.js';
-import { parseUsageQuery, type UsageRecord } from '../src/usage-record.js';
+import { addRecord, emptyDay, parseUsageQuery, withRecords, type DayDoc, type UsageRecord } from '../src/usage-record.js';
 
 /** A store that can say it is unavailable, as @switchyard/store-redis does during an outage. */
 class FlakyStore extends MemoryStateStore {
@@ -79,6 +79,21 @@ describe('usage totals under concurrent requests', () => {
     const answer = await totals.answer(query);
     expect(answer.total).toMatchObject({ requests: 21, billed: { costUsd: 3, inputTokens: 210 } });
     expect(Object.fromEntries(Object.entries(answer.groups).map(([k, v]) => [k, v.requests]))).toEqual({ 'team=x': 16, 'team=y': 5 });
+  });
+
+  it('adds records to a copy of a day: the same sums as adding in place, the day read from the store untouched', () => {
+    const stored = addRecord(addRecord(emptyDay(), record(0.1, { gatewayKey: 'k1', team: 't' })), record(0.2, { deployment: 'b/m' }));
+    const before = structuredClone(stored);
+    const batch = [record(0.3), record(0.4, { gatewayKey: 'k2', tags: { team: 'y', env: 'prod' } }), record(0.5, { ok: false, outcome: 'endpoint-failure', estimated: true })];
+    const next = withRecords(stored, batch);
+    // The store's own object (compared by the compare-and-set) is left as it was.
+    expect(stored).toEqual(before);
+    const inPlace = batch.reduce<DayDoc>(addRecord, structuredClone(before));
+    expect(next).toEqual(inPlace);
+    // What the batch did not touch is shared, not copied.
+    expect(next.deployment['b/m']).toBe(stored.deployment['b/m']);
+    expect(next.gatewayKey!.k1).toBe(stored.gatewayKey!.k1);
+    expect(withRecords(undefined, batch)).toEqual(batch.reduce<DayDoc>(addRecord, emptyDay()));
   });
 
   it('writes a batch spanning midnight to both days', async () => {

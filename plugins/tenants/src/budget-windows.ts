@@ -23,11 +23,21 @@ export interface Window {
   ttlMs: number;
 }
 
+/** The window each period was last asked for: asked for every scope of every request, it is the same until it resets. */
+const current: Record<Period, { startsAt: number; resetsAt: number; id: string } | undefined> = { day: undefined, month: undefined };
+
 export function windowOf(period: Period, now: number): Window {
-  const date = new Date(now);
-  const resetsAt = period === 'day' ? Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() + 1) : Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
-  const id = date.toISOString().slice(0, period === 'day' ? 10 : 7);
-  return { period, id, resetsAt, ttlMs: resetsAt - now + KEEP_AFTER_MS[period] };
+  let known = current[period];
+  if (!known || now < known.startsAt || now >= known.resetsAt) {
+    // A date and its ISO text cost a microsecond: made once per window, not per scope and request.
+    const date = new Date(now);
+    const year = date.getUTCFullYear();
+    const month = date.getUTCMonth();
+    const startsAt = period === 'day' ? Date.UTC(year, month, date.getUTCDate()) : Date.UTC(year, month, 1);
+    const resetsAt = period === 'day' ? Date.UTC(year, month, date.getUTCDate() + 1) : Date.UTC(year, month + 1, 1);
+    current[period] = known = { startsAt, resetsAt, id: date.toISOString().slice(0, period === 'day' ? 10 : 7) };
+  }
+  return { period, id: known.id, resetsAt: known.resetsAt, ttlMs: known.resetsAt - now + KEEP_AFTER_MS[period] };
 }
 
 export function minuteOf(now: number): number {
