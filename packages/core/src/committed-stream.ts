@@ -12,7 +12,6 @@ import { ChatStream, type StreamInfo } from './chat-stream.js';
 import type { RequestContext, RequestOutcome, StreamAttemptResult } from './contract.js';
 import { SwitchyardError } from './errors.js';
 import { attributeError } from './attribute-error.js';
-import type { StreamPart } from './types.js';
 import type { AttemptFailure } from './events.js';
 import type { AttemptOutcome } from './outcomes.js';
 import { BatchReader, DONE, nextBatchOf, type PartBatch } from './part-batches.js';

@@ -181,6 +181,20 @@ async function gatewayFor(name: string, scripts: Scripted[], options: { fallback
 /** The head's events (up to the first content event) and the last one or two: never a delta after the commit point. */
 const EVENTS_DECODED_AT_MOST = { messages: 5, chat: 3, responses: 5, gemini: 2 } as const;
 
+/**
+ * The vendor's body in `chunks` reaches the client with every one of `forwarded` as the vendor
+ * wrote it, billed exactly, and only the head and the last events decoded.
+ */
+async function expectRelayedLazily(name: string, chunks: string[], forwarded: string[]): Promise<void> {
+  const { call, ended, pushes } = await gatewayFor(name, [{ chunks }]);
+  const res = await call();
+  expect(res.status).toBe(200);
+  await expect.poll(() => ended.length).toBe(1);
+  expect(ended[0]).toMatchObject({ ok: true, finish: 'stop', usage: { prompt_tokens: USAGE.input, completion_tokens: USAGE.output } });
+  for (const chunk of forwarded) expect(res.text.replace(/\r\n/g, '\n')).toContain(chunk.replace(/\r\n/g, '\n'));
+  expect(pushes()).toBeLessThanOrEqual(EVENTS_DECODED_AT_MOST[name as keyof typeof EVENTS_DECODED_AT_MOST]);
+}
+
 describe.each(Object.keys(DIALECTS))('a %s pass-through after its commit point', (name) => {
   it('forwards the vendor text unread, yet finds the finish and bills the exact usage; text spelling the markers changes neither', async () => {
     const vendorChunks = DIALECTS[name]!.chunks(WORDS, true);
@@ -213,25 +227,12 @@ describe.each(Object.keys(DIALECTS))('a %s pass-through after its commit point',
     // The commit chunk ends seven characters into the next event; the rest comes in 37-character chunks.
     const cuts = [head!.length + 7];
     for (let at = cuts[0]! + 37; at < whole.length; at += 37) cuts.push(at);
-    const chunks = [0, ...cuts].map((from, i) => whole.slice(from, cuts[i] ?? whole.length));
-    const { call, ended, pushes } = await gatewayFor(name, [{ chunks }]);
-    const res = await call();
-    expect(res.status).toBe(200);
-    await expect.poll(() => ended.length).toBe(1);
-    expect(ended[0]).toMatchObject({ ok: true, finish: 'stop', usage: { prompt_tokens: USAGE.input, completion_tokens: USAGE.output } });
-    for (const chunk of rest.slice(0, -1)) expect(res.text.replace(/\r\n/g, '\n')).toContain(chunk.replace(/\r\n/g, '\n'));
-    expect(pushes()).toBeLessThanOrEqual(EVENTS_DECODED_AT_MOST[name as keyof typeof EVENTS_DECODED_AT_MOST]);
+    await expectRelayedLazily(name, [0, ...cuts].map((from, i) => whole.slice(from, cuts[i] ?? whole.length)), rest.slice(0, -1));
   });
 
   it('after the chunk that holds the commit point, the rest is read lazily even when it comes in one chunk', async () => {
     const [head, ...rest] = DIALECTS[name]!.chunks(WORDS, true);
-    const { call, ended, pushes } = await gatewayFor(name, [{ chunks: [head!, rest.join('')] }]);
-    const res = await call();
-    expect(res.status).toBe(200);
-    await expect.poll(() => ended.length).toBe(1);
-    expect(ended[0]).toMatchObject({ ok: true, finish: 'stop', usage: { prompt_tokens: USAGE.input, completion_tokens: USAGE.output } });
-    for (const chunk of rest.slice(0, -1)) expect(res.text.replace(/\r\n/g, '\n')).toContain(chunk.replace(/\r\n/g, '\n'));
-    expect(pushes()).toBeLessThanOrEqual(EVENTS_DECODED_AT_MOST[name as keyof typeof EVENTS_DECODED_AT_MOST]);
+    await expectRelayedLazily(name, [head!, rest.join('')], rest.slice(0, -1));
   });
 
   it('a stream with no finish signal (its text spelling one) is still a cut, ending with the error event of the dialect', async () => {
