@@ -28,6 +28,11 @@ describe('hiddenSlot', () => {
     expect(b.get(target)).toBeUndefined();
   });
 
+  it('finds nothing on what is not an object, without throwing', () => {
+    const slot = hiddenSlot<string>('test.primitive');
+    for (const value of ['text', 42, undefined, null, true]) expect(slot.get(value as unknown as object)).toBeUndefined();
+  });
+
   it('works on an object that cannot take a property (frozen), by its identity still', () => {
     const slot = hiddenSlot<string>('test.frozen');
     const frozen = Object.freeze({ type: 'finish' });

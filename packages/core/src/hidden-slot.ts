@@ -46,6 +46,8 @@ export function hiddenSlot<T>(name: string): HiddenSlot<T> {
     }
 
     static get(target: object): T | undefined {
+      // A plugin's JavaScript may hand over anything: what is not an object has no slot (`in` would throw).
+      if ((typeof target !== 'object' || target === null) && typeof target !== 'function') return undefined;
       return #value in target ? (target as Slot).#value : frozen?.get(target);
     }
   }
