@@ -3,6 +3,7 @@ import { ResponseAccumulator } from './aggregate.js';
 import { SwitchyardError } from './errors.js';
 import type { ChatResponse, DroppedPart, StreamPart, TruncationInfo } from './types.js';
 import { nextBatchOf, type PartBatch } from './part-batches.js';
+import { DONE } from './iterator-done.js';
 
 export interface StreamInfo {
   endpoint: string;
@@ -109,8 +110,6 @@ export class ChatStream implements AsyncIterable<StreamPart> {
     return response;
   }
 }
-
-const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 /** `batches()`'s iterable: a class, since a literal with a computed `[Symbol.asyncIterator]` key is built in V8's runtime (0.4–0.7 % of a streamed answer's CPU). */
 class Batches implements AsyncIterable<PartBatch> {

@@ -14,7 +14,8 @@ import { SwitchyardError } from './errors.js';
 import { attributeError } from './attribute-error.js';
 import type { AttemptFailure } from './events.js';
 import type { AttemptOutcome } from './outcomes.js';
-import { BatchReader, DONE, nextBatchOf, type PartBatch } from './part-batches.js';
+import { BatchReader, nextBatchOf, type PartBatch } from './part-batches.js';
+import { DONE } from './iterator-done.js';
 
 /** What a committed stream needs from its request run. */
 export interface CommittedStreamOwner {

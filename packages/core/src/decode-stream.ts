@@ -13,7 +13,8 @@ import { isContentPart, type StreamPart } from './types.js';
 import type { SwitchyardEventBus } from './events.js';
 import { keepWireText, unreadEvents } from './wire-events.js';
 import { shapedAsJsonObject, type KeptStream } from './kept-stream.js';
-import { BatchReader, DONE, type PartBatch } from './part-batches.js';
+import { BatchReader, type PartBatch } from './part-batches.js';
+import { DONE } from './iterator-done.js';
 import { responseTooLarge, type ResponseLimits } from './response-limits.js';
 import { attributeError } from './attribute-error.js';
 

@@ -7,10 +7,10 @@
  * (a plugin's iterator without batches gives batches of one).
  */
 import type { StreamPart } from './types.js';
+import { DONE } from './iterator-done.js';
 
 export type PartBatch = readonly StreamPart[];
 
-export const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 const EMPTY: PartBatch = Object.freeze([]);
 
 /** An async iterator of parts that can also give every part it holds at once. */

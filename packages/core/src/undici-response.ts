@@ -11,6 +11,7 @@ import { onAbortOf, type AbortLink } from './abort-link.js';
 import { transportError } from './transport-error.js';
 import { responseTooLarge } from './response-limits.js';
 import type { SwitchyardError } from './errors.js';
+import { DONE } from './iterator-done.js';
 
 /** Buffered body bytes above which undici is asked to pause the socket until the reader catches up. */
 const HIGH_WATER_BYTES = 256 * 1024;
@@ -19,8 +20,6 @@ const RELEASE_LIMIT_BYTES = 64 * 1024;
 const RELEASE_WAIT_MS = 1000;
 
 type Phase = 'waiting' | 'body' | 'ended' | 'failed';
-
-const BODY_DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 /** Lower-cased names; repeated headers joined with `, `. */
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -138,14 +137,14 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
 
   /** Leaving the loop early does not drop the connection: the reader decides between discard() and release(). */
   iterator(): AsyncIterator<Uint8Array> {
-    return { next: () => this.nextChunk(), return: async () => BODY_DONE };
+    return { next: () => this.nextChunk(), return: async () => DONE };
   }
 
   /** A chunk that is there is handed out in a resolved promise; otherwise one promise waits for the next, settled by `wakeReader`. */
   private nextChunk(): Promise<IteratorResult<Uint8Array>> {
     const chunk = this.take();
     if (chunk) return Promise.resolve({ done: false, value: chunk });
-    if (this.phase === 'ended') return Promise.resolve(BODY_DONE);
+    if (this.phase === 'ended') return Promise.resolve(DONE);
     if (this.phase === 'failed') return Promise.reject(this.failure());
     return new Promise(this.waitForChunk);
   }
@@ -160,7 +159,7 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
     const chunk = this.take();
     if (chunk) this.resolveChunk!({ done: false, value: chunk });
     else if (this.phase === 'failed') this.rejectChunk!(this.failure());
-    else if (this.phase === 'ended') this.resolveChunk!(BODY_DONE);
+    else if (this.phase === 'ended') this.resolveChunk!(DONE);
     else {
       this.wake = this.wakeReader; // woken with nothing new: wait on
       return;
