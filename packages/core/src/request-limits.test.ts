@@ -44,4 +44,19 @@ describe('checkRequestLimits', () => {
     for (let i = 0; i < 100; i++) deeper = [deeper];
     expect(() => validateChatRequest({ ...base(), extra: deeper })).toThrow(/nested deeper than 64/);
   });
+
+  it('the mark stays on the body it was given: invisible in its fields, not on a copy, and a frozen body is marked too', () => {
+    let deeper: unknown = [];
+    for (let i = 0; i < 70; i++) deeper = [deeper];
+    const body = { ...base(), extra: deeper };
+    checkRequestLimits(body, { maxDepth: 100 });
+    expect(Reflect.ownKeys(body)).toEqual(['model', 'messages', 'extra']);
+    expect(JSON.parse(JSON.stringify(body))).toEqual(structuredClone(body));
+    expect(() => validateChatRequest(body)).not.toThrow();
+    // A plugin's copy was not walked with the gateway's limits: the core's own apply.
+    expect(() => validateChatRequest({ ...body })).toThrow(/nested deeper than 64/);
+    const frozen = Object.freeze({ ...base(), extra: deeper });
+    checkRequestLimits(frozen, { maxDepth: 100 });
+    expect(() => validateChatRequest(frozen)).not.toThrow();
+  });
 });

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { SwitchyardError } from './errors.js';
+import { hiddenSlot } from './hidden-slot.js';
 
 export interface RequestLimits {
   /** Nesting of objects and arrays anywhere in the body. */
@@ -38,8 +39,11 @@ export const requestLimitsSchema = z
 
 export const REQUEST_LIMIT_CODE = 'SWITCHYARD_ERR_REQUEST_LIMIT';
 
-/** Bodies already walked (by the gateway, with its configured limits): the core does not walk them again. */
-const checked = new WeakSet<object>();
+/**
+ * Bodies already walked (by the gateway, with its configured limits): the core does not walk them
+ * again. A hidden slot, not a WeakSet: the mark goes with the body (hidden-slot.ts says why).
+ */
+const walked = hiddenSlot<true>('walked within limits');
 
 function refuse(message: string, path: string): SwitchyardError {
   return new SwitchyardError('invalid-request', message, { code: REQUEST_LIMIT_CODE, path, status: 400, retryable: false });
@@ -57,7 +61,7 @@ function limitsWith(overrides: Partial<RequestLimits> | undefined): Readonly<Req
 
 /** Throws a coded `invalid-request` error when `body` exceeds a limit; cost is linear in its size. An overrides object is read once (keep it unchanged). */
 export function checkRequestLimits(body: unknown, overrides?: Partial<RequestLimits>): void {
-  if (typeof body !== 'object' || body === null || checked.has(body)) return;
+  if (typeof body !== 'object' || body === null || walked.get(body)) return;
   const limits = limitsWith(overrides);
   const top = body as Record<string, unknown>;
   if (Array.isArray(top.messages) && top.messages.length > limits.maxMessages) throw refuse(`messages has ${top.messages.length} entries; the limit is ${limits.maxMessages}`, 'messages');
@@ -103,7 +107,7 @@ export function checkRequestLimits(body: unknown, overrides?: Partial<RequestLim
     }
   }
   checkSchemaSizes(top, limits.maxSchemaBytes);
-  checked.add(body);
+  walked.set(body, true);
 }
 
 function checkSchemaSizes(body: Record<string, unknown>, max: number): void {
