@@ -41,7 +41,11 @@ export class RequestTimer {
     readonly deadlineAt: number,
     private readonly onDeadline: (error: SwitchyardError) => void,
   ) {
-    this.arm();
+    // Armed at the end of this turn, unless an attempt's limit arms it first: a request whose
+    // hooks answer at once starts its attempt in the same turn, and one timer then serves both
+    // limits where the deadline's would be set and at once cleared for the earlier header limit.
+    // Nothing is lost by the wait: a timer cannot fire before the turn ends.
+    queueMicrotask(() => this.arm());
   }
 
   /** Starts (or moves) the limit of the running attempt. */

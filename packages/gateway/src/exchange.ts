@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CallOptions, Clock, Pipeline } from '@switchyard/core';
 import type { Dialect } from './dialect.js';
+import type { Heartbeats } from './heartbeats.js';
 import type { Logger } from './logger.js';
 import type { ServerOptions } from './server-options.js';
 import type { ErrorReplyOptions } from './upstream-message.js';
@@ -16,7 +17,8 @@ export interface Exchange {
   call: CallOptions;
   clock: Clock;
   logger: Logger;
-  heartbeatMs: number;
+  /** The heartbeats of streams waiting for their first part (one timer for all of them). */
+  heartbeats: Heartbeats;
   /** How error replies may name the upstream (`server.exposeUpstream`). */
   errorOptions: ErrorReplyOptions;
   /** The client API this request came in: errors and answers are written in it. */

@@ -34,6 +34,7 @@ import { pipelineFromConfig } from './pipeline-from-config.js';
 import { BodyError, readJsonBody, type JsonBody } from './read-body.js';
 import { BodyBudget } from './body-budget.js';
 import { BodyDeadlines } from './body-deadlines.js';
+import { Heartbeats } from './heartbeats.js';
 import { createBrowserGuard } from './browser-guard.js';
 import { answerClientError } from './client-errors.js';
 import { idempotencyKeyOf, requestIdOf, sessionIdOf, traceparentOf } from './request-meta.js';
@@ -137,6 +138,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   let browserGuard = guardFor(options.pipeline);
   const bodyBudget = new BodyBudget(server.maxBodyBytesInFlight);
   const bodyDeadlines = new BodyDeadlines(clock, server.bodyTimeoutMs);
+  const heartbeats = new Heartbeats(clock, server.heartbeatMs);
   const errorOptions = { exposeUpstream: server.exposeUpstream };
   const routes = new DialectRoutes(options.dialects ?? DEFAULT_DIALECTS);
   let slot: PipelineSlot | undefined;
@@ -261,7 +263,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       call: { signal: abort, requestId, traceparent: traceparentOf(req), deadlineMs: server.requestTimeoutMs, idempotencyKey: idempotencyKeyOf(req), caller, sessionId: sessionIdOf(req) },
       clock,
       logger,
-      heartbeatMs: server.heartbeatMs,
+      heartbeats,
       errorOptions,
       dialect,
       startedAt,

@@ -24,16 +24,13 @@ export async function serveStream(x: Exchange, request: ChatRequest, encoderFor:
   const { res } = x;
   const head = framing ? Object.assign({}, SSE_HEADERS, { 'content-type': framing.contentType }) : SSE_HEADERS;
   const heartbeatText = framing ? framing.heartbeat : SSE_HEARTBEAT;
-  let heartbeat: ReturnType<Exchange['clock']['setTimeout']> | undefined;
-  const beat = () => {
+  const heartbeat = x.heartbeats.start(() => {
     if (!res.headersSent) {
       res.writeHead(200, head);
       res.flushHeaders();
     }
     res.write(heartbeatText);
-    heartbeat = x.clock.setTimeout(beat, x.heartbeatMs);
-  };
-  heartbeat = x.clock.setTimeout(beat, x.heartbeatMs);
+  });
 
   let stream: ChatStream;
   try {
@@ -46,7 +43,7 @@ export async function serveStream(x: Exchange, request: ChatRequest, encoderFor:
     } else replyWithError(x, failure);
     return;
   } finally {
-    x.clock.clearTimeout(heartbeat);
+    heartbeat.stop();
   }
   // The head goes out with the committed first part, in the same write.
   if (!res.headersSent) res.writeHead(200, Object.assign({}, head, infoHeaders(stream.info)));
