@@ -75,6 +75,11 @@ export class VirtualClock implements Clock {
     return this.timers.length;
   }
 
+  /** Timers set on this clock so far, cleared or not (how many a piece of code arms). */
+  timersSet(): number {
+    return this.nextId - 1;
+  }
+
   /** Moves time forward by `ms`, firing every timer that falls due, in order. */
   async advance(ms: number): Promise<void> {
     const target = this.current + ms;

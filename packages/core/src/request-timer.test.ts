@@ -1,31 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { VirtualClock, type Clock } from './clock.js';
+import { VirtualClock } from './clock.js';
 import { RequestTimer } from './request-timer.js';
 import type { SwitchyardError } from './errors.js';
-
-/** A virtual clock that counts the timers set on it. */
-function countingClock(): VirtualClock & { armed: number } {
-  const clock = new VirtualClock() as VirtualClock & { armed: number };
-  clock.armed = 0;
-  const set = clock.setTimeout.bind(clock);
-  clock.setTimeout = (fn: () => void, ms: number) => {
-    clock.armed++;
-    return set(fn, ms);
-  };
-  return clock;
-}
 
 const turn = () => new Promise<void>((resolve) => queueMicrotask(resolve));
 
 describe('RequestTimer', () => {
   it('an attempt limit set in the turn the request starts arms one timer, not the deadline and then the limit', async () => {
-    const clock = countingClock();
+    const clock = new VirtualClock();
     const deadlines: SwitchyardError[] = [];
     const aborted: unknown[] = [];
     const timer = new RequestTimer(clock, clock.now() + 60_000, (error) => deadlines.push(error));
     timer.setPhase('headers', 1_000, { abort: (reason) => aborted.push(reason) });
     await turn();
-    expect(clock.armed).toBe(1);
+    expect(clock.timersSet()).toBe(1);
     expect(clock.pendingTimers()).toBe(1);
     await clock.advance(1_000);
     expect(aborted).toHaveLength(1);
@@ -37,9 +25,9 @@ describe('RequestTimer', () => {
   });
 
   it('a request whose hooks wait still gets its deadline: armed at the end of the turn, before any timer could fire', async () => {
-    const clock = countingClock();
+    const clock = new VirtualClock();
     const deadlines: SwitchyardError[] = [];
-    new RequestTimer(clock as Clock, clock.now() + 5_000, (error) => deadlines.push(error));
+    new RequestTimer(clock, clock.now() + 5_000, (error) => deadlines.push(error));
     expect(clock.pendingTimers()).toBe(0);
     await turn();
     expect(clock.pendingTimers()).toBe(1);
@@ -50,11 +38,11 @@ describe('RequestTimer', () => {
   });
 
   it('a request over within its first turn leaves no timer behind', async () => {
-    const clock = countingClock();
+    const clock = new VirtualClock();
     const timer = new RequestTimer(clock, clock.now() + 5_000, () => undefined);
     timer.dispose();
     await turn();
-    expect(clock.armed).toBe(0);
+    expect(clock.timersSet()).toBe(0);
     expect(clock.pendingTimers()).toBe(0);
   });
 });
