@@ -12,6 +12,7 @@ import { ResponseAccumulator } from './aggregate.js';
 import { attributeError } from './attribute-error.js';
 import { attemptTimeouts } from './switchyard-hints.js';
 import { runHook } from './run-hook.js';
+import { withField } from './copy-fields.js';
 import type { Candidate, ChatRequest, EmbeddingRequest, StreamPart } from './types.js';
 
 type CallHook = NonNullable<ReturnType<PipelineHooks['call']['get']>>;
@@ -147,7 +148,7 @@ export class AttemptRunner {
       const recorded = runHook(hooks.recordAttempt, outcome, ctx);
       if (recorded instanceof Promise) await recorded;
     }
-    if (events.listenerCount('attempt:end')) events.emit('attempt:end', attemptRecord(outcome, ctx.id));
+    if (events.listenerCount('attempt:end')) events.emit('attempt:end', withField(attemptRecord(outcome), 'requestId', ctx.id));
   }
 
   /** Ends a live attempt after its commit point: one outcome, then its timer and links are released. */

@@ -43,12 +43,6 @@ export function candidateRef(candidate: Candidate): CandidateRef {
   return ref;
 }
 
-export function attemptRecord(outcome: AttemptOutcome): AttemptRecord;
-export function attemptRecord(outcome: AttemptOutcome, requestId: string): AttemptRecord & { requestId: string };
-/** One copy (a spread followed by a field leaves V8's fast clone path: copy-fields.ts). */
-export function attemptRecord(outcome: AttemptOutcome, requestId?: string): AttemptRecord {
-  const record = Object.assign({}, outcome) as unknown as Record<string, unknown>;
-  record.candidate = candidateRef(outcome.candidate);
-  if (requestId !== undefined) record.requestId = requestId;
-  return record as unknown as AttemptRecord;
+export function attemptRecord(outcome: AttemptOutcome): AttemptRecord {
+  return { ...outcome, candidate: candidateRef(outcome.candidate) };
 }

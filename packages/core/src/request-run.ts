@@ -221,7 +221,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     if (!events.listenerCount('request:end')) return;
     // Field by field: `{ ...outcome, requestId }` takes V8's slow path (see copy-fields.ts).
     const { ok, response, error, model, stream, attempts, latencyMs, degraded } = outcome;
-    events.emit('request:end', { ok, response, error, model, stream, attempts: attempts.map((attempt) => attemptRecord(attempt)), latencyMs, degraded, requestId: this.ctx.id, tier: this.ctx.classification.tier, caller: this.ctx.caller });
+    events.emit('request:end', { ok, response, error, model, stream, attempts: attempts.map(attemptRecord), latencyMs, degraded, requestId: this.ctx.id, tier: this.ctx.classification.tier, caller: this.ctx.caller });
   }
 
   /** The retry / failover loop, then the degrade stage. */
