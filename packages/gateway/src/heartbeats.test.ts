@@ -57,6 +57,16 @@ describe('Heartbeats', () => {
     expect(heartbeats.waiting).toBe(0);
   });
 
+  it('an interval of 0 is taken as 1 ms: a firing beats each wait once and ends', async () => {
+    const clock = new VirtualClock();
+    const heartbeats = new Heartbeats(clock, 0);
+    let beaten = 0;
+    const wait = heartbeats.start(() => beaten++);
+    await clock.advance(3);
+    wait.stop();
+    expect(beaten).toBe(3);
+  });
+
   it('a beat that throws does not stop the others', async () => {
     const clock = new VirtualClock();
     const heartbeats = new Heartbeats(clock, 10);

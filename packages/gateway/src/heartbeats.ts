@@ -30,7 +30,7 @@ export class Heartbeats {
   private first: HeartbeatWait | undefined;
   private last: HeartbeatWait | undefined;
   private timer: TimerHandle | undefined;
-  /** When the armed timer fires: a wait that is earlier still arms its own (the queue was empty). */
+  /** When the armed timer fires (infinity: none is). A new wait arms it only when nothing is armed: every other wait is due before it. */
   private armedFor = Number.POSITIVE_INFINITY;
   private readonly fire = () => {
     this.timer = undefined;
@@ -50,10 +50,15 @@ export class Heartbeats {
     if (this.first) this.arm(this.first.due);
   };
 
+  /** At least 1 ms: a wait beaten is put back due an interval later, and the firing loop ends there. */
+  readonly everyMs: number;
+
   constructor(
     private readonly clock: Clock,
-    readonly everyMs: number,
-  ) {}
+    everyMs: number,
+  ) {
+    this.everyMs = Math.max(1, everyMs);
+  }
 
   /** Calls `beat` every `everyMs` from now until the returned wait is stopped. */
   start(beat: () => void): HeartbeatWait {
@@ -70,6 +75,7 @@ export class Heartbeats {
     return count;
   }
 
+  /** Takes a wait out of the queue (its `stop()`). */
   unlink(wait: HeartbeatWait): void {
     if (wait.previous) wait.previous.next = wait.next;
     else this.first = wait.next;
