@@ -63,10 +63,7 @@ export class StoredBytes {
 
   /** Counts `bytes` for `owner` in `slice`, or throws the coded 429 (rolled back) when that passes a cap. */
   async add(owner: string | undefined, bytes: number, slice: number): Promise<void> {
-    const ttl = this.ttlMs + this.sliceMs;
-    const mineKey = `${PREFIX}${scopeOf(owner)}:${slice}`;
-    const allKey = `${PREFIX}all:${slice}`;
-    await Promise.all([this.store.increment(mineKey, bytes, ttl), this.store.increment(allKey, bytes, ttl)]);
+    await this.count(owner, bytes, slice);
     const [mine, all] = await this.held(owner, slice);
     try {
       this.refuseOver(owner, mine, all);
@@ -77,8 +74,13 @@ export class StoredBytes {
   }
 
   async remove(owner: string | undefined, bytes: number, slice: number): Promise<void> {
+    await this.count(owner, -bytes, slice);
+  }
+
+  /** Adds `delta` bytes to `owner`'s count and everyone's in `slice`: the keys `held` reads. */
+  private async count(owner: string | undefined, delta: number, slice: number): Promise<void> {
     const ttl = this.ttlMs + this.sliceMs;
-    await Promise.all([this.store.increment(`${PREFIX}${scopeOf(owner)}:${slice}`, -bytes, ttl), this.store.increment(`${PREFIX}all:${slice}`, -bytes, ttl)]);
+    await Promise.all([this.store.increment(sliceKey(scopeOf(owner), slice), delta, ttl), this.store.increment(sliceKey('all', slice), delta, ttl)]);
   }
 
   private refuseOver(owner: string | undefined, mine: number, all: number): void {
@@ -105,10 +107,15 @@ function sliceKeys(scope: string, current: number): string[] {
   const known = keysOfScope.get(scope);
   if (known?.current === current) return known.keys;
   const keys: string[] = [];
-  for (let s = current - SLICES; s <= current; s++) keys.push(`${PREFIX}${scope}:${s}`);
+  for (let s = current - SLICES; s <= current; s++) keys.push(sliceKey(scope, s));
   if (keysOfScope.size >= 1024) keysOfScope.clear();
   keysOfScope.set(scope, { current, keys });
   return keys;
+}
+
+/** The counter of a scope's bytes stored in one slice. */
+function sliceKey(scope: string, slice: number): string {
+  return `${PREFIX}${scope}:${slice}`;
 }
 
 function scopeOf(owner: string | undefined): string {
