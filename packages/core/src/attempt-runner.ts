@@ -140,22 +140,29 @@ export class AttemptRunner {
     };
   }
 
-  async record(outcome: AttemptOutcome): Promise<void> {
+  /** Records an outcome; a promise only when a `recordAttempt` tap is async (a stream's clean end then takes no turn of its own). */
+  record(outcome: AttemptOutcome): Promise<void> | undefined {
     const { ctx } = this.scope;
     ctx.attempts.push(outcome);
-    const { hooks, events } = ctx.pipeline;
-    if (hooks.recordAttempt.taps.length) {
-      const recorded = runHook(hooks.recordAttempt, outcome, ctx);
-      if (recorded instanceof Promise) await recorded;
+    if (ctx.pipeline.hooks.recordAttempt.taps.length) {
+      const recorded = runHook(ctx.pipeline.hooks.recordAttempt, outcome, ctx);
+      if (recorded instanceof Promise) return recorded.then(() => this.emitAttemptEnd(outcome));
     }
+    this.emitAttemptEnd(outcome);
+    return undefined;
+  }
+
+  private emitAttemptEnd(outcome: AttemptOutcome): void {
+    const { ctx } = this.scope;
+    const { events } = ctx.pipeline;
     if (events.listenerCount('attempt:end')) events.emit('attempt:end', withField(attemptRecord(outcome), 'requestId', ctx.id));
   }
 
   /** Ends a live attempt after its commit point: one outcome, then its timer and links are released. */
-  async recordAfterCommit(live: LiveAttempt, error: SwitchyardError | undefined, acc: ResponseAccumulator): Promise<void> {
+  recordAfterCommit(live: LiveAttempt, error: SwitchyardError | undefined, acc: ResponseAccumulator): Promise<void> | undefined {
     const outcome = this.outcome(live, error, undefined, 'post-commit', acc.usage, acc.outputChars());
     live.release();
-    await this.record(outcome);
+    return this.record(outcome);
   }
 
   /** Abort reasons carry the real cause (deadline, TTFT, caller); prefer them to a socket error. */

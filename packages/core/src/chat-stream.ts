@@ -2,7 +2,7 @@
 import { ResponseAccumulator } from './aggregate.js';
 import { SwitchyardError } from './errors.js';
 import type { ChatResponse, DroppedPart, StreamPart, TruncationInfo } from './types.js';
-import { nextBatchOf, type PartBatch } from './part-batches.js';
+import { isBatched, nextBatchOf, type BatchedPartIterator, type PartBatch } from './part-batches.js';
 import { DONE } from './iterator-done.js';
 
 export interface StreamInfo {
@@ -42,6 +42,12 @@ export class ChatStream implements AsyncIterable<StreamPart> {
     private readonly onCancel: () => Promise<void> | void = () => undefined,
     /** Told when the reader is a relay (`batches()`): it writes the vendor's text, so a pass-through may skip decoding (kept-stream.ts). */
     private readonly onRelay?: () => void,
+    /**
+     * The body cancels the upstream and releases the request itself when it fails, and gives
+     * only done once it ended (the core's committed stream): `batches()` hands its batches out
+     * as they come, without a promise of its own per batch.
+     */
+    private readonly bodyEndsItself = false,
   ) {}
 
   /**
@@ -63,7 +69,20 @@ export class ChatStream implements AsyncIterable<StreamPart> {
    */
   batches(): AsyncIterable<PartBatch> {
     if (!this.consumed) this.onRelay?.();
-    return new Batches(() => this.reader(nextBatchOf));
+    const { body } = this;
+    return new Batches(() => (this.bodyEndsItself && isBatched(body) ? this.ownBatches(body) : this.reader(nextBatchOf)));
+  }
+
+  private ownBatches(body: BatchedPartIterator): AsyncIterator<PartBatch> {
+    if (this.consumed) return rejectingIterator(new SwitchyardError('invalid-request', 'a stream can be read only once'));
+    this.consumed = true;
+    return {
+      next: () => body.nextBatch(),
+      return: async () => {
+        await this.cancel();
+        return DONE;
+      },
+    };
   }
 
   private reader<T>(read: (body: AsyncIterator<StreamPart>) => Promise<IteratorResult<T, undefined>>): AsyncIterator<T> {

@@ -16,6 +16,11 @@ import type { AttemptFailure } from './events.js';
 import type { AttemptOutcome } from './outcomes.js';
 import { BatchReader, nextBatchOf, type PartBatch } from './part-batches.js';
 import { DONE } from './iterator-done.js';
+import type { ChatResponse } from './types.js';
+
+const RESOLVED: Promise<unknown> = Promise.resolve();
+const toDone = (): IteratorResult<PartBatch, undefined> => DONE;
+const ignore = (): undefined => undefined;
 
 /** What a committed stream needs from its request run. */
 export interface CommittedStreamOwner {
@@ -42,6 +47,8 @@ export class CommittedStream extends BatchReader {
   private headRead = false;
   /** The stream's end (a failure, a continuation, the records), once the vendor's parts ended. */
   private ending: AsyncGenerator<PartBatch, void, undefined> | undefined;
+  /** A clean end's records (`endCleanly`), settled once they are: what is read after it is done. */
+  private cleanEnd: Promise<unknown> | undefined;
   private acc = new ResponseAccumulator();
   /** A lazy pass-through's kept text (kept-stream.ts): this stream replays it when the answer is needed. */
   private readonly kept: KeptStream | undefined;
@@ -93,13 +100,13 @@ export class CommittedStream extends BatchReader {
     // A relay writes the vendor's text: the events after the commit point need not be decoded for it.
     const relayed = kept ? () => void (kept.lazy = true) : undefined;
     this.info = info;
-    return new ChatStream(this, info, () => this.abandon(), relayed);
+    return new ChatStream(this, info, () => this.abandon(), relayed, true);
   }
 
-  private async record(error?: SwitchyardError): Promise<void> {
-    if (this.recorded) return;
+  private record(error?: SwitchyardError): Promise<void> | undefined {
+    if (this.recorded) return undefined;
     this.recorded = true;
-    await this.owner.attempts.recordAfterCommit(this.live, error, this.acc);
+    return this.owner.attempts.recordAfterCommit(this.live, error, this.acc);
   }
 
   private attemptFailed(error: SwitchyardError, decision: AttemptFailure['decision'], reason: string): void {
@@ -130,6 +137,7 @@ export class CommittedStream extends BatchReader {
    */
   protected read(): Promise<IteratorResult<PartBatch, undefined>> {
     if (this.ending) return this.ending.next() as Promise<IteratorResult<PartBatch, undefined>>;
+    if (this.cleanEnd) return this.cleanEnd.then(toDone, toDone);
     if (!this.headRead) {
       this.headRead = true;
       const { head } = this.result;
@@ -141,14 +149,23 @@ export class CommittedStream extends BatchReader {
   protected async close(): Promise<void> {
     // Left while reading the end: its own cleanup (an abandonment unless the stream was done).
     if (this.ending) await this.ending.return(undefined);
+    if (this.cleanEnd) await this.cleanEnd.then(undefined, ignore);
     // An end not started has no cleanup to run.
     if (!this.done) await this.abandon();
   }
 
   private readonly onBatch = (next: IteratorResult<PartBatch, undefined>): IteratorResult<PartBatch, undefined> | Promise<IteratorResult<PartBatch, undefined>> => {
     if (this.done) return DONE;
-    if (next.done) return this.endWith(undefined);
-    const batch = next.value;
+    if (next.done) return this.finished && this.acc.usage && !this.owner.ctx.classification.keepAnswer ? this.endCleanly() : this.endWith(undefined);
+    try {
+      return this.relay(next.value);
+    } catch (error) {
+      // Nothing above this stream cancels it (ChatStream's `bodyEndsItself`): a fault here ends it as a failure would.
+      return this.onFailure(error);
+    }
+  };
+
+  private relay(batch: PartBatch): IteratorResult<PartBatch, undefined> | Promise<IteratorResult<PartBatch, undefined>> {
     for (let i = 0; i < batch.length; i++) {
       const part = batch[i]!;
       if (part.type === 'error') {
@@ -161,7 +178,7 @@ export class CommittedStream extends BatchReader {
       if (part.type === 'finish') this.finished = true;
     }
     return { done: false, value: batch };
-  };
+  }
 
   private readonly onFailure = (error: unknown): Promise<IteratorResult<PartBatch, undefined>> | IteratorResult<PartBatch, undefined> => {
     if (this.done) return DONE;
@@ -173,9 +190,68 @@ export class CommittedStream extends BatchReader {
     return this.ending.next() as Promise<IteratorResult<PartBatch, undefined>>;
   }
 
+  /**
+   * The vendor finished and reported its usage, and no plugin wants the whole answer: the
+   * records of `end()`'s success, without its generator. When no record hook waits, the stream
+   * ends in the turn its last batch was read.
+   */
+  private endCleanly(): IteratorResult<PartBatch, undefined> | Promise<IteratorResult<PartBatch, undefined>> {
+    this.kept?.release();
+    this.cleanEnd = RESOLVED;
+    let recorded: Promise<void> | undefined;
+    try {
+      recorded = this.record(undefined);
+      if (!recorded) return this.answered();
+    } catch (error) {
+      // A record hook or the request's records threw: the stream rejects, as end()'s generator would.
+      recorded = Promise.reject(error);
+    }
+    const ended = recorded.then(this.answered, this.endFailed);
+    this.cleanEnd = ended;
+    return ended;
+  }
+
+  private readonly answered = (): IteratorResult<PartBatch, undefined> | Promise<IteratorResult<PartBatch, undefined>> => {
+    // The consumer left while a record hook waited: the abandonment recorded the request.
+    if (this.done) return DONE;
+    const { owner } = this;
+    this.done = true;
+    const recorded = owner.recordRequest({ ok: true, response: this.response(undefined) });
+    if (recorded) return recorded.then(() => this.disposed());
+    return this.disposed();
+  };
+
+  private disposed(): IteratorResult<PartBatch, undefined> {
+    this.owner.dispose();
+    return DONE;
+  }
+
+  /** What the end generator's `finally` does for a record that failed: the stream is abandoned, the error goes on. */
+  private readonly endFailed = async (error: unknown): Promise<never> => {
+    if (!this.done) await this.abandon();
+    throw error;
+  };
+
+  /** The whole answer the stream ended with; `continuedBy`: the attempt that finished it after a cut. */
+  private response(continuedBy: AttemptOutcome | undefined): ChatResponse {
+    const { ctx } = this.owner;
+    const { info } = this;
+    const response = this.acc.toResponse();
+    // Not `{ ...info, attempts, latencyMs }`: see copy-fields.ts.
+    response.switchyard = Object.assign({}, info, { attempts: ctx.attempts.length, latencyMs: ctx.clock.now() - ctx.startedAt });
+    if (continuedBy) {
+      // Booked to the deployment that finished the answer, one endpoint/model pair; the cut one is named beside it.
+      const { candidate } = continuedBy;
+      response.model = candidate.model;
+      Object.assign(response.switchyard, { endpoint: candidate.endpoint.name, deployment: candidate.deploymentId, provider: candidate.provider, continuedFrom: this.live.candidate.deploymentId });
+      info.continuedOn = candidate.deploymentId;
+    }
+    return response;
+  }
+
   /** The vendor's parts ended, with `failure` or without: records, a continuation, the request's outcome. */
   private async *end(cause: SwitchyardError | undefined): AsyncGenerator<PartBatch, void, undefined> {
-    const { owner, info } = this;
+    const { owner } = this;
     const { ctx } = owner;
     let failure = cause;
     try {
@@ -213,6 +289,8 @@ export class CommittedStream extends BatchReader {
           }
         }
       }
+      // The consumer left while the end waited (a record hook, a continuation): the abandonment recorded the request.
+      if (this.done) return;
       this.done = true;
       if (failure) {
         // Recorded and released before the error part: a consumer that stops at the error never resumes us.
@@ -221,17 +299,7 @@ export class CommittedStream extends BatchReader {
         yield [{ type: 'error', error: failure }];
         return;
       } else {
-        const response = this.acc.toResponse();
-        // Not `{ ...info, attempts, latencyMs }`: see copy-fields.ts.
-        response.switchyard = Object.assign({}, info, { attempts: ctx.attempts.length, latencyMs: ctx.clock.now() - ctx.startedAt });
-        if (continuedBy) {
-          // Booked to the deployment that finished the answer, one endpoint/model pair; the cut one is named beside it.
-          const { candidate } = continuedBy;
-          response.model = candidate.model;
-          Object.assign(response.switchyard, { endpoint: candidate.endpoint.name, deployment: candidate.deploymentId, provider: candidate.provider, continuedFrom: this.live.candidate.deploymentId });
-          info.continuedOn = candidate.deploymentId;
-        }
-        await owner.recordRequest({ ok: true, response });
+        await owner.recordRequest({ ok: true, response: this.response(continuedBy) });
       }
       owner.dispose();
     } finally {

@@ -30,9 +30,6 @@ function ignoreRejection(done: Promise<unknown> | undefined): void {
   done?.then(undefined, () => undefined);
 }
 
-/** Chat Completions' end (`data: [DONE]`, the space optional) at `start`, always decoded. */
-const isDoneAt = (text: string, start: number): boolean => text.startsWith('data: [DONE]', start) || text.startsWith('data:[DONE]', start);
-
 /**
  * The vendor stream as unified parts, a batch per chunk of the body (part-batches.ts). Ends
  * normally only after the vendor's finish signal; a close without it throws `stream-cut`. An
@@ -356,8 +353,9 @@ export class DecodedStream extends BatchReader {
     for (let at = 0; at < end && !this.sawDone; ) {
       const from = at;
       at = input.indexOf('\n\n', from) + 2;
-      // Asked in place (no event cut out of the chunk), in the order the events come.
-      if (!this.finished && !isDoneAt(input, from) && !this.readAfterCommit(input, from, at) && shapedAsJsonObject(input, from, at)) {
+      // Asked in place (no event cut out of the chunk), in the order the events come. Chat
+      // Completions' end (`data: [DONE]`) is not shaped as an object, so it is always decoded.
+      if (!this.finished && shapedAsJsonObject(input, from, at) && !this.readAfterCommit(input, from, at)) {
         if (unreadFrom < 0) unreadFrom = from;
         continue;
       }

@@ -18,6 +18,8 @@ const HIGH_WATER_BYTES = 256 * 1024;
 /** After release(): bytes and time the rest of a body may take before the connection is dropped. */
 const RELEASE_LIMIT_BYTES = 64 * 1024;
 const RELEASE_WAIT_MS = 1000;
+/** What leaving a body's loop answers: always done, one settled promise for every body (a reader returns as it ends each stream). */
+const RETURNED: Promise<IteratorResult<Uint8Array>> = Promise.resolve(DONE);
 
 type Phase = 'waiting' | 'body' | 'ended' | 'failed';
 
@@ -137,7 +139,7 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
 
   /** Leaving the loop early does not drop the connection: the reader decides between discard() and release(). */
   iterator(): AsyncIterator<Uint8Array> {
-    return { next: () => this.nextChunk(), return: async () => DONE };
+    return { next: () => this.nextChunk(), return: () => RETURNED };
   }
 
   /** A chunk that is there is handed out in a resolved promise; otherwise one promise waits for the next, settled by `wakeReader`. */

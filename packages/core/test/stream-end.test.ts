@@ -1,0 +1,125 @@
+/**
+ * How a committed stream ends when the vendor finished and reported its usage (the common case,
+ * which committed-stream.ts ends without its end generator): the attempt and the request are
+ * recorded once, in that order, before the reader sees done, whether the record hooks answer at
+ * once or later; a fail-closed record that throws rejects the reader; a reader that leaves while
+ * a record hook waits leaves one request record, never two.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { definePlugin, type ChatStream, type RequestRecord, type StreamPart } from '../src/index.js';
+import { failClosed, FAILED_CLOSED_CODE } from '../src/internal.js';
+import { sseBody, textChunks, type Handler } from './support/loopback.js';
+import { hello, pipelineOver, type Fixture } from './support/fixture-pipeline.js';
+
+const usage = { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9 };
+
+/** 'Hel', 'lo', and a finish that carries the usage (as OpenAI's last chunk does with include_usage). */
+const finishedWithUsage: Handler = (_req, res) => {
+  const chunks = textChunks(['Hel', 'lo']) as { usage?: unknown }[];
+  chunks[chunks.length - 1]!.usage = usage;
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.end(sseBody(chunks));
+};
+
+let fx: Fixture | undefined;
+afterEach(async () => {
+  await fx?.close();
+  fx = undefined;
+});
+
+type RecordStyle = 'none' | 'sync' | 'async';
+
+function recorder(style: RecordStyle, log: string[], options: { throws?: boolean; gate?: Promise<void>; started?: () => void } = {}) {
+  return definePlugin({
+    name: 'recorder',
+    apply(p) {
+      const record = () => {
+        log.push('recordAttempt');
+        if (options.throws) throw new Error('ledger down');
+      };
+      const name = options.throws ? failClosed({ name: 'charge' }) : 'charge';
+      if (style === 'sync') p.hooks.recordAttempt.tap(name, record);
+      if (style === 'async')
+        p.hooks.recordAttempt.tapPromise(name, async () => {
+          options.started?.();
+          await options.gate;
+          record();
+        });
+    },
+  })();
+}
+
+async function readAll(stream: ChatStream, how: 'batches' | 'parts'): Promise<string> {
+  let text = '';
+  const add = (part: StreamPart) => {
+    if (part.type === 'text-delta') text += part.text;
+  };
+  if (how === 'parts') for await (const part of stream) add(part);
+  else for await (const batch of stream.batches()) batch.forEach(add);
+  return text;
+}
+
+describe('a stream that finished with its usage', () => {
+  for (const style of ['none', 'sync', 'async'] as const) {
+    for (const how of ['batches', 'parts'] as const) {
+      it(`records the attempt, then the request, before its reader sees done (record hook: ${style}, read as ${how})`, async () => {
+        const log: string[] = [];
+        fx = await pipelineOver([finishedWithUsage], { plugins: [recorder(style, log)] });
+        const ends: RequestRecord[] = [];
+        fx.pipeline.events.on('attempt:end', (a) => log.push(`attempt:end ${a.ok}`));
+        fx.pipeline.events.on('request:end', (end) => {
+          log.push(`request:end ${end.ok}`);
+          ends.push(end);
+        });
+        const text = await readAll(await fx.pipeline.stream(hello), how);
+        log.push('done');
+        expect(text).toBe('Hello');
+        expect(log).toEqual([...(style === 'none' ? [] : ['recordAttempt']), 'attempt:end true', 'request:end true', 'done']);
+        expect(ends).toHaveLength(1);
+        expect(ends[0]!.response?.usage).toEqual(usage);
+        expect(ends[0]!.response?.choices[0]?.message.content).toBe('Hello');
+        expect(ends[0]!.attempts.map((a) => [a.ok, a.phase])).toEqual([[true, 'post-commit']]);
+      });
+    }
+  }
+
+  for (const style of ['sync', 'async'] as const) {
+    it(`rejects its reader when a fail-closed attempt record throws at the end, and counts the request once, never as a success (${style})`, async () => {
+      const log: string[] = [];
+      fx = await pipelineOver([finishedWithUsage], { plugins: [recorder(style, log, { throws: true })] });
+      const ends: RequestRecord[] = [];
+      fx.pipeline.events.on('request:end', (end) => ends.push(end));
+      const failure = await readAll(await fx.pipeline.stream(hello), 'batches').then(
+        () => undefined,
+        (error: { code?: string }) => error,
+      );
+      expect(failure?.code).toBe(FAILED_CLOSED_CODE);
+      expect(ends.map((end) => [end.ok, end.error?.kind])).toEqual([[false, 'cancelled']]);
+    });
+  }
+
+  it('leaves one request record when its reader leaves while an attempt record waits', async () => {
+    const log: string[] = [];
+    let open!: () => void;
+    let started!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const recordStarted = new Promise<void>((resolve) => (started = resolve));
+    fx = await pipelineOver([finishedWithUsage], { plugins: [recorder('async', log, { gate, started })] });
+    const ends: RequestRecord[] = [];
+    fx.pipeline.events.on('request:end', (end) => ends.push(end));
+    const reader = (await fx.pipeline.stream(hello)).batches()[Symbol.asyncIterator]();
+    const reading = (async () => {
+      for (let next = await reader.next(); !next.done; next = await reader.next());
+    })();
+    await recordStarted;
+    // Leaving waits for the end under way, as a generator's return() waits for its running step.
+    const leaving = reader.return!();
+    open();
+    await leaving;
+    await reading;
+    expect(log).toEqual(['recordAttempt']);
+    expect(ends).toHaveLength(1);
+    expect(ends[0]!.ok).toBe(false);
+    expect(ends[0]!.error?.kind).toBe('cancelled');
+  });
+});
