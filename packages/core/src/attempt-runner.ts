@@ -3,7 +3,7 @@
  * settle it into a discriminated result. Plugin-run attempts (`ctx.runAttempt`) go through the
  * same path; a call tap that answers with one hands it over to the core, which records it once.
  */
-import { attemptRecord, candidateRef } from './candidate-ref.js';
+import { attemptEndRecord, candidateRef } from './candidate-ref.js';
 import { AbortLink, onAbortOf } from './abort-link.js';
 import { RequestTimer } from './request-timer.js';
 import type { Attempt, AttemptOutcome, AttemptResult, PipelineHooks, RequestContext, RunAttemptOptions, StreamAttemptResult } from './contract.js';
@@ -12,7 +12,6 @@ import { ResponseAccumulator } from './aggregate.js';
 import { attributeError } from './attribute-error.js';
 import { attemptTimeouts } from './switchyard-hints.js';
 import { runHook } from './run-hook.js';
-import { withField } from './copy-fields.js';
 import type { Candidate, ChatRequest, EmbeddingRequest, StreamPart } from './types.js';
 
 type CallHook = NonNullable<ReturnType<PipelineHooks['call']['get']>>;
@@ -155,7 +154,7 @@ export class AttemptRunner {
   private emitAttemptEnd(outcome: AttemptOutcome): void {
     const { ctx } = this.scope;
     const { events } = ctx.pipeline;
-    if (events.listenerCount('attempt:end')) events.emit('attempt:end', withField(attemptRecord(outcome), 'requestId', ctx.id));
+    if (events.listenerCount('attempt:end')) events.emit('attempt:end', attemptEndRecord(outcome, ctx.id));
   }
 
   /** Ends a live attempt after its commit point: one outcome, then its timer and links are released. */

@@ -90,12 +90,10 @@ export class CommittedStream extends BatchReader {
     return true;
   }
 
-  /** The upstream model, as far as the head says. */
-  get model(): string {
-    return this.acc.model;
-  }
-
-  toChatStream(info: StreamInfo): ChatStream {
+  /** `info`: who answered, made for this stream; the model the head named (else the deployment's) is set on it, not on a copy (copy-fields.ts). */
+  toChatStream(answered: Omit<StreamInfo, 'model'>): ChatStream {
+    const info = answered as StreamInfo;
+    info.model = this.acc.model || this.live.candidate.model;
     const { kept } = this;
     // A relay writes the vendor's text: the events after the commit point need not be decoded for it.
     const relayed = kept ? () => void (kept.lazy = true) : undefined;

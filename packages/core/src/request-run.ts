@@ -17,7 +17,7 @@ import type { CallerIdentity } from './caller.js';
 import { isSwitchyardError, outcomeOf, SwitchyardError, toSwitchyardError } from './errors.js';
 import { responseToParts } from './aggregate.js';
 import { partsOnce } from './part-batches.js';
-import { ChatStream, type StreamInfo } from './chat-stream.js';
+import { ChatStream } from './chat-stream.js';
 import { defaultClassification, defaultRetryDecision } from './request-defaults.js';
 import { retryAfterVerdict } from './retry-after-verdict.js';
 import { runHook } from './run-hook.js';
@@ -190,8 +190,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     this.pipeline.events.emit('stream:commit', { requestId: this.ctx.id, candidate: candidateRef(candidate), ttftMs: live.ttftMs ?? 0 });
     const committed = new CommittedStream(this, live, result);
     // The committing attempt is not recorded until the stream ends; it counts all the same.
-    const info: StreamInfo = withField(this.info(candidate, this.ctx.attempts.length + 1, live.attempt.answerInfo), 'model', committed.model || candidate.model);
-    return committed.toChatStream(info);
+    return committed.toChatStream(this.info(candidate, this.ctx.attempts.length + 1, live.attempt.answerInfo));
   }
 
   /** The request's outcome to the `recordRequest` taps and `request:end` listeners; nothing is built when there are none. */
