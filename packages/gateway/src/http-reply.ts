@@ -76,10 +76,10 @@ export interface AnswerInfo {
  * whether a backup answered, whether the request was queued for replay, whether its prompt
  * was shortened, what the answering deployment did without (`x-switchyard-dropped`) and whether
  * a failover lost the conversation's prompt cache (`x-switchyard-cache: lost`). Every dialect sends these.
+ * `headers`: the answer's other headers, which these are added to (and returned).
  */
-export function infoHeaders(info: AnswerInfo | undefined): Record<string, string> {
-  if (!info) return {};
-  const headers: Record<string, string> = {};
+export function infoHeaders(info: AnswerInfo | undefined, headers: Record<string, string> = {}): Record<string, string> {
+  if (!info) return headers;
   if (info.endpoint) headers['x-switchyard-endpoint'] = info.endpoint;
   if (info.attempts !== undefined) headers['x-switchyard-attempts'] = String(info.attempts);
   if (info.degraded) headers['x-switchyard-degraded'] = info.degraded;

@@ -11,7 +11,10 @@ import type { Exchange } from './exchange.js';
 import { drained, infoHeaders, StreamWriter } from './http-reply.js';
 import { replyForError, replyWithError } from './openai-errors.js';
 
-export const SSE_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
+const SSE_CONTENT_TYPE = 'text/event-stream; charset=utf-8';
+
+/** A stream's head, a fresh literal each time: the answer's `x-switchyard-*` headers are added to it, not to a copy (core's copy-fields.ts). */
+const streamHead = (contentType: string): Record<string, string> => ({ 'content-type': contentType, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
 
 const SSE_HEARTBEAT = ': heartbeat\n\n';
 
@@ -22,11 +25,11 @@ const SSE_HEARTBEAT = ': heartbeat\n\n';
  */
 export async function serveStream(x: Exchange, request: ChatRequest, encoderFor: StreamEncoderFactory, inClientTerms?: (error: unknown) => unknown, framing?: StreamFraming): Promise<void> {
   const { res } = x;
-  const head = framing ? Object.assign({}, SSE_HEADERS, { 'content-type': framing.contentType }) : SSE_HEADERS;
+  const contentType = framing ? framing.contentType : SSE_CONTENT_TYPE;
   const heartbeatText = framing ? framing.heartbeat : SSE_HEARTBEAT;
   const heartbeat = x.heartbeats.start(() => {
     if (!res.headersSent) {
-      res.writeHead(200, head);
+      res.writeHead(200, streamHead(contentType));
       res.flushHeaders();
     }
     res.write(heartbeatText);
@@ -46,7 +49,7 @@ export async function serveStream(x: Exchange, request: ChatRequest, encoderFor:
     heartbeat.stop();
   }
   // The head goes out with the committed first part, in the same write.
-  if (!res.headersSent) res.writeHead(200, Object.assign({}, head, infoHeaders(stream.info)));
+  if (!res.headersSent) res.writeHead(200, infoHeaders(stream.info, streamHead(contentType)));
 
   const encoder = encoderFor(stream.info);
   const writer = new StreamWriter(res);
