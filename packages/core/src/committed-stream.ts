@@ -215,18 +215,19 @@ export class CommittedStream extends BatchReader {
     const { owner } = this;
     this.done = true;
     const recorded = owner.recordRequest({ ok: true, response: this.response(undefined) });
-    if (recorded) return recorded.then(() => this.disposed());
+    if (recorded) return recorded.then(this.disposed, this.endFailed);
     return this.disposed();
   };
 
-  private disposed(): IteratorResult<PartBatch, undefined> {
+  private readonly disposed = (): IteratorResult<PartBatch, undefined> => {
     this.owner.dispose();
     return DONE;
-  }
+  };
 
-  /** What the end generator's `finally` does for a record that failed: the stream is abandoned, the error goes on. */
+  /** What the end generator's `finally` does for a record that failed: the stream is abandoned, the request released, the error goes on. */
   private readonly endFailed = async (error: unknown): Promise<never> => {
     if (!this.done) await this.abandon();
+    this.owner.dispose();
     throw error;
   };
 
@@ -302,6 +303,8 @@ export class CommittedStream extends BatchReader {
       owner.dispose();
     } finally {
       if (!this.done) await this.abandon();
+      // A record that threw still releases the request's timer and abort listener.
+      owner.dispose();
     }
   }
 }

@@ -6,20 +6,23 @@
  * a record hook waits leaves one request record, never two.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { definePlugin, type ChatStream, type RequestRecord, type StreamPart } from '../src/index.js';
+import { definePlugin, runWithVirtualTime, VirtualClock, type ChatStream, type RequestRecord, type StreamPart } from '../src/index.js';
 import { failClosed, FAILED_CLOSED_CODE } from '../src/internal.js';
 import { sseBody, textChunks, type Handler } from './support/loopback.js';
 import { hello, pipelineOver, type Fixture } from './support/fixture-pipeline.js';
 
 const usage = { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9 };
 
-/** 'Hel', 'lo', and a finish that carries the usage (as OpenAI's last chunk does with include_usage). */
-const finishedWithUsage: Handler = (_req, res) => {
-  const chunks = textChunks(['Hel', 'lo']) as { usage?: unknown }[];
-  chunks[chunks.length - 1]!.usage = usage;
-  res.writeHead(200, { 'content-type': 'text/event-stream' });
-  res.end(sseBody(chunks));
-};
+/** 'Hel', 'lo', and a finish that carries the usage (as OpenAI's last chunk does with include_usage), or none. */
+const finished =
+  (withUsage: boolean): Handler =>
+  (_req, res) => {
+    const chunks = textChunks(['Hel', 'lo']) as { usage?: unknown }[];
+    if (withUsage) chunks[chunks.length - 1]!.usage = usage;
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(sseBody(chunks));
+  };
+const finishedWithUsage = finished(true);
 
 let fx: Fixture | undefined;
 afterEach(async () => {
@@ -96,6 +99,34 @@ describe('a stream that finished with its usage', () => {
       expect(failure?.code).toBe(FAILED_CLOSED_CODE);
       expect(ends.map((end) => [end.ok, end.error?.kind])).toEqual([[false, 'cancelled']]);
     });
+  }
+
+  for (const withUsage of [true, false]) {
+    for (const style of ['sync', 'async'] as const) {
+      it(`releases the request's timer when a fail-closed request record throws at the end (${style}, ${withUsage ? 'with usage' : 'billed from the text'})`, async () => {
+        const clock = new VirtualClock();
+        const refuse = definePlugin({
+          name: 'refuser',
+          apply(p) {
+            const name = failClosed({ name: 'audit' });
+            const fail = () => {
+              throw new Error('audit log down');
+            };
+            if (style === 'sync') p.hooks.recordRequest.tap(name, fail);
+            else p.hooks.recordRequest.tapPromise(name, async () => fail());
+          },
+        })();
+        fx = await pipelineOver([finished(withUsage)], { clock, plugins: [refuse] });
+        const stream = await runWithVirtualTime(clock, fx.pipeline.stream(hello));
+        const failure = await readAll(stream, 'batches').then(
+          () => undefined,
+          (error: { code?: string }) => error,
+        );
+        expect(failure?.code).toBe(FAILED_CLOSED_CODE);
+        // Released with the stream's end, not at the request's deadline.
+        expect(clock.pendingTimers()).toBe(0);
+      });
+    }
   }
 
   it('leaves one request record when its reader leaves while an attempt record waits', async () => {
