@@ -82,22 +82,24 @@ export class AttemptRunner {
 
   /** Runs one attempt of the core loop (or the degrade stage, perhaps with its variant of the request) to its settlement. */
   run(candidate: Candidate, initiator: string, request?: ChatRequest): Promise<AttemptSettlement> {
-    return this.settleRepairing(candidate, { initiator, request });
+    const options: StartOptions = { initiator, request };
+    return this.settle(this.start(candidate, options), options);
   }
 
   /**
-   * Settles an attempt; when its provider knows the one change that fixes the vendor's refusal
-   * (`ProviderV1.repair`: Anthropic's invalid thinking signature), retries once on the same
-   * deployment with the repaired request instead of leaving the refusal to fail over.
+   * A failed attempt's second chance: when its provider knows the one change that fixes the
+   * vendor's refusal (`ProviderV1.repair`: Anthropic's invalid thinking signature), the attempt
+   * is made once more on the same deployment with the repaired request instead of leaving the
+   * refusal to fail over. Undefined when there is none.
    */
-  private async settleRepairing(candidate: Candidate, options: StartOptions): Promise<AttemptSettlement> {
-    const settled = await this.settle(this.start(candidate, options));
-    if (settled.type !== 'failed' || !settled.outcome.error) return settled;
+  private repaired(settled: AttemptSettlement & { type: 'failed' }, candidate: Candidate, options: StartOptions): Promise<AttemptSettlement> | undefined {
+    const { error } = settled.outcome;
+    if (!error) return undefined;
     const { ctx } = this.scope;
     const request = (options.request ?? ctx.request) as ChatRequest;
-    if (!Array.isArray(request.messages)) return settled; // embeddings
-    const repaired = ctx.pipeline.providers.get(candidate.provider)?.repair?.(request, settled.outcome.error, candidate);
-    if (!repaired || ctx.signal.aborted) return settled;
+    if (!Array.isArray(request.messages)) return undefined; // embeddings
+    const repaired = ctx.pipeline.providers.get(candidate.provider)?.repair?.(request, error, candidate);
+    if (!repaired || ctx.signal.aborted) return undefined;
     return this.settle(this.start(candidate, { ...options, request: repaired }));
   }
 
@@ -107,7 +109,8 @@ export class AttemptRunner {
    * once. A stream that no one hands over is recorded when its reader finishes.
    */
   async runForPlugin(candidate: Candidate, options: RunAttemptOptions = {}): Promise<AttemptResult> {
-    const settled = await this.settleRepairing(candidate, { initiator: options.initiator ?? 'plugin', signal: options.signal, request: options.request });
+    const started: StartOptions = { initiator: options.initiator ?? 'plugin', signal: options.signal, request: options.request };
+    const settled = await this.settle(this.start(candidate, started), started);
     if (settled.type === 'failed') {
       const error = settled.outcome.error!;
       (this.recordedFailures ??= new WeakMap()).set(error, settled.outcome);
@@ -199,7 +202,8 @@ export class AttemptRunner {
     }
   }
 
-  private async settle(live: LiveAttempt): Promise<AttemptSettlement> {
+  /** `repairable`: how the attempt was started, when a failure may be repaired once (`repaired`). */
+  private async settle(live: LiveAttempt, repairable?: StartOptions): Promise<AttemptSettlement> {
     const { ctx } = this.scope;
     const { candidate } = live;
     let result: AttemptResult | undefined;
@@ -214,15 +218,18 @@ export class AttemptRunner {
       if (recorded) {
         // A plugin-run attempt failed and was recorded already; decide on its outcome.
         live.release();
-        return { type: 'failed', outcome: recorded };
+        const failed = { type: 'failed', outcome: recorded } as const;
+        return (repairable && this.repaired(failed, candidate, repairable)) || failed;
       }
       error = this.failureOf(caught, live);
     }
     if (error || !result) {
       const outcome = this.outcome(live, error);
       live.release();
-      await this.record(outcome);
-      return { type: 'failed', outcome };
+      const recording = this.record(outcome);
+      if (recording) await recording;
+      const failed = { type: 'failed', outcome } as const;
+      return (repairable && this.repaired(failed, candidate, repairable)) || failed;
     }
     const pluginRun = this.pluginResults?.get(result);
     if (pluginRun && pluginRun !== live) {
@@ -238,7 +245,8 @@ export class AttemptRunner {
     }
     const outcome = this.outcome(live, undefined, result);
     live.release();
-    await this.record(outcome);
+    const recording = this.record(outcome);
+    if (recording) await recording;
     return { type: 'answered', result, live };
   }
 
