@@ -174,7 +174,20 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   (pipeline as { ready: Promise<void> }).ready = Promise.all(pending).then(() => undefined);
   Object.freeze(pipeline);
 
-  async function execute(mode: RequestMode, request: unknown, callOptions: CallOptions = {}): Promise<ChatResponse | ChatStream | EmbeddingResponse> {
+  /**
+   * Not async: the request run's own promise is handed back (an async layer returning it cost a
+   * promise and two microtasks per request); whatever the checks throw is a rejection, as from
+   * an async function.
+   */
+  function execute(mode: RequestMode, request: unknown, callOptions: CallOptions = {}): Promise<ChatResponse | ChatStream | EmbeddingResponse> {
+    try {
+      return checkedRun(mode, request, callOptions);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  function checkedRun(mode: RequestMode, request: unknown, callOptions: CallOptions): Promise<ChatResponse | ChatStream | EmbeddingResponse> {
     if (mode === 'embeddings') validateEmbeddingRequest(request);
     else validateChatRequest(request);
     const model = (request as ChatRequest).model;
@@ -192,9 +205,14 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         for (const s of skipped) events.emit('candidate:skipped', { requestId: callOptions.requestId!, model, candidate: candidateRef(s.candidate), path: s.path, reason: s.reason, feature: s.feature });
       }
     }
-    if (pending.length) await pipeline.ready;
+    // Plugins still loading: the run starts once they are (the checks above need none of them).
+    if (pending.length) return pipeline.ready.then(() => startRun(mode, request as ChatRequest, callOptions, usable, skipped, model));
+    return startRun(mode, request as ChatRequest, callOptions, usable, skipped, model);
+  }
+
+  function startRun(mode: RequestMode, request: ChatRequest, callOptions: CallOptions, usable: readonly Candidate[], skipped: SkippedCandidate[], model: string): Promise<ChatResponse | ChatStream | EmbeddingResponse> {
     const { caller } = callOptions;
-    const asked = mode === 'embeddings' ? (request as ChatRequest) : withCallerHints(request as ChatRequest, caller);
+    const asked = mode === 'embeddings' ? request : withCallerHints(request, caller);
     const start = () => new RequestRun(pipeline, mode, asked, usable, callOptions, defaultDeadlineMs, skipped).execute();
     if (callOptions.idempotencyKey !== undefined && mode !== 'embeddings') {
       return runIdempotent({

@@ -7,7 +7,7 @@
  */
 import { SwitchyardError } from '@switchyard/core';
 import { wireBodyOf } from '@switchyard/core/wire';
-import type { DialectCall, DialectContext, DialectV1 } from '@switchyard/core/dialect';
+import type { DecodedRequest, DialectCall, DialectContext, DialectV1 } from '@switchyard/core/dialect';
 import { ownerOf } from './caller-gate.js';
 import { countInputTokens, TOKEN_COUNT_HEADER } from './count-tokens.js';
 import type { RouteMatch } from './dialect-routes.js';
@@ -66,12 +66,24 @@ function required<K extends 'embeddings' | 'models' | 'countTokens'>(dialect: Di
   return codec;
 }
 
-async function generate(x: Exchange, dialect: DialectV1, call: DialectCall): Promise<void> {
-  // A dialect that decodes synchronously costs no await (a microtask and a promise per request).
+/**
+ * Not async: a dialect that decodes synchronously costs no await, and a stream is `serveStream`'s
+ * own promise (an async layer returning it cost a promise and two microtasks per request). A
+ * decoder that throws throws to `runRoute`, which answers the error.
+ */
+function generate(x: Exchange, dialect: DialectV1, call: DialectCall): Promise<void> {
   const decoding = dialect.decodeRequest(call, dialectContext(x));
-  const decoded = typeof (decoding as Partial<PromiseLike<unknown>>).then === 'function' ? await decoding : (decoding as Awaited<typeof decoding>);
+  if (typeof (decoding as Partial<PromiseLike<unknown>>).then === 'function') return (decoding as Promise<DecodedRequest>).then((decoded) => answer(x, dialect, decoded));
+  return answer(x, dialect, decoding as DecodedRequest);
+}
+
+function answer(x: Exchange, dialect: DialectV1, decoded: DecodedRequest): Promise<void> {
   const inClientTerms = decoded.inClientTerms ? (error: unknown) => decoded.inClientTerms!(error) : undefined;
   if (decoded.stream) return serveStream(x, decoded.request, (info) => dialect.createStreamEncoder(info, decoded), inClientTerms, dialect.streamFraming?.(decoded));
+  return answerWhole(x, dialect, decoded, inClientTerms);
+}
+
+async function answerWhole(x: Exchange, dialect: DialectV1, decoded: DecodedRequest, inClientTerms: ((error: unknown) => unknown) | undefined): Promise<void> {
   try {
     const response = await x.pipeline.chat(decoded.request, x.call);
     // The same-format fast path: a vendor answer in the client's format goes out as the vendor wrote it.
