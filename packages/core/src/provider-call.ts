@@ -40,16 +40,29 @@ export interface CallEnv extends StreamEnv {
   continuationMaxBytes: number;
 }
 
-export async function sendProviderRequest(env: Pick<CallEnv, 'transport'>, provider: ProviderV1, candidate: Candidate, built: ProviderRequest, attempt: Pick<Attempt, 'signal' | 'abort' | 'requestProgress'>, traceparent?: string): Promise<TransportResponse> {
-  const base = providerBaseUrl(provider, candidate.endpoint);
-  // The codec's own headers go as they are when nothing is added (a codec may share one object).
-  let headers = built.headers;
-  if (candidate.endpoint.headers || traceparent) {
-    headers = addFields(addFields({} as Record<string, string>, candidate.endpoint.headers), built.headers);
-    if (traceparent) headers.traceparent = traceparent;
+/**
+ * Sends a codec's request to the candidate's endpoint. Not async: the transport's own promise is
+ * handed back (an async layer around it cost a promise and two microtasks per attempt); what
+ * throws here is a rejection all the same.
+ */
+export function sendProviderRequest(env: Pick<CallEnv, 'transport'>, provider: ProviderV1, candidate: Candidate, built: ProviderRequest, attempt: Pick<Attempt, 'signal' | 'abort' | 'requestProgress'>, traceparent?: string): Promise<TransportResponse> {
+  try {
+    const base = providerBaseUrl(provider, candidate.endpoint);
+    // The codec's own headers go as they are when nothing is added (a codec may share one object).
+    let headers = built.headers;
+    if (candidate.endpoint.headers || traceparent) {
+      headers = addFields(addFields({} as Record<string, string>, candidate.endpoint.headers), built.headers);
+      if (traceparent) headers.traceparent = traceparent;
+    }
+    const url = joinUrl(base, built.path);
+    if (!provider.authorize) return send(env, built, url, headers, attempt);
+    return authorizeWireRequest(provider, candidate, { url, method: built.method, headers, body: built.body }, attempt.signal).then((signed) => send(env, built, signed.url, signed.headers, attempt));
+  } catch (error) {
+    return Promise.reject(error);
   }
-  let url = joinUrl(base, built.path);
-  if (provider.authorize) ({ url, headers } = await authorizeWireRequest(provider, candidate, { url, method: built.method, headers, body: built.body }, attempt.signal));
+}
+
+function send(env: Pick<CallEnv, 'transport'>, built: ProviderRequest, url: string, headers: Record<string, string>, attempt: Pick<Attempt, 'signal' | 'abort' | 'requestProgress'>): Promise<TransportResponse> {
   const { abort } = attempt;
   // Whether the vendor got the request decides whether a failed attempt is billed.
   const progress = env.transport.reportsRequestSent && attempt.requestProgress ? attempt : undefined;
