@@ -54,6 +54,13 @@ export abstract class BatchReader implements BatchedPartIterator {
     return this.read();
   }
 
+  /** Parts taken with `nextBatch()` that the reader did not use (a commit point inside a batch): the next reads hand them out first. */
+  putBack(rest: PartBatch): void {
+    if (rest.length === 0) return;
+    this.batch = this.at < this.batch.length ? rest.concat(this.batch.slice(this.at)) : rest;
+    this.at = 0;
+  }
+
   async return(): Promise<IteratorResult<StreamPart, undefined>> {
     this.batch = EMPTY;
     this.at = 0;

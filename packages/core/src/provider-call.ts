@@ -18,6 +18,7 @@ import { DecodedStream, type StreamEnv } from './decode-stream.js';
 import { responseTooLarge } from './response-limits.js';
 import { authorizeWireRequest, joinUrl, providerBaseUrl } from './wire-request.js';
 import type { AbortLink } from './abort-link.js';
+import type { PartBatch } from './part-batches.js';
 
 export { joinUrl } from './wire-request.js';
 
@@ -166,21 +167,28 @@ export async function callProvider(env: CallEnv, provider: ProviderV1, attempt: 
   const parts = new DecodedStream(env, provider, attempt, ctx, res, decoder, keepText, kept);
   const head: StreamPart[] = [];
   const commitAtEnd = ctx.classification.commit === 'end';
-  for (;;) {
-    let next: IteratorResult<StreamPart>;
+  // Read a batch at a time (a chunk's parts): what follows the commit point in its batch is put back for the committed stream.
+  reading: for (;;) {
+    let next: IteratorResult<PartBatch, undefined>;
     try {
-      next = await parts.next();
+      next = await parts.nextBatch();
     } catch (error) {
       throw toSwitchyardError(error);
     }
     if (next.done) break;
-    const part = next.value;
-    if (part.type === 'error') {
-      await parts.return();
-      throw part.error;
+    const batch = next.value;
+    for (let i = 0; i < batch.length; i++) {
+      const part = batch[i]!;
+      if (part.type === 'error') {
+        await parts.return();
+        throw part.error;
+      }
+      head.push(part);
+      if (part.type === 'finish' || (!commitAtEnd && isContentPart(part))) {
+        if (i + 1 < batch.length) parts.putBack(batch.slice(i + 1));
+        break reading;
+      }
     }
-    head.push(part);
-    if (part.type === 'finish' || (!commitAtEnd && isContentPart(part))) break;
   }
   attempt.committed();
   return { type: 'stream', head, rest: parts, headers: res.headers };
