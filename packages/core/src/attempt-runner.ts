@@ -86,14 +86,19 @@ export class AttemptRunner {
     return this.settle(this.start(candidate, options), options);
   }
 
+  /** A failed attempt's settlement, or its repair (`repaired`) when `repairable` says how it was started. */
+  private failed(outcome: AttemptOutcome, candidate: Candidate, repairable: StartOptions | undefined): AttemptSettlement | Promise<AttemptSettlement> {
+    return (repairable && this.repaired(outcome, candidate, repairable)) || { type: 'failed', outcome };
+  }
+
   /**
    * A failed attempt's second chance: when its provider knows the one change that fixes the
    * vendor's refusal (`ProviderV1.repair`: Anthropic's invalid thinking signature), the attempt
    * is made once more on the same deployment with the repaired request instead of leaving the
    * refusal to fail over. Undefined when there is none.
    */
-  private repaired(settled: AttemptSettlement & { type: 'failed' }, candidate: Candidate, options: StartOptions): Promise<AttemptSettlement> | undefined {
-    const { error } = settled.outcome;
+  private repaired(outcome: AttemptOutcome, candidate: Candidate, options: StartOptions): Promise<AttemptSettlement> | undefined {
+    const { error } = outcome;
     if (!error) return undefined;
     const { ctx } = this.scope;
     const request = (options.request ?? ctx.request) as ChatRequest;
@@ -218,8 +223,7 @@ export class AttemptRunner {
       if (recorded) {
         // A plugin-run attempt failed and was recorded already; decide on its outcome.
         live.release();
-        const failed = { type: 'failed', outcome: recorded } as const;
-        return (repairable && this.repaired(failed, candidate, repairable)) || failed;
+        return this.failed(recorded, candidate, repairable);
       }
       error = this.failureOf(caught, live);
     }
@@ -228,8 +232,7 @@ export class AttemptRunner {
       live.release();
       const recording = this.record(outcome);
       if (recording) await recording;
-      const failed = { type: 'failed', outcome } as const;
-      return (repairable && this.repaired(failed, candidate, repairable)) || failed;
+      return this.failed(outcome, candidate, repairable);
     }
     const pluginRun = this.pluginResults?.get(result);
     if (pluginRun && pluginRun !== live) {

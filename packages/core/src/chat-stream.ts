@@ -73,9 +73,18 @@ export class ChatStream implements AsyncIterable<StreamPart> {
     return new Batches(() => (this.bodyEndsItself && isBatched(body) ? this.ownBatches(body) : this.reader(nextBatchOf)));
   }
 
+  /** The stream's one reader takes it; any later one gets an iterator that rejects. */
+  private secondReader(): AsyncIterator<never> | undefined {
+    if (!this.consumed) {
+      this.consumed = true;
+      return undefined;
+    }
+    return rejectingIterator(new SwitchyardError('invalid-request', 'a stream can be read only once'));
+  }
+
   private ownBatches(body: BatchedPartIterator): AsyncIterator<PartBatch> {
-    if (this.consumed) return rejectingIterator(new SwitchyardError('invalid-request', 'a stream can be read only once'));
-    this.consumed = true;
+    const refused = this.secondReader();
+    if (refused) return refused;
     return {
       next: () => body.nextBatch(),
       return: async () => {
@@ -86,8 +95,8 @@ export class ChatStream implements AsyncIterable<StreamPart> {
   }
 
   private reader<T>(read: (body: AsyncIterator<StreamPart>) => Promise<IteratorResult<T, undefined>>): AsyncIterator<T> {
-    if (this.consumed) return rejectingIterator(new SwitchyardError('invalid-request', 'a stream can be read only once'));
-    this.consumed = true;
+    const refused = this.secondReader();
+    if (refused) return refused;
     let ended = false;
     const onNext = (next: IteratorResult<T, undefined>): IteratorResult<T, undefined> => {
       if (next.done) ended = true;

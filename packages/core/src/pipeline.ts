@@ -206,8 +206,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       }
     }
     // Plugins still loading: the run starts once they are (the checks above need none of them).
-    if (pending.length) return pipeline.ready.then(() => startRun(mode, request as ChatRequest, callOptions, usable, skipped, model));
-    return startRun(mode, request as ChatRequest, callOptions, usable, skipped, model);
+    const run = () => startRun(mode, request as ChatRequest, callOptions, usable, skipped, model);
+    return pending.length ? pipeline.ready.then(run) : run();
   }
 
   function startRun(mode: RequestMode, request: ChatRequest, callOptions: CallOptions, usable: readonly Candidate[], skipped: SkippedCandidate[], model: string): Promise<ChatResponse | ChatStream | EmbeddingResponse> {
