@@ -34,13 +34,38 @@ type OwnTextSource = () => readonly string[];
 /** Fields whose value is new in every line (request ids): masked but never remembered as clean. */
 export const UNIQUE_FIELDS: ReadonlySet<string> = new Set(['requestId']);
 
+/**
+ * What each of a list of sources returned last time. `changed()` calls them all again: a source
+ * that returned the same frozen array as before has not changed. Freezing cannot be undone, so an
+ * array is tested for it once, not on every log line.
+ */
+class SourceReads<T extends readonly unknown[]> {
+  readonly values: T[] = [];
+  private readonly frozen: boolean[] = [];
+
+  constructor(private readonly sources: readonly (() => T)[]) {}
+
+  changed(): boolean {
+    const { sources, values, frozen } = this;
+    let changed = sources.length !== values.length;
+    if (changed) values.length = frozen.length = sources.length;
+    for (let i = 0; i < sources.length; i++) {
+      const read = sources[i]();
+      if (read === values[i] && frozen[i]) continue;
+      values[i] = read;
+      frozen[i] = Object.isFrozen(read);
+      changed = true;
+    }
+    return changed;
+  }
+}
+
 /** Masks known secrets in text and in any value built of objects, arrays and strings. */
 export class SecretMasker {
   private secrets: readonly string[] = [];
   private lastSource: readonly (string | undefined)[] = [];
-  /** What each source returned last time. */
-  private lastReads: (readonly (string | undefined)[])[] = [];
   private readonly sources: SecretSource[];
+  private readonly reads: SourceReads<readonly (string | undefined)[]>;
   /**
    * Strings the current secrets left unchanged (event names, routes, models, endpoints): an
    * access line repeats most of its strings, and masking one is a scan per rule. Only strings
@@ -53,11 +78,13 @@ export class SecretMasker {
   /** The words the gateway writes itself (endpoint and model names): a key fragment among them is not masked. */
   private readonly ownTextSources: OwnTextSource[] = [];
   private ownText: readonly string[] | undefined;
-  private lastOwnReads: (readonly string[])[] = [];
+  private readonly ownReads: SourceReads<readonly string[]>;
 
   constructor(source: SecretSource, ownText?: OwnTextSource) {
     this.sources = [source];
     if (ownText) this.ownTextSources.push(ownText);
+    this.reads = new SourceReads(this.sources);
+    this.ownReads = new SourceReads(this.ownTextSources);
   }
 
   /** Masks these secrets too (a gateway logging through a logger that masks), sparing its own words; returns the removal. */
@@ -74,16 +101,8 @@ export class SecretMasker {
 
   /** Reads the own-text sources again; a change forgets the strings remembered clean. */
   private refreshOwnText(): void {
-    const { ownTextSources, lastOwnReads } = this;
-    let unchanged = ownTextSources.length === lastOwnReads.length;
-    for (let i = 0; i < ownTextSources.length; i++) {
-      const read = ownTextSources[i]();
-      if (read !== lastOwnReads[i] || !Object.isFrozen(read)) unchanged = false;
-      lastOwnReads[i] = read;
-    }
-    lastOwnReads.length = ownTextSources.length;
-    if (unchanged) return;
-    const current = [...new Set(lastOwnReads.flat())];
+    if (!this.ownReads.changed()) return;
+    const current = [...new Set(this.ownReads.values.flat())];
     if (this.ownText && current.length === this.ownText.length && current.every((s, i) => s === this.ownText![i])) return;
     this.ownText = current.length ? Object.freeze(current) : undefined;
     this.clean.clear();
@@ -96,16 +115,9 @@ export class SecretMasker {
    */
   private refresh(): void {
     this.refreshOwnText();
-    const { sources, lastReads } = this;
-    let unchanged = sources.length === lastReads.length;
-    for (let i = 0; i < sources.length; i++) {
-      const read = sources[i]();
-      if (read !== lastReads[i] || !Object.isFrozen(read)) unchanged = false;
-      lastReads[i] = read;
-    }
-    lastReads.length = sources.length;
-    if (unchanged) return;
-    const current = lastReads.length === 1 ? lastReads[0] : lastReads.flat();
+    if (!this.reads.changed()) return;
+    const reads = this.reads.values;
+    const current = reads.length === 1 ? reads[0] : reads.flat();
     if (current.length === this.lastSource.length && current.every((s, i) => s === this.lastSource[i])) return;
     // A copy unless frozen: a source may change the array it returned and return it again.
     this.lastSource = Object.isFrozen(current) ? current : [...current];
