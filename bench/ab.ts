@@ -7,18 +7,20 @@
  * Prints each build's CPU µs per request per mode (minimum, median and every round) and the
  * ratio of the medians.
  * Run: node --conditions=@switchyard/source --import tsx bench/ab.ts <other checkout> [kind=core] [modes=stream] [rounds=12] [requests=3000]
+ *   (kind `served`: each checkout's production bundle under `switchyard serve`, built by its own deploy/bundle.sh)
  *   (the other checkout with its dependencies installed: `git worktree add /tmp/base <commit> && (cd /tmp/base && pnpm install)`)
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { Pool } from 'undici';
 import { buildBenchEntry } from './build-contenders.js';
 import { cpuMs, forkContender } from './contender.js';
 import { REQUESTS, type Mode } from './requests.js';
+import { servedBundle, startServed } from './served.js';
 
 const [other, kind = 'core', modesArg = 'stream', roundsArg = '12', requestsArg = '3000'] = process.argv.slice(2);
 if (!other || !existsSync(`${other}/bench/gateway-servers.ts`)) {
-  console.error('usage: bench/ab.ts <other checkout> [kind=core|plugins|logged] [modes=stream,...] [rounds=12] [requests=3000]');
+  console.error('usage: bench/ab.ts <other checkout> [kind=core|plugins|logged|served] [modes=stream,...] [rounds=12] [requests=3000]');
   process.exit(2);
 }
 if (!existsSync('/proc/self/stat')) {
@@ -42,11 +44,19 @@ function pin(pid: number, cpu: string): void {
 const upstream = await forkContender(await buildBenchEntry('./gateway-upstream.ts', 'gateway-upstream'), []);
 const upstreamArgs = [upstream.info.primary!, upstream.info.secondary!, upstream.info.dead!];
 const builds = [
-  { name: 'other', file: await buildBenchEntry(`${other}/bench/gateway-servers.ts`, 'ab-other-servers') },
-  { name: 'this', file: await buildBenchEntry('./gateway-servers.ts', 'ab-this-servers') },
+  { name: 'other', checkout: other as string | undefined, servers: `${other}/bench/gateway-servers.ts` },
+  { name: 'this', checkout: undefined, servers: './gateway-servers.ts' },
 ];
 const cpus = Number(execFileSync('nproc').toString());
-const contenders = await Promise.all(builds.map((b) => forkContender(b.file, [kind, ...upstreamArgs])));
+/** `served`: each checkout's production bundle under `switchyard serve` (built by its own deploy/bundle.sh); any other kind: its in-process contender. */
+async function startContender(build: (typeof builds)[number]): Promise<{ child: ChildProcess; info: Record<string, string> }> {
+  if (kind === 'served') {
+    const served = await startServed(servedBundle(build.checkout, `ab-${build.name}-bundle`), upstreamArgs[0]!, upstreamArgs[1]!, []);
+    return { child: served.child, info: { healthy: served.url } };
+  }
+  return forkContender(await buildBenchEntry(build.servers, `ab-${build.name}-servers`), [kind, ...upstreamArgs]);
+}
+const contenders = await Promise.all(builds.map(startContender));
 for (const c of contenders) pin(c.child.pid!, String(cpus - 1));
 pin(upstream.child.pid!, '0');
 pin(process.pid, '0');

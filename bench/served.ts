@@ -5,7 +5,7 @@
  * Nothing is set up in process: the numbers are what an operator's process does.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,6 +88,11 @@ export async function startServed(bundle: string, primary: string, secondary: st
   const out = openSync(log, 'w');
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const child = spawn(process.execPath, [...nodeArgs, ...profile, path.join(bundle, 'bin.js'), 'serve', '--config', config, '--no-watch'], { stdio: ['ignore', out, 'inherit'], env: { ...process.env, LOG_LEVEL: 'info' } });
+  // The access log and the records' journal grow by megabytes a cell: gone with the process, unless BENCH_KEEP_SERVED is set (to read them).
+  child.once('exit', () => {
+    closeSync(out);
+    if (!process.env.BENCH_KEEP_SERVED) rmSync(dir, { recursive: true, force: true });
+  });
   const deadline = Date.now() + 20_000;
   for (;;) {
     const match = /"event":"listening","url":"(http[^"]+)"/.exec(readFileSync(log, 'utf8'));
