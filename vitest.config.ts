@@ -11,6 +11,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['@switchyard/source', 'node', 'default'], externalConditions: ['@switchyard/source'] } },
   test: {
     reporters: ['default', new PlainSummaryReporter()],
+    globalSetup: ['./test/temp-folder.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',

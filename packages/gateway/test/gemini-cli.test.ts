@@ -9,7 +9,7 @@
  * (support/loopback-guard.mjs). Without the installed CLI the test skips, except under CI=true.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +20,17 @@ import { geminiDialect, geminiProvider } from '@switchyard/provider-gemini';
 import { DEFAULT_DIALECTS } from '../src/index.js';
 import { GATEWAY_KEY, startGateway, stopAll, vendor, type Handler } from './support/harness.js';
 
-afterEach(stopAll);
+/** The sessions' folders (the CLI's home, the notes it reads): removed after each test. */
+const folders: string[] = [];
+const folder = (prefix: string) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  folders.push(dir);
+  return dir;
+};
+afterEach(async () => {
+  await stopAll();
+  for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 const AGENTS = process.env.SWITCHYARD_AGENTS_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'switchyard', 'agents');
 const CLI = join(AGENTS, 'gemini-cli', 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js');
@@ -100,7 +110,7 @@ const unavailable: Handler = (_req, res) => {
 
 /** Runs one headless session; resolves with its output, the dials it tried and its exit code. */
 function runCli(baseUrl: string, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string; dials: string[] }> {
-  const home = mkdtempSync(join(tmpdir(), 'sy-gemini-home-'));
+  const home = folder('sy-gemini-home-');
   mkdirSync(join(home, '.gemini'));
   writeFileSync(
     join(home, '.gemini', 'settings.json'),
@@ -137,7 +147,7 @@ function runCli(baseUrl: string, cwd: string): Promise<{ code: number | null; st
 
 /** A folder with the notes the session reads, and the gateway in front of the vendors. */
 async function session(vendors: (file: string, seen: Seen) => { gemini: Handler; anthropic?: Handler }) {
-  const cwd = mkdtempSync(join(tmpdir(), 'sy-gemini-work-'));
+  const cwd = folder('sy-gemini-work-');
   const file = join(cwd, 'notes.txt');
   writeFileSync(file, `remember ${MARKER}\n`);
   const seen: Seen = { calls: 0 };

@@ -81,7 +81,7 @@ describe('Idempotency-Key while the shared Redis is down', () => {
   const stores: RedisStateStore[] = [];
   afterEach(async () => {
     await Promise.all(stores.splice(0).map((s) => s.close()));
-    await redis?.stop();
+    await redis?.close();
   });
 
   const installed = hasRedisServer();

@@ -3,9 +3,9 @@
  * the page loads with everything closed, the primary goes down, and the page (refreshing on
  * its own) shows the primary's breaker open. Assertions are on the DOM; a screenshot is saved.
  */
-import { mkdtemp, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import OpenAI from 'openai';
@@ -91,7 +91,9 @@ describe.skipIf(!chromium)('status page in headless Chromium', () => {
     expect(view.stale).toBe('');
     for (const piece of keyFragments()) expect(view.html).not.toContain(piece);
 
-    const dir = await mkdtemp(path.join(tmpdir(), 'switchyard-status-'));
+    // Kept for a person to look at, in the repository's ignored tmp/ (one file, replaced each run).
+    const dir = fileURLToPath(new URL('../../../tmp/', import.meta.url));
+    await mkdir(dir, { recursive: true });
     const file = path.join(dir, 'status-primary-down.png');
     await page.screenshot({ path: file, fullPage: true });
     expect((await stat(file)).size).toBeGreaterThan(1000);

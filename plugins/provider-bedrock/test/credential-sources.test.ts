@@ -5,7 +5,7 @@
  * credentials and EC2 instance metadata; temporary credentials are refreshed before they expire
  * (the provider's clock is moved, the fakes' credentials are still valid when replaced).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -45,6 +45,7 @@ afterEach(async () => {
   await pipeline?.close();
   pipeline = undefined;
   await Promise.all([bedrock.close(), issuer.close()]);
+  rmSync(dir, { recursive: true, force: true });
 });
 
 function bedrockPipeline(options: Record<string, unknown> = {}): Pipeline {

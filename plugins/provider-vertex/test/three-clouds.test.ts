@@ -6,7 +6,7 @@
  * answer passing through. Each cloud is a loopback fake that checks
  * what the cloud checks (SigV4, OAuth tokens) and refuses what it refuses.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -75,6 +75,7 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await Promise.all([bedrock.close(), google.close(), anthropic.close(), geminiApi.close()]);
+  rmSync(path.dirname(keyFile), { recursive: true, force: true });
 });
 
 async function serve(): Promise<string> {

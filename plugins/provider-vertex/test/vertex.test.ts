@@ -3,7 +3,7 @@
  * google-auth-library against a loopback Google (fake-google.ts) that checks the JWT grant's
  * signature and accepts only live tokens it issued.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -38,6 +38,7 @@ afterEach(async () => {
   await pipeline?.close();
   pipeline = undefined;
   await google.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 function keyFile(overrides: Record<string, unknown> = {}): string {

@@ -71,7 +71,7 @@ async function cuttablePostgres(): Promise<{ url: string; down(): void; up(): vo
 
 async function setUp(pgUrl = PG_URL): Promise<{ redis: OwnRedisServer; schema: string; a: RecordKeepingStore; b: RecordKeepingStore; admin: Redis }> {
   const redis = await OwnRedisServer.start();
-  cleanups.push(() => redis.stop());
+  cleanups.push(() => redis.close());
   const schema = uniqueSchema();
   cleanups.push(() => dropSchema(schema));
   const a = await gateway(redis.url, schema, pgUrl);
@@ -186,7 +186,7 @@ describeWithPostgres('Redis in front of PostgreSQL', () => {
 
   it.skipIf(!hasRedisServer())('the first switch from Redis alone to PostgreSQL copies the keys, teams and spend Redis held, once, never over a newer record; a flush then loses none', { timeout: 60_000 }, async () => {
     const redis = await OwnRedisServer.start();
-    cleanups.push(() => redis.stop());
+    cleanups.push(() => redis.close());
     const schema = uniqueSchema();
     cleanups.push(() => dropSchema(schema));
     // Before: Redis alone held the durable records (an operator running it with persistence; this test server has none).

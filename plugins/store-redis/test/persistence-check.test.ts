@@ -22,7 +22,7 @@ function store(url: string, extra: Record<string, unknown> = {}): RedisStateStor
 describeWithRedis('the persistence check', () => {
   it.skipIf(!hasRedisServer())('refuses a Redis without persistence naming the setting, accepts it with appendonly on, and trusts when told', async () => {
     const server = await OwnRedisServer.start();
-    cleanups.push(() => server.stop());
+    cleanups.push(() => server.close());
     await expect(store(server.url).assertDurable()).rejects.toMatchObject({ code: 'SWITCHYARD_ERR_REDIS_NOT_DURABLE', path: 'appendonly', message: expect.stringContaining('appendonly no') });
     await expect(store(server.url, { durableRedis: 'trust' }).assertDurable()).resolves.toBeUndefined();
     const admin = new Redis(server.url);

@@ -200,7 +200,7 @@ describeWithRedis('a Redis that is slow', () => {
 
 describeWithRedis('a Redis that restarts', () => {
   let server: OwnRedisServer | undefined;
-  afterEach(() => server?.stop());
+  afterEach(() => server?.close());
 
   it.skipIf(!hasRedisServer())('serves locally while it is gone and returns to shared state when it is back', async () => {
     server = await OwnRedisServer.start();

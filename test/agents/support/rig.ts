@@ -3,7 +3,7 @@
  * them (in process, every default dialect), a working folder with the notes the session reads, and
  * a temporary HOME, for one of the suite's paths (support/paths.ts).
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPipeline } from '@switchyard/core';
@@ -80,5 +80,9 @@ export async function startRig(api: Api, path: PathName): Promise<Rig> {
   const guard = await startDialGuard();
   const dialLog = join(home, 'dials.log');
   writeFileSync(dialLog, '');
-  return { session: { origin, gatewayKey: GATEWAY_KEY, cwd, home, guardEnv: proxyEnv(guard), dialLog }, script, vendors, guard, close: () => guard.close() };
+  const close = async () => {
+    await guard.close();
+    for (const dir of [cwd, home]) rmSync(dir, { recursive: true, force: true });
+  };
+  return { session: { origin, gatewayKey: GATEWAY_KEY, cwd, home, guardEnv: proxyEnv(guard), dialLog }, script, vendors, guard, close };
 }

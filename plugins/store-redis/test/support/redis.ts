@@ -3,7 +3,7 @@
  * one, the Redis tests are skipped locally and fail under CI, where a skip would hide them.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,11 +110,18 @@ export class OwnRedisServer {
     for (let i = 0; i < 100 && !(await redisAnswers(this.url)); i++) await sleep(20);
   }
 
+  /** An outage: the server goes, its folder stays for `start()` to bring it back. */
   async stop(): Promise<void> {
     const child = this.process;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
+  }
+
+  /** The end of a test: the server and its folder go. */
+  async close(): Promise<void> {
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
   }
 }
