@@ -30,8 +30,9 @@ export function responseIdOf(text: string): string | undefined {
 
 /** `text` with every `"<from>"` string replaced by `"<to>"` (the ids are opaque, so only whole JSON strings match). */
 export function withIdReplaced(text: string, from: string, to: string): string {
-  const quoted = JSON.stringify(from);
-  return text.includes(quoted) ? text.split(quoted).join(JSON.stringify(to)) : text;
+  const quoted = JSON.stringify(to);
+  // A `$` in a replacement would be read as a pattern (`$&`, `$1`): doubled, it is itself.
+  return text.replaceAll(JSON.stringify(from), quoted.includes('$') ? quoted.replaceAll('$', '$$$$') : quoted);
 }
 
 /** A vendor's JSON answer with the gateway's id: the text the client gets, and the vendor's id. */
