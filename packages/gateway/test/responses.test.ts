@@ -246,6 +246,25 @@ describe('failures of a Responses stream', () => {
   });
 });
 
+describe('the gateway’s response ids on a passed-through stream', () => {
+  for (const keysReordered of [false, true]) {
+    it(`replace the vendor's from the first event to the last${keysReordered ? ', its events’ keys in another order than OpenAI’s' : ''}`, async () => {
+      const upstream = await vendor(responsesVendor(textScript('hello ', 'there'), 'gpt-upstream', { keysReordered }));
+      const { client, origin } = await startGateway(pipelineOf([{ name: 'openai', provider: 'openai', url: upstream.url }]));
+      const events = await eventsOf(await client.responses.create({ model: 'chat', input: 'hi', stream: true }));
+      const created = events[0] as OpenAI.Responses.ResponseCreatedEvent;
+      const completed = events.at(-1) as OpenAI.Responses.ResponseCompletedEvent;
+      expect(created.response.id).toMatch(/^resp_[0-9a-f]{32}$/);
+      expect(completed.response.id).toBe(created.response.id);
+      expect(textOf(events)).toBe('hello there');
+      // The raw stream: the vendor's bytes but for the id (its key order kept).
+      const wire = await raw(origin, '/v1/responses', { body: JSON.stringify({ model: 'chat', input: 'hi', stream: true }) });
+      expect(wire.text).not.toContain('resp_vendor1');
+      expect(wire.text.includes('data: {"sequence_number":0,"type":"response.created"')).toBe(keysReordered);
+    });
+  }
+});
+
 describe('the pipeline’s plugins apply to Responses requests as to any other', () => {
   it('the response cache answers a repeated request (JSON and stream, a passed-through answer re-encoded), and the ledger counts the tokens', async () => {
     const upstream = await vendor(responsesVendor(textScript('cached ', 'answer')));

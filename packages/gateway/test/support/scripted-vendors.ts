@@ -34,12 +34,21 @@ function json(res: Parameters<Handler>[1], body: unknown): void {
 
 const responsesUsage = { input_tokens: USAGE.input, input_tokens_details: { cached_tokens: 0 }, output_tokens: USAGE.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: USAGE.input + USAGE.output };
 
+/** Event fields with the response object's `id` moved to its end. */
+function withIdLast(fields: Record<string, unknown>): Record<string, unknown> {
+  const response = fields.response as Record<string, unknown> | undefined;
+  if (!response) return fields;
+  const { id, ...rest } = response;
+  return { ...fields, response: { ...rest, id } };
+}
+
 /** A response object echoing the request's settings, as OpenAI does. */
 function responseOf(request: Record<string, unknown>, model: string, status: string, output: unknown[], usage: unknown = null) {
   return { id: 'resp_vendor1', object: 'response', created_at: 1_770_000_000, status, error: null, incomplete_details: null, instructions: request.instructions ?? null, model, output, parallel_tool_calls: true, store: false, tools: request.tools ?? [], usage, metadata: request.metadata ?? {} };
 }
 
-export function responsesVendor(script: Script, model = 'gpt-upstream'): Handler {
+/** `keysReordered`: each event's fields in another order than OpenAI's (`sequence_number` first, the response's `id` last), as a proxy or another implementation may write them. */
+export function responsesVendor(script: Script, model = 'gpt-upstream', options: { keysReordered?: boolean } = {}): Handler {
   return (_req, res, raw) => {
     const body = JSON.parse(raw) as Record<string, unknown>;
     const turn = script(raw);
@@ -49,7 +58,10 @@ export function responsesVendor(script: Script, model = 'gpt-upstream'): Handler
         : { id: 'msg_vendor1', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', annotations: [], logprobs: [], text: turn.text.join('') }] };
     if (!body.stream) return json(res, responseOf(body, model, 'completed', [item], responsesUsage));
     let seq = 0;
-    const ev = (type: string, fields: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...fields })}\n\n`;
+    const ev = (type: string, fields: Record<string, unknown>) => {
+      const data = options.keysReordered ? { sequence_number: seq++, type, ...withIdLast(fields) } : { type, sequence_number: seq++, ...fields };
+      return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+    };
     const events = [ev('response.created', { response: responseOf(body, model, 'in_progress', []) }), ev('response.in_progress', { response: responseOf(body, model, 'in_progress', []) })];
     if ('call' in turn) {
       events.push(ev('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', arguments: '' } }));

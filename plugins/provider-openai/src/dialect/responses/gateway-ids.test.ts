@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withIdReplaced } from './gateway-ids.js';
+import { leadingResponseIdOf, withIdReplaced } from './gateway-ids.js';
 
 describe('withIdReplaced', () => {
   it('replaces every whole JSON string equal to the id, and nothing else', () => {
@@ -14,5 +14,26 @@ describe('withIdReplaced', () => {
   it('leaves a text without the id unchanged, and escapes what JSON escapes', () => {
     expect(withIdReplaced('{"id":"x"}', 'y', 'z')).toBe('{"id":"x"}');
     expect(withIdReplaced('{"id":"a\\"b"}', 'a"b', 'c"d')).toBe('{"id":"c\\"d"}');
+  });
+});
+
+describe('leadingResponseIdOf', () => {
+  const created = (data: unknown, eventLine = true) => `${eventLine ? 'event: response.created\n' : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+
+  it('reads the id of an event written as OpenAI writes it, with or without the event line and the sequence number', () => {
+    expect(leadingResponseIdOf(created({ type: 'response.created', sequence_number: 0, response: { id: 'resp_abc', object: 'response' } }))).toBe('resp_abc');
+    expect(leadingResponseIdOf(created({ type: 'response.in_progress', response: { id: 'resp_abc' } }, false))).toBe('resp_abc');
+    const spaced = `{ "type" : "response.created" , "sequence_number" : 3 , "response" : { "id" : ${JSON.stringify('resp_"q')} } }`;
+    expect(leadingResponseIdOf(created(spaced))).toBe('resp_"q');
+  });
+
+  it('leaves every other shape to the parser, so an id inside the response is never taken for its own', () => {
+    // The response object does not start with its id; its metadata holds a look-alike.
+    const nested = { type: 'response.created', sequence_number: 0, response: { object: 'response', metadata: { response: { id: 'resp_lookalike' } }, id: 'resp_real' } };
+    expect(leadingResponseIdOf(created(nested))).toBeUndefined();
+    // A key before `type`, a data field split over lines, no response at all.
+    expect(leadingResponseIdOf(created({ sequence_number: 0, type: 'response.created', response: { id: 'resp_x' } }))).toBeUndefined();
+    expect(leadingResponseIdOf('event: response.created\ndata: {"type":"response.created",\ndata: "response":{"id":"resp_x"}}\n\n')).toBeUndefined();
+    expect(leadingResponseIdOf(created({ type: 'response.output_text.delta', delta: 'hi' }))).toBeUndefined();
   });
 });

@@ -28,6 +28,19 @@ export function responseIdOf(text: string): string | undefined {
   }
 }
 
+/**
+ * A lifecycle event's response id as OpenAI writes the event (`{"type":…,"sequence_number":N,
+ * "response":{"id":"…"`), read without parsing the event: every character before the id is one
+ * of those keys, so the match is the top-level response's own id and never one inside it.
+ */
+const LEADING_RESPONSE_ID = /^(?:event:[^\n]*\n)?data: ?\{\s*"type"\s*:\s*"[^"\\]*"\s*,\s*(?:"sequence_number"\s*:\s*\d+\s*,\s*)?"response"\s*:\s*\{\s*"id"\s*:\s*("(?:[^"\\]|\\.)*")/;
+
+/** The response id of one SSE event carrying a response object, when it is written as OpenAI writes it; undefined for any other shape (the caller parses those). */
+export function leadingResponseIdOf(event: string): string | undefined {
+  const lead = LEADING_RESPONSE_ID.exec(event);
+  return lead ? (JSON.parse(lead[1]!) as string) : undefined;
+}
+
 /** `text` with every `"<from>"` string replaced by `"<to>"` (the ids are opaque, so only whole JSON strings match). */
 export function withIdReplaced(text: string, from: string, to: string): string {
   const quoted = JSON.stringify(to);

@@ -15,7 +15,7 @@
 import { type FinishReason, type ProviderMetadata, type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
 import { isUnreadEvents, wireTextOf } from '@switchyard/core/wire';
 import type { GatewayErrorReply as ErrorReply, StreamEncoder } from '@switchyard/core/dialect';
-import { withIdReplaced, type VendorResponse } from './gateway-ids.js';
+import { leadingResponseIdOf, withIdReplaced, type VendorResponse } from './gateway-ids.js';
 import { newId } from './ids.js';
 import { carriesState, endingOf, messageItem, reasoningItem, responseObject, responseUsage, type RequestEcho, type ResponseHead } from './response-body.js';
 import { callItemOf, customCallInput, isCustomTool, type ToolNames } from './tool-names.js';
@@ -209,7 +209,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   /** `text` (events carrying the response object) with the vendor's response id replaced by the gateway's. */
   private withGatewayIds(text: string): string {
     if (this.vendorId === undefined) {
-      const id = (dataOf(text.slice(0, text.indexOf('\n\n') + 2 || undefined))?.response as ResponseObject | undefined)?.id;
+      const id = leadingResponseIdOf(text) ?? (dataOf(text.slice(0, text.indexOf('\n\n') + 2 || undefined))?.response as ResponseObject | undefined)?.id;
       if (typeof id !== 'string') return text;
       this.vendorId = id;
       this.gatewayId = newId('resp');
