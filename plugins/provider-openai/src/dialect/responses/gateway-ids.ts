@@ -43,9 +43,9 @@ export function leadingResponseIdOf(event: string): string | undefined {
 
 /** `text` with every `"<from>"` string replaced by `"<to>"` (the ids are opaque, so only whole JSON strings match). */
 export function withIdReplaced(text: string, from: string, to: string): string {
-  const quoted = JSON.stringify(to);
+  const replacement = JSON.stringify(to);
   // A `$` in a replacement would be read as a pattern (`$&`, `$1`): doubled, it is itself.
-  return text.replaceAll(JSON.stringify(from), quoted.includes('$') ? quoted.replaceAll('$', '$$$$') : quoted);
+  return text.replaceAll(JSON.stringify(from), replacement.includes('$') ? replacement.replaceAll('$', '$$$$') : replacement);
 }
 
 /** A vendor's JSON answer with the gateway's id: the text the client gets, and the vendor's id. */
