@@ -82,7 +82,11 @@ export class AttemptRunner {
 
   /** Runs one attempt of the core loop (or the degrade stage, perhaps with its variant of the request) to its settlement. */
   run(candidate: Candidate, initiator: string, request?: ChatRequest): Promise<AttemptSettlement> {
-    const options: StartOptions = { initiator, request };
+    return this.startAndSettle(candidate, { initiator, request });
+  }
+
+  /** Starts an attempt and settles it; a failure may be repaired once (`repaired`). */
+  private startAndSettle(candidate: Candidate, options: StartOptions): Promise<AttemptSettlement> {
     return this.settle(this.start(candidate, options), options);
   }
 
@@ -114,8 +118,7 @@ export class AttemptRunner {
    * once. A stream that no one hands over is recorded when its reader finishes.
    */
   async runForPlugin(candidate: Candidate, options: RunAttemptOptions = {}): Promise<AttemptResult> {
-    const started: StartOptions = { initiator: options.initiator ?? 'plugin', signal: options.signal, request: options.request };
-    const settled = await this.settle(this.start(candidate, started), started);
+    const settled = await this.startAndSettle(candidate, { initiator: options.initiator ?? 'plugin', signal: options.signal, request: options.request });
     if (settled.type === 'failed') {
       const error = settled.outcome.error!;
       (this.recordedFailures ??= new WeakMap()).set(error, settled.outcome);

@@ -297,13 +297,11 @@ export class CommittedStream extends BatchReader {
         owner.dispose();
         yield [{ type: 'error', error: failure }];
         return;
-      } else {
-        await owner.recordRequest({ ok: true, response: this.response(continuedBy) });
       }
-      owner.dispose();
+      await owner.recordRequest({ ok: true, response: this.response(continuedBy) });
     } finally {
       if (!this.done) await this.abandon();
-      // A record that threw still releases the request's timer and abort listener.
+      // Every end releases the request's timer and abort listener, a record that threw included.
       owner.dispose();
     }
   }
