@@ -176,9 +176,9 @@ export class DecodedStream extends BatchReader {
 
   /**
    * A pass-through's chunk before its commit point: its events are parsed one at a time up to the
-   * commit point, and the text after it is left as it came (`afterCommit`) for `passThrough`,
-   * neither parsed into events nor written out again. A chunk the text search cannot split (a lone
-   * CR line end, the parser holding part of an event) goes to the parser whole.
+   * commit point (but those the decoder calls `partlessIn`), and the text after it is left as it
+   * came (`afterCommit`) for `passThrough`. A chunk the text search cannot split (a lone CR line
+   * end, the parser holding part of an event) goes to the parser whole.
    */
   private decodeUntilCommit(text: string): PartBatch {
     const sse = this.sse!;
@@ -188,10 +188,12 @@ export class DecodedStream extends BatchReader {
     const out: StreamPart[] = [];
     let at = 0;
     while (!this.committed && !this.sawDone) {
-      const end = input.indexOf('\n\n', at);
-      if (end < 0) break;
-      this.decode(sse.push(input.slice(at, end + 2)), out);
-      at = end + 2;
+      const end = input.indexOf('\n\n', at) + 2;
+      if (end < 2) break;
+      // An event that yields no part goes with the next part's text, unparsed.
+      if (this.decoder.partlessIn?.(input, at, end) && shapedAsJsonObject(input, at, end)) this.pendingText += input.slice(at, end);
+      else this.decode(sse.push(input.slice(at, end)), out);
+      at = end;
     }
     if (at < input.length && !this.sawDone) {
       // After the commit point: kept for the reader; before it, an event the next chunk ends: the parser holds it.

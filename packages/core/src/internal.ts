@@ -41,6 +41,7 @@ export { choicesOf, inputTokenBound, outputLimitOf, reservationTokens, type Toke
 export { inputPriceBound, ratesForPrompt, type TokenCounts, tokenCounts, usageCostUsd, toolCallsCostUsd } from './usage-cost.js';
 export { type OfferedServerTool, serverToolKindsOffered, serverToolsOffered, toolKindOf } from './server-tools.js';
 export { formatDuration } from './duration-text.js';
+export { hiddenSlot, type HiddenSlot } from './hidden-slot.js';
 export { droppedFor, droppedSummary, isStrict, skippedSummary, type SkippedCandidate } from './translation.js';
 export { validateChatRequest, validateEmbeddingRequest } from './validate-request.js';
 export { CORE_VERSION } from './version.js';

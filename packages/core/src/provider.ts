@@ -67,6 +67,13 @@ export interface StreamDecoder {
    * Used instead of `readAfterCommit` when a decoder has both; it must answer the same.
    */
   readAfterCommitIn?(text: string, start: number, end: number): boolean;
+  /**
+   * Lazy pass-through: whether the event `text.slice(start, end)` yields no part whatever came
+   * before it (`ping`, `response.in_progress`), read as `readAfterCommitIn` reads. Before the
+   * commit point such an event is kept for the next part's text without being parsed. Without
+   * this method every event before the commit point is parsed.
+   */
+  partlessIn?(text: string, start: number, end: number): boolean;
 }
 
 /** Why a provider cannot send a request to a target: the field, and what about it. */

@@ -37,6 +37,7 @@ const DIALECTS: Record<string, Dialect> = {
     chunks: (words, finish) => [
       sse('message_start', { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x', content: [], stop_reason: null, usage: { input_tokens: USAGE.input, output_tokens: 1 } } }) +
         sse('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) +
+        sse('ping', { type: 'ping' }) +
         sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: words[0] } }),
       ...words.slice(1).map((w) => sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: w } }) + sse('ping', { type: 'ping' })),
       ...(finish ? [sse('content_block_stop', { type: 'content_block_stop', index: 0 }) + sse('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: USAGE.output } }) + sse('message_stop', { type: 'message_stop' })] : []),
@@ -64,6 +65,7 @@ const DIALECTS: Record<string, Dialect> = {
       const item = { id: 'msg_1', type: 'message', status: 'in_progress', role: 'assistant', content: [] };
       return [
         ev('response.created', { response: response('in_progress') }) +
+          ev('response.in_progress', { response: response('in_progress') }) +
           ev('response.output_item.added', { output_index: 0, item }) +
           ev('response.content_part.added', { item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }) +
           ev('response.output_text.delta', { item_id: 'msg_1', output_index: 0, content_index: 0, delta: words[0], logprobs: [] }),
@@ -178,8 +180,12 @@ async function gatewayFor(name: string, scripts: Scripted[], options: { fallback
   return { call, ended, pushes, transport };
 }
 
-/** The head's events (up to the first content event) and the last one or two: never a delta after the commit point. */
-const EVENTS_DECODED_AT_MOST = { messages: 5, chat: 3, responses: 5, gemini: 2 } as const;
+/**
+ * The head's events (up to the first content event) and the last one or two: never a delta after
+ * the commit point, nor an event of the head that yields no part (`partlessIn`: Messages' `ping`,
+ * the Responses API's `in_progress` and `content_part.added`).
+ */
+const EVENTS_DECODED_AT_MOST = { messages: 5, chat: 3, responses: 4, gemini: 2 } as const;
 
 /**
  * The vendor's body in `chunks` reaches the client with every one of `forwarded` as the vendor

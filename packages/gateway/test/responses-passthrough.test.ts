@@ -92,6 +92,27 @@ describe('Responses pass-through to an openai vendor', () => {
     expect(final.id).toMatch(/^resp_[0-9a-f]{32}$/);
   });
 
+  it('stores the streamed answer as the client received it: the terminal event’s response, the vendor’s id replaced wherever it is', async () => {
+    // The vendor names its own id beside the response's (an echo, in an array): the client sees the gateway's in both.
+    const echo = { x_echo: ['resp_pt1', { of: 'resp_pt1', not: 'resp_pt10' }] };
+    const stream = VENDOR_STREAM.replace(/"response":\{"id":"resp_pt1",(?=[^\n]*"status":"completed")/, `"response":{"id":"resp_pt1",${JSON.stringify(echo).slice(1, -1)},`);
+    expect(stream).not.toBe(VENDOR_STREAM);
+    const openai = await vendor((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(stream);
+    });
+    const pipeline = createPipeline({ endpoints: [{ name: 'openai', provider: 'openai', baseUrl: openai.url, apiKey: VENDOR_KEY }], models: { chat: [{ endpoint: 'openai', model: 'gpt-5-mini' }] }, providers: [openaiProvider] });
+    const { origin } = await startGateway(pipeline);
+    const wire = await raw(origin, '/v1/responses', { body: JSON.stringify({ ...CLIENT_BODY, store: true, stream: true }) });
+    const completed = wire.text.split('\n\n').find((event) => event.startsWith('event: response.completed\n'))!;
+    const received = JSON.parse(completed.slice(completed.indexOf('data: ') + 6)).response;
+    expect(received.x_echo).toEqual([received.id, { of: received.id, not: 'resp_pt10' }]);
+    const stored = await raw(origin, `/v1/responses/${received.id}`, { method: 'GET' });
+    expect(stored.status).toBe(200);
+    // Key for key and in the same order: what GET answers is what the stream ended with.
+    expect(stored.text).toBe(JSON.stringify(received));
+  });
+
   it('answers JSON with the vendor’s body as it came, the response id the gateway’s', async () => {
     const openai = await openaiVendor();
     const pipeline = createPipeline({ endpoints: [{ name: 'openai', provider: 'openai', baseUrl: openai.url, apiKey: VENDOR_KEY }], models: { chat: [{ endpoint: 'openai', model: 'gpt-5-mini' }] }, providers: [openaiProvider] });

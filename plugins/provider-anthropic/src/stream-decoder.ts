@@ -89,6 +89,11 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     return true;
   }
 
+  /** `ping` yields no part, before the commit point too. */
+  partlessIn(text: string, start: number): boolean {
+    return text.startsWith('event: ping\n', start);
+  }
+
   private messageStart(message: MessagesResponseBody | undefined): StreamPart[] {
     const id = message?.id;
     if (this.started) {

@@ -12,6 +12,7 @@ import { OPENAI_RESPONSES, type DecodedSseEvent } from '@switchyard/core/wire';
 import { type ErrorRule } from '@switchyard/core/internal';
 import { classifyStreamError } from './classify-error.js';
 import { classifyResponseFailure } from './responses-errors.js';
+import { keepFinalResponse } from './responses-final.js';
 import { finishOf, responsesUsage } from './responses-response.js';
 
 type Json = Record<string, unknown>;
@@ -20,6 +21,12 @@ const isObject = (value: unknown): value is Json => typeof value === 'object' &&
 
 /** Structural events that add nothing to the parts (deltas aside, which carry only content). */
 const UNREAD_EVENTS = new Set(['response.content_part.added', 'response.content_part.done', 'response.output_text.done', 'response.output_item.done', 'response.reasoning_summary_part.added', 'response.reasoning_summary_part.done', 'response.reasoning_summary_text.done', 'response.reasoning_text.done', 'response.function_call_arguments.done', 'response.in_progress']);
+
+/** The name on an event's `event:` line, which comes first (JSON data has no raw newline); undefined without one. */
+function eventNameAt(text: string, start: number): string | undefined {
+  if (!text.startsWith('event:', start)) return undefined;
+  return text.slice(start + (text.charCodeAt(start + 6) === 32 ? 7 : 6), text.indexOf('\n', start)).trimEnd();
+}
 
 export class ResponsesStreamDecoder implements StreamDecoder {
   readonly wireFormat = OPENAI_RESPONSES;
@@ -86,14 +93,14 @@ export class ResponsesStreamDecoder implements StreamDecoder {
         const meta: Json = {};
         if (isObject(response.incomplete_details)) meta.incomplete_details = response.incomplete_details;
         if (this.refusal) meta.refusal = this.refusal;
-        return [
-          {
-            type: 'finish',
-            finishReason,
-            ...(usage ? { usage } : {}),
-            ...(Object.keys(meta).length > 0 ? { providerMetadata: { [this.providerId]: meta } } : {}),
-          },
-        ];
+        const finish: StreamPart = {
+          type: 'finish',
+          finishReason,
+          ...(usage ? { usage } : {}),
+          ...(Object.keys(meta).length > 0 ? { providerMetadata: { [this.providerId]: meta } } : {}),
+        };
+        if (isObject(data.response)) keepFinalResponse(finish, data.response);
+        return [finish];
       }
       case 'response.failed': {
         this.done = true;
@@ -123,10 +130,14 @@ export class ResponsesStreamDecoder implements StreamDecoder {
   }
 
   readAfterCommitIn(text: string, start: number): boolean {
-    if (!text.startsWith('event:', start)) return true;
-    const eol = text.indexOf('\n', start);
-    const name = text.slice(start + (text.charCodeAt(start + 6) === 32 ? 7 : 6), eol).trimEnd();
-    return !(name.endsWith('.delta') || UNREAD_EVENTS.has(name));
+    const name = eventNameAt(text, start);
+    return name === undefined || !(name.endsWith('.delta') || UNREAD_EVENTS.has(name));
+  }
+
+  /** The structural events yield no part, before the commit point too. */
+  partlessIn(text: string, start: number): boolean {
+    const name = eventNameAt(text, start);
+    return name !== undefined && UNREAD_EVENTS.has(name);
   }
 
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { leadingResponseIdOf, withIdReplaced } from './gateway-ids.js';
+import { leadingResponseIdOf, withIdReplaced, withIdReplacedIn } from './gateway-ids.js';
 
 describe('withIdReplaced', () => {
   it('replaces every whole JSON string equal to the id, and nothing else', () => {
@@ -35,5 +35,24 @@ describe('leadingResponseIdOf', () => {
     expect(leadingResponseIdOf(created({ sequence_number: 0, type: 'response.created', response: { id: 'resp_x' } }))).toBeUndefined();
     expect(leadingResponseIdOf('event: response.created\ndata: {"type":"response.created",\ndata: "response":{"id":"resp_x"}}\n\n')).toBeUndefined();
     expect(leadingResponseIdOf(created({ type: 'response.output_text.delta', delta: 'hi' }))).toBeUndefined();
+  });
+});
+
+describe('withIdReplacedIn', () => {
+  it('answers what parsing the text withIdReplaced makes would, sharing what did not change', () => {
+    const text = '{"id":"resp_1","previous":"resp_12","note":"see resp_1","output":[{"id":"msg_1","content":[]}],"echo":["resp_1",{"of":"resp_1"}],"n":1,"none":null}';
+    const value = JSON.parse(text);
+    const replaced = withIdReplacedIn(value, 'resp_1', 'resp_gw');
+    expect(JSON.stringify(replaced)).toBe(withIdReplaced(text, 'resp_1', 'resp_gw'));
+    expect(replaced.output).toBe(value.output);
+    expect(value.id).toBe('resp_1');
+    expect(withIdReplacedIn(value, 'resp_9', 'resp_gw')).toBe(value);
+  });
+
+  it('writes a `__proto__` key as a key, never as the copy’s prototype', () => {
+    const value = JSON.parse('{"id":"a","__proto__":{"of":"a"}}');
+    const replaced = withIdReplacedIn(value, 'a', 'b');
+    expect(JSON.stringify(replaced)).toBe('{"id":"b","__proto__":{"of":"b"}}');
+    expect(Object.getPrototypeOf(replaced)).toBe(Object.prototype);
   });
 });

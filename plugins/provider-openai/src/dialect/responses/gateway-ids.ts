@@ -55,3 +55,32 @@ export function withGatewayId(text: string): { text: string; vendorId?: string; 
   const id = newId('resp');
   return { text: withIdReplaced(text, vendorId, id), vendorId, id };
 }
+
+/**
+ * `withIdReplaced` on parsed JSON: `value` with every string equal to `from` replaced by `to`,
+ * copied only along the paths that change (the rest is shared). Object keys are the schema's
+ * names, never ids, and are left alone.
+ */
+export function withIdReplacedIn<T>(value: T, from: string, to: string): T {
+  if (value === from) return to as T;
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const next = withIdReplacedIn(value[i] as unknown, from, to);
+      if (next !== value[i]) (copy ??= value.slice())[i] = next;
+    }
+    return (copy ?? value) as T;
+  }
+  let copy: Record<string, unknown> | undefined;
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const next = withIdReplacedIn(record[key], from, to);
+    if (next === record[key]) continue;
+    copy ??= { ...record };
+    // A `__proto__` key (JSON.parse makes it an own property) is written as one, never as the prototype.
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: next, enumerable: true, writable: true, configurable: true });
+    else copy[key] = next;
+  }
+  return (copy ?? value) as T;
+}

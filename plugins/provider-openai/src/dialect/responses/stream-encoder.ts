@@ -15,7 +15,8 @@
 import { type FinishReason, type ProviderMetadata, type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
 import { isUnreadEvents, wireTextOf } from '@switchyard/core/wire';
 import type { GatewayErrorReply as ErrorReply, StreamEncoder } from '@switchyard/core/dialect';
-import { leadingResponseIdOf, withIdReplaced, type VendorResponse } from './gateway-ids.js';
+import { finalResponseOf } from '../../responses-final.js';
+import { leadingResponseIdOf, withIdReplaced, withIdReplacedIn, type VendorResponse } from './gateway-ids.js';
 import { newId } from './ids.js';
 import { carriesState, endingOf, messageItem, reasoningItem, responseObject, responseUsage, type RequestEcho, type ResponseHead } from './response-body.js';
 import { callItemOf, customCallInput, isCustomTool, type ToolNames } from './tool-names.js';
@@ -108,8 +109,8 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   private finishReason: FinishReason | undefined;
   /** Vendor state the parts carried (signatures), for the answer's last item. */
   private metadata: ProviderMetadata | undefined;
-  /** The vendor's terminal event, held back until end() when the final response is kept. */
-  private heldTerminal: { text: string } | undefined;
+  /** The vendor's terminal event, held back until end() when the final response is kept, with its response as the core parsed it (responses-final.ts). */
+  private heldTerminal: { text: string; response?: Record<string, unknown> } | undefined;
   private closed = false;
   /** The vendor's response id, and the gateway's that replaces it in every forwarded event (gateway-ids.ts). */
   private vendorId: string | undefined;
@@ -157,7 +158,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       return wire;
     }
     if (wire !== undefined) {
-      const out = this.forward(wire);
+      const out = this.forward(wire, part);
       if (!this.closed && !this.heldTerminal) this.unread.push(part);
       return out;
     }
@@ -172,11 +173,8 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     this.closed = true;
     if (this.heldTerminal) {
       const held = this.heldTerminal;
-      if (this.options.onFinal) {
-        const data = dataOf(held.text.slice(0, held.text.indexOf('\n\n') + 2 || undefined));
-        const response = data?.response as ResponseObject | undefined;
-        if (response && data?.type !== 'response.failed') await this.options.onFinal(response, this.vendor());
-      }
+      const final = this.options.onFinal && this.finalOf(held);
+      if (final) await this.options.onFinal!(final, this.vendor());
       return held.text;
     }
     this.readForwarded();
@@ -206,6 +204,14 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     return this.vendorId && !this.info.continuedOn ? { id: this.vendorId, deployment: this.info.deployment } : undefined;
   }
 
+  /** The held terminal event's response as the client gets it (with the gateway's id); none for a failed answer. */
+  private finalOf(held: { text: string; response?: Record<string, unknown> }): ResponseObject | undefined {
+    // Parsed once already (by the core, for the decoder): only the ids are put in.
+    if (held.response) return (this.vendorId ? withIdReplacedIn(held.response, this.vendorId, this.gatewayId!) : held.response) as unknown as ResponseObject;
+    const data = dataOf(held.text.slice(0, held.text.indexOf('\n\n') + 2 || undefined));
+    return data?.type === 'response.failed' ? undefined : (data?.response as ResponseObject | undefined);
+  }
+
   /** `text` (events carrying the response object) with the vendor's response id replaced by the gateway's. */
   private withGatewayIds(text: string): string {
     if (this.vendorId === undefined) {
@@ -217,8 +223,8 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     return withIdReplaced(text, this.vendorId, this.gatewayId!);
   }
 
-  /** Writes the vendor's text, learning ids and indexes from its structural events; the response id is the gateway's. */
-  private forward(input: string): string {
+  /** Writes the vendor's text (`part`'s), learning ids and indexes from its structural events; the response id is the gateway's. */
+  private forward(input: string, part: StreamPart): string {
     let text = input;
     let written = text;
     let at = 0;
@@ -245,7 +251,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       if (name !== undefined && TERMINAL_EVENTS.has(name)) {
         // The vendor closed the stream: when the answer is kept, its last event waits for end().
         if (this.options.onFinal) {
-          this.heldTerminal = { text: this.vendorId ? withIdReplaced(text.slice(at), this.vendorId, this.gatewayId!) : text.slice(at) };
+          // The event itself has the gateway's id by now; only what a vendor sent after it has not.
+          const rest = text.slice(at);
+          const response = finalResponseOf(part);
+          this.heldTerminal = { text: this.vendorId && end < text.length ? withIdReplaced(rest, this.vendorId, this.gatewayId!) : rest, ...(response ? { response } : {}) };
           written = text.slice(0, at);
           this.unread.length = 0;
           break;
