@@ -8,6 +8,7 @@
  * nothing more than that there is no such response.
  */
 import type { Clock, StateStore } from '@switchyard/core';
+import { keepJsonText, takeJsonText } from '@switchyard/core/internal';
 import type { VendorResponse } from './gateway-ids.js';
 import { newId } from './ids.js';
 import { StoredBytes, type StoreCaps } from './stored-bytes.js';
@@ -74,12 +75,16 @@ export class ResponseStore {
     const record: StoredResponse = { response, input, expiresAt: this.clock.now() + this.ttlMs };
     if (vendor) record.vendor = vendor;
     if (this.owner !== undefined) record.owner = this.owner;
-    const size = JSON.stringify(record).length;
+    const json = JSON.stringify(record);
+    const size = json.length;
     const slice = this.bytes.slice();
     await this.bytes.add(this.owner, size, slice);
     record.bytes = size;
     record.slice = slice;
+    // The record's text as the journal writes it (the two numbers last), made once; let go once written.
+    keepJsonText(record, `${json.slice(0, -1)},"bytes":${size},"slice":${slice}}`);
     await this.store.set(RESPONSE_KEY_PREFIX + response.id, record, this.ttlMs);
+    takeJsonText(record);
     // An item of this answer can be named by a later request's `item_reference` (the AI SDK's way of continuing).
     await Promise.all(response.output.filter((item) => typeof item.id === 'string' && isResponseId(item.id)).map((item) => this.store.set(ITEM_KEY_PREFIX + item.id!, { response: response.id } satisfies ItemIndex, this.ttlMs)));
   }
