@@ -45,7 +45,10 @@ describe('ResponseStore on a journal', () => {
     await first.close();
 
     const again = await journaled(file, clock);
-    expect(await new ResponseStore(again, clock, 60_000, 'key-a', CAPS).load('resp_1')).toEqual(stored);
+    const restored = new ResponseStore(again, clock, 60_000, 'key-a', CAPS);
+    expect(await restored.load('resp_1')).toEqual(stored);
+    // Its items are found by id (`item_reference`), through the index written with it.
+    expect(await restored.item('msg_1')).toEqual(response.output[0]);
     await again.close();
   });
 });

@@ -83,10 +83,14 @@ export class ResponseStore {
     record.slice = slice;
     // The record's text as the journal writes it (the two numbers last), made once; let go once written.
     keepJsonText(record, `${json.slice(0, -1)},"bytes":${size},"slice":${slice}}`);
-    await this.store.set(RESPONSE_KEY_PREFIX + response.id, record, this.ttlMs);
-    takeJsonText(record);
     // An item of this answer can be named by a later request's `item_reference` (the AI SDK's way of continuing).
-    await Promise.all(response.output.filter((item) => typeof item.id === 'string' && isResponseId(item.id)).map((item) => this.store.set(ITEM_KEY_PREFIX + item.id!, { response: response.id } satisfies ItemIndex, this.ttlMs)));
+    // Written together: on a journal one append and one fsync (an index whose answer was lost finds nothing).
+    const items = response.output.filter((item) => typeof item.id === 'string' && isResponseId(item.id));
+    try {
+      await Promise.all([this.store.set(RESPONSE_KEY_PREFIX + response.id, record, this.ttlMs), ...items.map((item) => this.store.set(ITEM_KEY_PREFIX + item.id!, { response: response.id } satisfies ItemIndex, this.ttlMs))]);
+    } finally {
+      takeJsonText(record);
+    }
   }
 
   /** The stored item with this id (of a response this owner stored), if any. */
