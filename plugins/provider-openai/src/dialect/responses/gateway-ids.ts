@@ -43,9 +43,16 @@ export function leadingResponseIdOf(event: string): string | undefined {
 
 /** `text` with every `"<from>"` string replaced by `"<to>"` (the ids are opaque, so only whole JSON strings match). */
 export function withIdReplaced(text: string, from: string, to: string): string {
-  const replacement = JSON.stringify(to);
+  return idReplacer(from, to)(text);
+}
+
+/** `withIdReplaced` for one pair of ids, its two JSON strings made once (a stream replaces in several events). */
+export function idReplacer(from: string, to: string): (text: string) => string {
+  const search = JSON.stringify(from);
+  const quoted = JSON.stringify(to);
   // A `$` in a replacement would be read as a pattern (`$&`, `$1`): doubled, it is itself.
-  return text.replaceAll(JSON.stringify(from), replacement.includes('$') ? replacement.replaceAll('$', '$$$$') : replacement);
+  const replacement = quoted.includes('$') ? quoted.replaceAll('$', '$$$$') : quoted;
+  return (text) => text.replaceAll(search, replacement);
 }
 
 /** A vendor's JSON answer with the gateway's id: the text the client gets, and the vendor's id. */

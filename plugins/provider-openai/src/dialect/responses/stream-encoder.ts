@@ -16,7 +16,7 @@ import { type FinishReason, type ProviderMetadata, type StreamInfo, type StreamP
 import { isUnreadEvents, wireTextOf } from '@switchyard/core/wire';
 import type { GatewayErrorReply as ErrorReply, StreamEncoder } from '@switchyard/core/dialect';
 import { finalResponseOf } from '../../responses-final.js';
-import { leadingResponseIdOf, withIdReplaced, withIdReplacedIn, type VendorResponse } from './gateway-ids.js';
+import { idReplacer, leadingResponseIdOf, withIdReplacedIn, type VendorResponse } from './gateway-ids.js';
 import { newId } from './ids.js';
 import { carriesState, endingOf, messageItem, reasoningItem, responseObject, responseUsage, type RequestEcho, type ResponseHead } from './response-body.js';
 import { callItemOf, customCallInput, isCustomTool, type ToolNames } from './tool-names.js';
@@ -78,11 +78,11 @@ function dataOf(text: string): Json | undefined {
   }
 }
 
-/** The event name of one SSE event text (`event: name` is its first line when present). */
-function nameOf(text: string): string | undefined {
-  if (!text.startsWith('event:')) return undefined;
-  const end = text.indexOf('\n');
-  return text.slice(text.charAt(6) === ' ' ? 7 : 6, end < 0 ? undefined : end).trim();
+/** The event name of the SSE event `text.slice(at, end)` (`event: name` is its first line when present). */
+function nameOf(text: string, at = 0, end = text.length): string | undefined {
+  if (!text.startsWith('event:', at)) return undefined;
+  const eol = text.indexOf('\n', at);
+  return text.slice(at + (text.charCodeAt(at + 6) === 32 ? 7 : 6), eol < 0 || eol > end ? end : eol).trim();
 }
 
 function kindOf(type: unknown): ItemKind {
@@ -115,6 +115,8 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   /** The vendor's response id, and the gateway's that replaces it in every forwarded event (gateway-ids.ts). */
   private vendorId: string | undefined;
   private gatewayId: string | undefined;
+  /** Puts the gateway's id where the vendor's is, once both are known. */
+  private replaceIds: ((text: string) => string) | undefined;
 
   constructor(
     private readonly info: StreamInfo,
@@ -219,51 +221,53 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       if (typeof id !== 'string') return text;
       this.vendorId = id;
       this.gatewayId = newId('resp');
+      this.replaceIds = idReplacer(id, this.gatewayId);
     }
-    return withIdReplaced(text, this.vendorId, this.gatewayId!);
+    return this.replaceIds!(text);
   }
 
-  /** Writes the vendor's text (`part`'s), learning ids and indexes from its structural events; the response id is the gateway's. */
+  /**
+   * Writes the vendor's text (`part`'s), learning ids and indexes from its structural events; the
+   * response id is the gateway's. The text is scanned as it came, and copied out only up to an
+   * event whose id changed.
+   */
   private forward(input: string, part: StreamPart): string {
-    let text = input;
-    let written = text;
-    let at = 0;
-    while (at < text.length) {
-      let stop = text.indexOf('\n\n', at);
-      let end = stop < 0 ? text.length : stop + 2;
+    let written = '';
+    let copiedTo = 0;
+    for (let at = 0; at < input.length; ) {
+      const stop = input.indexOf('\n\n', at);
+      const end = stop < 0 ? input.length : stop + 2;
       // The type from the event line; an event without one (a proxy dropped it) is read now.
-      let name = nameOf(text.slice(at, Math.min(end, at + 64)));
+      let name = nameOf(input, at, end);
       if (name === undefined) {
-        const type = dataOf(text.slice(at, end))?.type;
+        const type = dataOf(input.slice(at, end))?.type;
         name = typeof type === 'string' ? type : undefined;
       }
-      if (name !== undefined && LIFECYCLE_EVENTS.has(name)) {
-        const event = text.slice(at, end);
-        const renamed = this.withGatewayIds(event);
-        if (renamed !== event) {
-          text = text.slice(0, at) + renamed + text.slice(end);
-          written = text;
-          stop = text.indexOf('\n\n', at);
-          end = stop < 0 ? text.length : stop + 2;
-        }
-      }
+      const original = name !== undefined && LIFECYCLE_EVENTS.has(name) ? input.slice(at, end) : undefined;
+      const event = original === undefined ? undefined : this.withGatewayIds(original);
       // Deltas are most of a stream and carry nothing structural: they are never parsed.
-      if (name !== undefined && TERMINAL_EVENTS.has(name)) {
-        // The vendor closed the stream: when the answer is kept, its last event waits for end().
-        if (this.options.onFinal) {
-          // The event itself has the gateway's id by now; only what a vendor sent after it has not.
-          const rest = text.slice(at);
-          const response = finalResponseOf(part);
-          this.heldTerminal = { text: this.vendorId && end < text.length ? withIdReplaced(rest, this.vendorId, this.gatewayId!) : rest, ...(response ? { response } : {}) };
-          written = text.slice(0, at);
-          this.unread.length = 0;
-          break;
-        }
-        this.closed = true;
-      } else if (name === undefined || !name.endsWith('.delta')) this.unread.push(text.slice(at, end));
+      const terminal = name !== undefined && TERMINAL_EVENTS.has(name);
+      if (terminal && this.options.onFinal) {
+        // The vendor closed the stream: when the answer is kept, its last event (and anything after it) waits for end().
+        const after = input.slice(end);
+        const response = finalResponseOf(part);
+        this.heldTerminal = { text: (event ?? input.slice(at, end)) + (after && this.replaceIds ? this.replaceIds(after) : after), ...(response ? { response } : {}) };
+        this.unread.length = 0;
+        written += input.slice(copiedTo, at);
+        this.lastForwarded = written + this.heldTerminal.text;
+        return written;
+      }
+      if (event !== original) {
+        written += input.slice(copiedTo, at) + event!;
+        copiedTo = end;
+      }
+      if (terminal) this.closed = true;
+      else if (name === undefined || !name.endsWith('.delta')) this.unread.push(event ?? input.slice(at, end));
       at = end;
     }
-    this.lastForwarded = text;
+    // Nothing renamed: the input itself.
+    written += input.slice(copiedTo);
+    this.lastForwarded = written;
     return written;
   }
 
