@@ -42,7 +42,6 @@ export { inputPriceBound, ratesForPrompt, type TokenCounts, tokenCounts, usageCo
 export { type OfferedServerTool, serverToolKindsOffered, serverToolsOffered, toolKindOf } from './server-tools.js';
 export { formatDuration } from './duration-text.js';
 export { hiddenSlot, type HiddenSlot } from './hidden-slot.js';
-export { keepJsonText, takeJsonText } from './json-text.js';
 export { droppedFor, droppedSummary, isStrict, skippedSummary, type SkippedCandidate } from './translation.js';
 export { validateChatRequest, validateEmbeddingRequest } from './validate-request.js';
 export { CORE_VERSION } from './version.js';

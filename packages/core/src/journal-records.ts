@@ -13,7 +13,6 @@ import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 import type { DurableRecord, DurableRecordStore } from './durable-records.js';
 import { SwitchyardError } from './errors.js';
-import { takeJsonText } from './json-text.js';
 import { replaceFile } from './replace-file.js';
 
 /** A line: [key, value, expiresAt] writes a record, [key] deletes it. */
@@ -25,12 +24,6 @@ const COMPACT_AFTER_LINES = 10_000;
 interface Pending {
   lines: string;
   done: (error?: unknown) => void;
-}
-
-/** A record's line: the value's text as its writer handed it over (json-text.ts), or serialized here. */
-function lineOf(record: DurableRecord): string {
-  const text = takeJsonText(record.value);
-  return text === undefined ? JSON.stringify([record.key, record.value, record.expiresAt] satisfies Line) : `[${JSON.stringify(record.key)},${text},${JSON.stringify(record.expiresAt)}]`;
 }
 
 export class JournalRecords implements DurableRecordStore {
@@ -101,7 +94,7 @@ export class JournalRecords implements DurableRecordStore {
   async put(records: readonly DurableRecord[]): Promise<void> {
     if (records.length === 0) return;
     for (const r of records) this.live.set(r.key, { value: r.value, expiresAt: r.expiresAt });
-    await this.append(records.map(lineOf));
+    await this.append(records.map((r) => JSON.stringify([r.key, r.value, r.expiresAt] satisfies Line)));
   }
 
   async delete(key: string): Promise<void> {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { declareDurableKeys, MemoryStateStore } from '../src/index.js';
 import { RecordKeepingStore } from '../src/entry-config.js';
-import { JournalRecords, keepJsonText, takeJsonText } from '../src/internal.js';
+import { JournalRecords } from '../src/internal.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -42,21 +42,6 @@ describe('JournalRecords', () => {
     expect(again.dropped).toBe(1);
     expect(await again.list()).toEqual([{ key: 'a', value: { n: 3 }, expiresAt: null }]);
     await again.close();
-  });
-
-  it('writes the JSON text a value was handed over with as its line, once; the value is serialized otherwise', async () => {
-    const file = await journalFile();
-    const journal = new JournalRecords(file);
-    await journal.open();
-    const value = { n: 1 };
-    // A text other than the value's, to see which one was written.
-    keepJsonText(value, '{"n":1,"counted":true}');
-    await journal.put([{ key: 'a', value, expiresAt: 5_000_000_000_000 }]);
-    await journal.put([{ key: 'a', value, expiresAt: null }]);
-    expect(takeJsonText(value)).toBeUndefined();
-    const lines = (await readFile(file, 'utf8')).split('\n').filter(Boolean);
-    expect(lines).toEqual(['["a",{"n":1,"counted":true},5000000000000]', '["a",{"n":1},null]']);
-    await journal.close();
   });
 
   it('leaves out expired records and rewrites itself with the live ones once it has grown', async () => {

@@ -10,7 +10,7 @@ import OpenAI, { NotFoundError } from 'openai';
 import { createPipeline, VirtualClock, type Pipeline } from '@switchyard/core';
 import { anthropicProvider } from '@switchyard/provider-anthropic';
 import { openaiProvider } from '@switchyard/provider-openai';
-import { RESPONSE_KEY_PREFIX, type StoredResponse } from '@switchyard/provider-openai/dialect';
+import { ResponseStore, type StoredResponse } from '@switchyard/provider-openai/dialect';
 import { raw, startGateway, stopAll, vendor, VENDOR_KEY, type Loopback } from './support/harness.js';
 import { anthropicVendor, responsesVendor, textScript, WEATHER_RESULT, weatherScript, type Script } from './support/scripted-vendors.js';
 
@@ -30,6 +30,9 @@ async function twoVendors(script: Script, clock?: VirtualClock): Promise<{ claud
 }
 
 const sent = (server: Loopback, i: number) => JSON.parse(server.requests[i]!.body);
+
+/** The record the gateway stored for `id` (the config's keys' own), read as the gateway reads it. */
+const storedIn = (pipeline: Pipeline, id: string): Promise<StoredResponse | undefined> => new ResponseStore(pipeline.store, pipeline.clock, 60_000, undefined, { maxBytesPerKey: 1e9, maxBytes: 1e9 }).load(id);
 
 describe('stored responses', () => {
   it('are not kept with store: false: GET is a 404 in the OpenAI error shape', async () => {
@@ -117,12 +120,12 @@ describe('stored responses', () => {
     const streamed = await client.responses.stream({ model: 'gpt', input: 'hi', store: true }).finalResponse();
     for (const id of [json.id, streamed.id]) {
       expect(id).not.toBe('resp_vendor1');
-      const record = await pipeline.store.get<StoredResponse>(RESPONSE_KEY_PREFIX + id);
+      const record = await storedIn(pipeline, id);
       expect(record).toMatchObject({ response: { id }, vendor: { id: 'resp_vendor1', deployment: 'openai/gpt-x' } });
     }
     // An answer the gateway wrote (another vendor's) has no vendor id to keep.
     const translated = await client.responses.create({ model: 'claude', input: 'hi', store: true });
-    expect((await pipeline.store.get<StoredResponse>(RESPONSE_KEY_PREFIX + translated.id))?.vendor).toBeUndefined();
+    expect((await storedIn(pipeline, translated.id))?.vendor).toBeUndefined();
   });
 
   it('DELETE removes it', async () => {

@@ -23,25 +23,24 @@ async function journaled(file: string, clock: VirtualClock): Promise<RecordKeepi
 
 const CAPS = { maxBytesPerKey: 1_000_000, maxBytes: 10_000_000 };
 
-describe('ResponseStore on a journal', () => {
-  it('writes each stored answer once, with its size and slice, and reads it back the same after a restart', async () => {
+describe('ResponseStore', () => {
+  const response = { id: 'resp_1', object: 'response', status: 'completed', output: [{ id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Paris "and" \u00e9', annotations: [] }] }] } as unknown as ResponseObject;
+  const input = [{ role: 'user', content: 'Capital?' }] as never;
+
+  it('keeps each answer as JSON text, counted at its length, and reads it back the same after a restart (on a journal)', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'sy-response-store-'));
     dirs.push(dir);
     const file = path.join(dir, 'records.journal');
     const clock = new VirtualClock();
     const first = await journaled(file, clock);
-    const response = { id: 'resp_1', object: 'response', status: 'completed', output: [{ id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Paris "and" \u00e9', annotations: [] }] }] } as unknown as ResponseObject;
-    const input = [{ role: 'user', content: 'Capital?' }] as never;
     await new ResponseStore(first, clock, 60_000, 'key-a', CAPS).save(response, input, { id: 'resp_vendor', deployment: 'openai/gpt' });
     const stored = await new ResponseStore(first, clock, 60_000, 'key-a', CAPS).load('resp_1');
     expect(stored).toMatchObject({ response, input, owner: 'key-a', vendor: { id: 'resp_vendor', deployment: 'openai/gpt' } });
     const { bytes, slice, ...counted } = stored!;
-    expect(bytes).toBe(JSON.stringify(counted).length);
+    // What the store holds: the record's text beside what a lookup checks, its bytes the text's length.
+    const entry = await first.get<Record<string, unknown>>(`${RESPONSE_KEY_PREFIX}resp_1`);
+    expect(entry).toEqual({ text: JSON.stringify(counted), expiresAt: counted.expiresAt, owner: 'key-a', bytes: JSON.stringify(counted).length, slice });
     expect(typeof slice).toBe('number');
-    // The journal's line for it is the record as JSON.stringify writes it, made once when it was counted.
-    const line = (await readFile(file, 'utf8')).split('\n').find((l) => l.startsWith(`["${RESPONSE_KEY_PREFIX}resp_1"`))!;
-    expect(JSON.parse(line)[1]).toEqual(stored);
-    expect(line).toBe(JSON.stringify([`${RESPONSE_KEY_PREFIX}resp_1`, stored, JSON.parse(line)[2]]));
     await first.close();
 
     const again = await journaled(file, clock);
@@ -49,6 +48,31 @@ describe('ResponseStore on a journal', () => {
     expect(await restored.load('resp_1')).toEqual(stored);
     // Its items are found by id (`item_reference`), through the index written with it.
     expect(await restored.item('msg_1')).toEqual(response.output[0]);
+    // Another key learns nothing of it.
+    expect(await new ResponseStore(again, clock, 60_000, 'key-b', CAPS).load('resp_1')).toBeUndefined();
     await again.close();
+  });
+
+  it('reads a record an earlier version stored as an object, and takes a record whose text does not parse for none', async () => {
+    const clock = new VirtualClock();
+    const store = new MemoryStateStore(clock);
+    const expiresAt = clock.now() + 60_000;
+    await store.set(`${RESPONSE_KEY_PREFIX}resp_old`, { response: { ...response, id: 'resp_old' }, input, expiresAt, bytes: 10, slice: 1 });
+    await store.set(`${RESPONSE_KEY_PREFIX}resp_torn`, { text: '{"response":{"id":"resp_torn"', expiresAt, bytes: 10, slice: 1 });
+    const responses = new ResponseStore(store, clock, 60_000, undefined, CAPS);
+    expect(await responses.load('resp_old')).toMatchObject({ response: { id: 'resp_old' }, input, bytes: 10 });
+    expect(await responses.load('resp_torn')).toBeUndefined();
+    // Deleting the old one gives its bytes back as recorded.
+    expect(await responses.delete('resp_old')).toBe(true);
+    expect(await responses.load('resp_old')).toBeUndefined();
+  });
+
+  it('hands every reader a fresh copy: changing what load returned changes nothing stored', async () => {
+    const clock = new VirtualClock();
+    const responses = new ResponseStore(new MemoryStateStore(clock), clock, 60_000, undefined, CAPS);
+    await responses.save(response, input);
+    const first = await responses.load('resp_1');
+    first!.response.output.length = 0;
+    expect((await responses.load('resp_1'))!.response.output).toHaveLength(1);
   });
 });

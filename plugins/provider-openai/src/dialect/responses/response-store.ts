@@ -2,13 +2,15 @@
  * Responses kept for `previous_response_id` and `GET /v1/responses/{id}`, in the pipeline's
  * StateStore (in memory, or Redis shared by every gateway on it). One key per response holds
  * the response as the client received it and the conversation that led to it, so continuing a
- * conversation is one read whatever its length. Entries expire after the configured TTL, on the
+ * conversation is one read whatever its length. It is held as JSON text (`StoredEntry`), parsed
+ * when read: most answers are stored and few are read again, and a string takes about its size
+ * in memory and gives the collector nothing to trace (27,000 stored bench answers of 600 bytes
+ * grew the old generation by 37 MB, keys and index included, against 44 MB as objects). Entries expire after the configured TTL, on the
  * pipeline's clock (and the store drops them then too). A response stored by a virtual key
  * (plugin-tenants) is that key's: another key neither reads, continues nor deletes it, and learns
  * nothing more than that there is no such response.
  */
 import type { Clock, StateStore } from '@switchyard/core';
-import { keepJsonText, takeJsonText } from '@switchyard/core/internal';
 import type { VendorResponse } from './gateway-ids.js';
 import { newId } from './ids.js';
 import { StoredBytes, type StoreCaps } from './stored-bytes.js';
@@ -35,6 +37,18 @@ export interface StoredResponse {
   /** Its size as stored (JSON characters) and the slice of the TTL it is counted in (stored-bytes.ts). */
   bytes?: number;
   slice?: number;
+}
+
+/**
+ * What the store holds under a response's key: the `StoredResponse` as JSON text, beside what a
+ * lookup checks before parsing it. A record an earlier version wrote as an object is read as it is.
+ */
+interface StoredEntry {
+  text: string;
+  expiresAt: number;
+  owner?: string;
+  bytes: number;
+  slice: number;
 }
 
 /** Response ids as OpenAI and this gateway write them; anything else is never looked up. */
@@ -75,22 +89,15 @@ export class ResponseStore {
     const record: StoredResponse = { response, input, expiresAt: this.clock.now() + this.ttlMs };
     if (vendor) record.vendor = vendor;
     if (this.owner !== undefined) record.owner = this.owner;
-    const json = JSON.stringify(record);
-    const size = json.length;
+    const text = JSON.stringify(record);
     const slice = this.bytes.slice();
-    await this.bytes.add(this.owner, size, slice);
-    record.bytes = size;
-    record.slice = slice;
-    // The record's text as the journal writes it (the two numbers last), made once; let go once written.
-    keepJsonText(record, `${json.slice(0, -1)},"bytes":${size},"slice":${slice}}`);
+    await this.bytes.add(this.owner, text.length, slice);
+    const entry: StoredEntry = { text, expiresAt: record.expiresAt, bytes: text.length, slice };
+    if (this.owner !== undefined) entry.owner = this.owner;
     // An item of this answer can be named by a later request's `item_reference` (the AI SDK's way of continuing).
     // Written together: on a journal one append and one fsync (an index whose answer was lost finds nothing).
     const items = response.output.filter((item) => typeof item.id === 'string' && isResponseId(item.id));
-    try {
-      await Promise.all([this.store.set(RESPONSE_KEY_PREFIX + response.id, record, this.ttlMs), ...items.map((item) => this.store.set(ITEM_KEY_PREFIX + item.id!, { response: response.id } satisfies ItemIndex, this.ttlMs))]);
-    } finally {
-      takeJsonText(record);
-    }
+    await Promise.all([this.store.set(RESPONSE_KEY_PREFIX + response.id, entry, this.ttlMs), ...items.map((item) => this.store.set(ITEM_KEY_PREFIX + item.id!, { response: response.id } satisfies ItemIndex, this.ttlMs))]);
   }
 
   /** The stored item with this id (of a response this owner stored), if any. */
@@ -103,10 +110,15 @@ export class ResponseStore {
 
   async load(id: string): Promise<StoredResponse | undefined> {
     if (!isResponseId(id)) return undefined;
-    const record = await this.store.get<StoredResponse>(RESPONSE_KEY_PREFIX + id);
+    const stored = await this.store.get<StoredEntry | StoredResponse>(RESPONSE_KEY_PREFIX + id);
     // The store's own expiry runs on its clock (Redis: real time); ours on the pipeline's.
-    if (!record || typeof record.expiresAt !== 'number' || record.expiresAt <= this.clock.now()) return undefined;
-    return record.owner === this.owner ? record : undefined;
+    if (!stored || typeof stored.expiresAt !== 'number' || stored.expiresAt <= this.clock.now() || stored.owner !== this.owner) return undefined;
+    if (!('text' in stored)) return stored;
+    try {
+      return Object.assign(JSON.parse(stored.text) as StoredResponse, { bytes: stored.bytes, slice: stored.slice });
+    } catch {
+      return undefined;
+    }
   }
 
   /** True when there was a response to delete. */
