@@ -5,8 +5,9 @@
  * conversation is one read whatever its length. It is held as JSON text (`StoredEntry`), parsed
  * when read: most answers are stored and few are read again, and a string takes about its size
  * in memory and gives the collector nothing to trace (27,000 stored bench answers of 600 bytes
- * grew the old generation by 37 MB, keys and index included, against 44 MB as objects). Entries expire after the configured TTL, on the
- * pipeline's clock (and the store drops them then too). A response stored by a virtual key
+ * grew the old generation by 37 MB, keys and index included, against 44 MB as objects).
+ * Entries expire after the configured TTL, on the pipeline's clock (and the store drops them
+ * then too). A response stored by a virtual key
  * (plugin-tenants) is that key's: another key neither reads, continues nor deletes it, and learns
  * nothing more than that there is no such response.
  */
