@@ -12,6 +12,8 @@ const KEY_SHAPE = /^(sk-|sk_|AIza|xox[abp]-|gh[pousr]_|glpat-)/;
 const CREDENTIAL_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH/i;
 /** A config field whose values are credentials (`apiKey`, `apiKeys`, `adminKeys`, `headers`, `password`…). */
 const CREDENTIAL_FIELD = /^(api_?keys?|admin_?keys|keys|headers|password|passwd|secret|token|access_?token|auth_?token|authorization|bearer)$/i;
+/** A field whose object maps names to values that are all credentials (a request's headers). */
+const HEADER_MAP = /^headers$/i;
 /** A lower-case word between separators: names (`gpt-4o-mini`, `eu-west-1`) have them, random keys do not. */
 const WORD_SEGMENT = /(^|[-_.])[a-z]{4,}([-_.]|$)/;
 
@@ -49,20 +51,26 @@ export function credentialOf(name: string, value: string): string | undefined {
   return CREDENTIAL_NAME.test(name) || KEY_SHAPE.test(value) || looksRandom(value) ? value : undefined;
 }
 
-/** The values in a parsed config's credential fields (keys, headers, passwords), wherever they sit. */
+/**
+ * The values in a parsed config's credential fields (keys, headers, passwords), wherever they
+ * sit: a credential field's strings and the items of its list. An object under one is a record
+ * of its own (plugin-tenants' `keys: [{ id, name, team, secret }]`): only its own credential
+ * fields count (its `secret`), or every value of a header map. Counting a key's id, name and team
+ * masked those words in every log line (`team: search` took every "search" out of the logs).
+ */
 export function credentialFieldValues(config: unknown): string[] {
   const out: string[] = [];
-  const walk = (value: unknown, credential: boolean, depth: number): void => {
+  const walk = (value: unknown, credential: boolean, headerMap: boolean, depth: number): void => {
     if (depth > 12) return;
     if (typeof value === 'string') {
       if (credential && value.length >= 4) out.push(value);
     } else if (Array.isArray(value)) {
-      for (const item of value) walk(item, credential, depth + 1);
+      for (const item of value) walk(item, credential, false, depth + 1);
     } else if (value && typeof value === 'object') {
-      for (const [key, field] of Object.entries(value)) walk(field, credential || CREDENTIAL_FIELD.test(key), depth + 1);
+      for (const [key, field] of Object.entries(value)) walk(field, (credential && headerMap) || CREDENTIAL_FIELD.test(key), HEADER_MAP.test(key), depth + 1);
     }
   };
-  walk(config, false, 0);
+  walk(config, false, false, 0);
   return out;
 }
 

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startLoopback } from '../../core/test/support/loopback.js';
 import { startServer } from '../src/index.js';
-import { credentialOf, looksRandom, referencedValues } from '../src/secrets.js';
+import { credentialFieldValues, credentialOf, looksRandom, referencedValues } from '../src/secrets.js';
 import { capture, cleanUp, configFile, keepServer, keepVendors } from './support.js';
 
 afterEach(cleanUp);
@@ -67,5 +67,14 @@ describe('the masker with the README key recipe and ${VAR} URLs (issue 38)', () 
     expect(looksRandom('3f9c2a7d51e04b8c96a1d0e7f2b45c83')).toBe(true);
     const config = 'endpoints: [{ name: a, provider: openai, baseUrl: "${BASE}", apiKey: "${K}" }]\nstore: { redis: "${REDIS_URL}" }\n';
     expect(referencedValues(config, { BASE: 'http://127.0.0.1:41085/v1', K: VENDOR_KEY, REDIS_URL: 'redis://127.0.0.1:6390' })).toEqual([VENDOR_KEY]);
+  });
+
+  it("counts a virtual key's secret as a credential, never its id, name or team (they were masked out of every log line)", () => {
+    const config = {
+      endpoints: [{ name: 'openai', apiKey: VENDOR_KEY, headers: { 'x-vendor-token': 'tok-4f2a9c', 'x-org': 'org-search' } }],
+      server: { apiKeys: [GATEWAY_KEY], adminKeys: ['admin-0a1b2c3d'] },
+      plugins: [{ use: '@switchyard/plugin-tenants', options: { teams: { search: {} }, keys: [{ id: 'search-bot', name: 'search', team: 'search', secret: 'sk-tenant-7e1d9b0c44f2a8e3', limits: { rpm: 100 } }, 'sk-listed-5c3e8a1f'] } }],
+    };
+    expect(credentialFieldValues(config).sort()).toEqual([VENDOR_KEY, GATEWAY_KEY, 'admin-0a1b2c3d', 'org-search', 'sk-listed-5c3e8a1f', 'sk-tenant-7e1d9b0c44f2a8e3', 'tok-4f2a9c'].sort());
   });
 });
