@@ -62,6 +62,20 @@ describe('JournalRecords', () => {
 });
 
 describe('RecordKeepingStore over memory and a journal', () => {
+  it('knows a key by the longest prefix declared, a prefix declared after the key was asked about included', async () => {
+    const store = await keeping(await journalFile());
+    expect(store.kindOf('t:key:k1')).toBe('record');
+    expect(store.kindOf('t:spend:k1:day')).toBe('tally');
+    expect(store.kindOf('late:k1')).toBeUndefined();
+    expect(store.kindOf('t:key:audit:k1')).toBe('record');
+    declareDurableKeys(store, 'late', { tallies: ['late:'], records: ['t:key:audit:'] });
+    expect(store.kindOf('late:k1')).toBe('tally');
+    expect(store.kindOf('t:key:audit:k1')).toBe('record');
+    declareDurableKeys(store, 'later', { tallies: ['t:key:audit:'] });
+    expect(store.kindOf('t:key:audit:k1')).toBe('record');
+    await store.close();
+  });
+
   it('writes records through before it resolves, checkpoints tallies, leaves soft keys out, and restores them into a new process', async () => {
     const file = await journalFile();
     const first = await keeping(file);
