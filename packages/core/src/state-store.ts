@@ -158,7 +158,11 @@ export class MemoryStateStore implements StateStore {
   async increment(key: string, by = 1, ttlMs?: number): Promise<number> {
     const entry = this.live(key);
     const next = (typeof entry?.value === 'number' ? entry.value : 0) + by;
-    this.entries.set(key, { value: next, expiresAt: entry && ttlMs === undefined ? entry.expiresAt : this.expiry(ttlMs) });
+    // A counter's entry is changed in place (no entry object leaves the store): a dozen counters a request with virtual keys.
+    if (entry) {
+      entry.value = next;
+      if (ttlMs !== undefined) entry.expiresAt = this.expiry(ttlMs);
+    } else this.entries.set(key, { value: next, expiresAt: this.expiry(ttlMs) });
     this.written();
     return next;
   }

@@ -75,8 +75,17 @@ function zero(): DayTotals {
 
 export const micros = (usd: number) => Math.round(usd * 1_000_000);
 
+/** The time part of a UTC time as `toISOString` writes it (the date part is checked apart). */
+const UTC_TIME = /^T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?Z$/;
+/** The last day `dayOf` made with a Date: a valid date, so a UTC time that starts with it is of that day. */
+let lastDay = '';
+
+/** The UTC day (`YYYY-MM-DD`) of a time. A throw for a time that is none (`RangeError`), as `toISOString`. */
 export function dayOf(at: string | number): string {
-  return new Date(at).toISOString().slice(0, 10);
+  // A record's time is the gateway's own toISOString(): one of the day seen last needs no Date (1.6 µs a request).
+  if (typeof at === 'string' && lastDay !== '' && at.startsWith(lastDay) && UTC_TIME.test(at.slice(lastDay.length))) return lastDay;
+  lastDay = new Date(at).toISOString().slice(0, 10);
+  return lastDay;
 }
 
 /** Adds one record to a day (in place) and returns it. */
