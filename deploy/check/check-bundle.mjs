@@ -37,8 +37,11 @@ const REDIS_PORT = Number(process.env.SWITCHYARD_REDIS_PORT ?? 6390);
  * `settledRss`): once V8's memory reducer has run, the gateway idles at 77–90 MB.
  */
 const IDLE_RSS_BUDGET_MB = 100;
-/** How far documented size, file count and idle RSS may be from the measured ones. */
-const DRIFT = { bytes: 0.1, files: 0.1, rss: 0.15 };
+/**
+ * How far documented size, file count and idle RSS may be from the measured ones. Idle RSS
+ * varies by itself: 73–86 MiB over 17 runs on one machine (most near 75, some near 85).
+ */
+const DRIFT = { bytes: 0.1, files: 0.1, rss: 0.2 };
 const DOCS_START = '<!-- bundle-measurements: written by deploy/check-bundle.sh; SWITCHYARD_BUNDLE_DOCS=write updates them -->';
 const DOCS_END = '<!-- /bundle-measurements -->';
 /** Dev and test tooling that must never reach the bundle. */
