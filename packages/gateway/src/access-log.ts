@@ -135,10 +135,10 @@ export class AccessLog {
       inputTokens: tokens.inputTokens,
       outputTokens: tokens.outputTokens,
       cachedTokens: tokens.cachedTokens,
-      costUsd: Number(costUsd.toFixed(8)),
+      costUsd: usd(costUsd),
       // The part of costUsd that is our estimate (attempts the vendor billed without reporting usage).
       costEstimated: bill !== undefined && bill.estimatedUsd > 0,
-      estimatedCostUsd: bill ? Number(bill.estimatedUsd.toFixed(8)) : 0,
+      estimatedCostUsd: bill ? usd(bill.estimatedUsd) : 0,
     };
     if (translated?.skipped) fields.skipped = translated.skipped.join(', ');
     if (translated?.dropped) fields.dropped = translated.dropped;
@@ -149,4 +149,9 @@ export class AccessLog {
     }
     return fields;
   }
+}
+
+/** Dollars to 8 decimals; an unpriced request's 0 skips `toFixed` (a string and a parse: about 0.4 µs a field). */
+function usd(value: number): number {
+  return value === 0 ? 0 : Number(value.toFixed(8));
 }

@@ -15,6 +15,7 @@ import { bearerCredential, renderError, type Dialect } from './dialect.js';
 import { DialectRoutes, type RouteMatch } from './dialect-routes.js';
 import { runRoute } from './dialect-runner.js';
 import { DEFAULT_DIALECTS, openaiChatDialect } from './default-dialects.js';
+import { GatewayResponse } from './gateway-response.js';
 import { sendError, sendJson } from './http-reply.js';
 import type { Registry } from 'prom-client';
 import { AccessLog, CLIENT_CLOSED_STATUS } from './access-log.js';
@@ -162,7 +163,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     slot = newSlot(options.pipeline);
   }
 
-  const httpServer = http.createServer((req, res) => {
+  const httpServer = http.createServer({ ServerResponse: GatewayResponse }, (req, res) => {
     handle(req, res).catch((error) => {
       logger.error({ error: (error as Error)?.message }, 'unexpected gateway failure');
       if (res.headersSent) res.destroy();
@@ -172,9 +173,9 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   httpServer.on('clientError', answerClientError);
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: GatewayResponse): Promise<void> {
     const requestId = requestIdOf(req);
-    res.setHeader('x-request-id', requestId);
+    res.requestId = requestId;
     if (draining) res.setHeader('connection', 'close');
     const url = req.url ?? '/';
     const queryAt = url.indexOf('?');

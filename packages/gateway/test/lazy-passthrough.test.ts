@@ -183,9 +183,9 @@ async function gatewayFor(name: string, scripts: Scripted[], options: { fallback
 /**
  * The head's events (up to the first content event) and the last one or two: never a delta after
  * the commit point, nor an event of the head that yields no part (`partlessIn`: Messages' `ping`,
- * the Responses API's `in_progress` and `content_part.added`).
+ * the Responses API's `in_progress`, `content_part.added` and an added item that is no function call).
  */
-const EVENTS_DECODED_AT_MOST = { messages: 5, chat: 3, responses: 4, gemini: 2 } as const;
+const EVENTS_DECODED_AT_MOST = { messages: 5, chat: 3, responses: 3, gemini: 2 } as const;
 
 /**
  * The vendor's body in `chunks` reaches the client with every one of `forwarded` as the vendor

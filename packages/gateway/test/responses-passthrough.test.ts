@@ -6,9 +6,10 @@
  * Responses API carries (hosted tools) keep other vendors out before any attempt.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPipeline } from '@switchyard/core';
+import { createPipeline, MemoryStateStore } from '@switchyard/core';
 import { anthropicProvider } from '@switchyard/provider-anthropic';
 import { openaiProvider, vendorPresetProviders } from '@switchyard/provider-openai';
+import { RESPONSE_KEY_PREFIX } from '@switchyard/provider-openai/dialect';
 import { raw, startGateway, stopAll, vendor, VENDOR_KEY, type Loopback } from './support/harness.js';
 import { anthropicVendor, chatVendor, textScript } from './support/scripted-vendors.js';
 
@@ -111,6 +112,35 @@ describe('Responses pass-through to an openai vendor', () => {
     expect(stored.status).toBe(200);
     // Key for key and in the same order: what GET answers is what the stream ended with.
     expect(stored.text).toBe(JSON.stringify(received));
+  });
+
+  it('keeps the stored answer as the text the client got (the vendor’s spacing too), not serialized again; a terminal event on two data lines is stored all the same', async () => {
+    // JSON spaced as no encoder of ours writes it, on one line: `{"id": "resp_pt1", …}`.
+    const spaced = (value: unknown): string =>
+      Array.isArray(value) ? `[${value.map(spaced).join(', ')}]` : value !== null && typeof value === 'object' ? `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${spaced(v)}`).join(', ')}}` : JSON.stringify(value);
+    const completed = { type: 'response.completed', sequence_number: 15, response: { id: 'resp_pt1', ...base, status: 'completed', output: [search, message], usage } };
+    const head = VENDOR_STREAM.slice(0, VENDOR_STREAM.indexOf('event: response.completed\n'));
+    const bodies = [head + ev('response.completed', spaced(completed)), head + ev('response.completed', spaced(completed).replace(', "response": ', ',\ndata: "response": '))];
+    for (const [n, body] of bodies.entries()) {
+      const store = new MemoryStateStore();
+      const openai = await vendor((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(body);
+      });
+      const pipeline = createPipeline({ endpoints: [{ name: 'openai', provider: 'openai', baseUrl: openai.url, apiKey: VENDOR_KEY }], models: { chat: [{ endpoint: 'openai', model: 'gpt-5-mini' }] }, providers: [openaiProvider], store });
+      const { origin } = await startGateway(pipeline);
+      const wire = await raw(origin, '/v1/responses', { body: JSON.stringify({ ...CLIENT_BODY, store: true, stream: true }) });
+      const event = wire.text.split('\n\n').find((text) => text.startsWith('event: response.completed\n'))!;
+      const data = event.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6)).join('\n');
+      const received = JSON.parse(data).response;
+      expect(received.id).toMatch(/^resp_[0-9a-f]{32}$/);
+      const entry = await store.get<{ text: string; bytes: number }>(`${RESPONSE_KEY_PREFIX}${received.id}`);
+      if (n === 0) expect(entry!.text.startsWith(`{"response":${spaced({ ...completed.response, id: received.id })},"input":`)).toBe(true);
+      else expect(entry!.text.startsWith(`{"response":${JSON.stringify({ ...completed.response, id: received.id })},"input":`)).toBe(true);
+      expect(entry!.bytes).toBe(entry!.text.length);
+      const stored = await raw(origin, `/v1/responses/${received.id}`, { method: 'GET' });
+      expect(stored.text).toBe(JSON.stringify(received));
+    }
   });
 
   it('answers JSON with the vendor’s body as it came, the response id the gateway’s', async () => {

@@ -134,10 +134,18 @@ export class ResponsesStreamDecoder implements StreamDecoder {
     return name === undefined || !(name.endsWith('.delta') || UNREAD_EVENTS.has(name));
   }
 
-  /** The structural events yield no part, before the commit point too. */
-  partlessIn(text: string, start: number): boolean {
+  /**
+   * The structural events yield no part, before the commit point too; so does an added item that
+   * is not a function call (a message, a reasoning item): one whose text does not spell
+   * `function_call` anywhere is not parsed to find that out.
+   */
+  partlessIn(text: string, start: number, end: number): boolean {
     const name = eventNameAt(text, start);
-    return name !== undefined && UNREAD_EVENTS.has(name);
+    if (name === undefined) return false;
+    if (UNREAD_EVENTS.has(name)) return true;
+    if (name !== 'response.output_item.added') return false;
+    const call = text.indexOf('function_call', start);
+    return call < 0 || call >= end;
   }
 
 }

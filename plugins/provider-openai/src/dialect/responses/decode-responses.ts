@@ -104,16 +104,16 @@ export async function decodeResponsesRequest({ body }: DialectCall, context: Dia
 
   // Refused before the vendor is paid: an answer the client asked to store that could not be.
   if (explicit && store) await responses.checkRoom(history.concat(input));
-  const save = async (response: ResponseObject, vendor?: VendorResponse) => {
+  const save = async (response: ResponseObject, vendor?: VendorResponse, text?: string) => {
     try {
-      await responses.save(response, withItemIds(history.concat(input)), vendor);
+      await responses.save(response, withItemIds(history.concat(input)), vendor, text);
     } catch (error) {
       // The answer still reaches the client; only continuing from it will not work.
       context.warn({ event: 'response_store_failed', requestId: context.requestId, error: (error as Error).message }, 'storing a response failed');
     }
   };
   // Asked for: stored before the client sees the end. Defaulted (OpenAI's `store: true`): written after, batched, within the store's caps.
-  const keep = !store ? undefined : explicit ? save : async (response: ResponseObject, vendor?: VendorResponse) => writeBehind(context.store, () => save(response, vendor), () => undefined);
+  const keep = !store ? undefined : explicit ? save : async (response: ResponseObject, vendor?: VendorResponse, text?: string) => writeBehind(context.store, () => save(response, vendor, text), () => undefined);
   // A vendor's answer passed through gets the gateway's id (gateway-ids.ts); ours already has one.
   const settle = async (text: string, answer?: ChatResponse): Promise<string> => {
     const deployment = answer?.switchyard?.deployment;

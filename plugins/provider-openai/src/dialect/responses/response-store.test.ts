@@ -53,6 +53,26 @@ describe('ResponseStore', () => {
     await again.close();
   });
 
+  it('stores a response given as text as that text, the rest of the record as before, and reads it back the same', async () => {
+    const clock = new VirtualClock();
+    const store = new MemoryStateStore(clock);
+    const responses = new ResponseStore(store, clock, 60_000, 'key-a', CAPS);
+    const vendor = { id: 'resp_vendor', deployment: 'openai/gpt' };
+    // Compact text: the same characters JSON.stringify writes for the whole record.
+    await responses.save(response, input, vendor, JSON.stringify(response));
+    const compact = await store.get<{ text: string }>(`${RESPONSE_KEY_PREFIX}resp_1`);
+    const { bytes: _bytes, slice: _slice, ...record } = (await responses.load('resp_1'))!;
+    expect(compact!.text).toBe(JSON.stringify(record));
+    expect(record).toEqual({ response, input, expiresAt: clock.now() + 60_000, vendor, owner: 'key-a' });
+    // The vendor's spacing is kept as written (it was not serialized again), and counted as stored.
+    const spaced = JSON.stringify(response, null, 1);
+    await responses.save(response, input, vendor, spaced);
+    const entry = await store.get<{ text: string; bytes: number }>(`${RESPONSE_KEY_PREFIX}resp_1`);
+    expect(entry!.text.startsWith(`{"response":${spaced},"input":`)).toBe(true);
+    expect(entry!.bytes).toBe(entry!.text.length);
+    expect(await responses.load('resp_1')).toMatchObject({ response, input, vendor, owner: 'key-a' });
+  });
+
   it('reads a record an earlier version stored as an object, and takes a record whose text does not parse for none', async () => {
     const clock = new VirtualClock();
     const store = new MemoryStateStore(clock);

@@ -66,6 +66,12 @@ export function withItemIds(items: readonly ResponseItem[]): ResponseItem[] {
   return items.map((item) => (typeof item.id === 'string' && item.id.length > 0 ? item : Object.assign({}, item, { id: newId(ITEM_ID_PREFIX[item.type ?? 'message'] ?? 'item') })));
 }
 
+/** `JSON.stringify(record)`, its `response` written as the text given. */
+function withResponseText(record: StoredResponse, responseText: string): string {
+  const { response: _written, ...rest } = record;
+  return `{"response":${responseText},${JSON.stringify(rest).slice(1)}`;
+}
+
 export class ResponseStore {
   private readonly bytes: StoredBytes;
 
@@ -85,12 +91,16 @@ export class ResponseStore {
     return this.bytes.check(this.owner, JSON.stringify(input).length);
   }
 
-  /** Stores the response, or throws the coded 429 when it would pass a cap (nothing is stored then). */
-  async save(response: ResponseObject, input: ResponseItem[], vendor?: VendorResponse): Promise<void> {
+  /**
+   * Stores the response, or throws the coded 429 when it would pass a cap (nothing is stored then).
+   * `responseText`, when given, is `response` as JSON text (the vendor's, as the client got it):
+   * it is stored as it is instead of serializing `response` again.
+   */
+  async save(response: ResponseObject, input: ResponseItem[], vendor?: VendorResponse, responseText?: string): Promise<void> {
     const record: StoredResponse = { response, input, expiresAt: this.clock.now() + this.ttlMs };
     if (vendor) record.vendor = vendor;
     if (this.owner !== undefined) record.owner = this.owner;
-    const text = JSON.stringify(record);
+    const text = responseText === undefined ? JSON.stringify(record) : withResponseText(record, responseText);
     const slice = this.bytes.slice();
     await this.bytes.add(this.owner, text.length, slice);
     const entry: StoredEntry = { text, expiresAt: record.expiresAt, bytes: text.length, slice };

@@ -17,6 +17,7 @@ import { isUnreadEvents, wireTextOf } from '@switchyard/core/wire';
 import type { GatewayErrorReply as ErrorReply, StreamEncoder } from '@switchyard/core/dialect';
 import { finalResponseOf } from '../../responses-final.js';
 import { idReplacer, leadingResponseIdOf, withIdReplacedIn, type VendorResponse } from './gateway-ids.js';
+import { memberText } from './json-member.js';
 import { newId } from './ids.js';
 import { carriesState, endingOf, messageItem, reasoningItem, responseObject, responseUsage, type RequestEcho, type ResponseHead } from './response-body.js';
 import { callItemOf, customCallInput, isCustomTool, type ToolNames } from './tool-names.js';
@@ -56,7 +57,7 @@ export interface ResponsesStreamOptions {
    * Runs with the final response before the client sees the terminal event (the response
    * store writes it then, so a client that continues at once finds it). Failed answers are not passed.
    */
-  onFinal?: (response: ResponseObject, vendor?: VendorResponse) => Promise<void>;
+  onFinal?: (response: ResponseObject, vendor?: VendorResponse, text?: string) => Promise<void>;
   /** Unified function names standing for custom and namespaced tools (tool-names.ts): their calls are written as the client's items. */
   toolNames?: ToolNames;
 }
@@ -65,6 +66,22 @@ export interface ResponsesStreamOptions {
 function event(type: string, fields: Json, sequence: number): string {
   const data = Object.assign({ type }, fields, { sequence_number: sequence });
   return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** A final response, and its JSON text as the client got it when that could be cut out of the vendor's event. */
+interface FinalResponse {
+  response: ResponseObject;
+  text?: string;
+}
+
+/** The `response` member's text in the first event of `text`, when that event's data is its last line and its only one. */
+function responseTextOf(text: string): string | undefined {
+  const end = text.indexOf('\n\n');
+  const line = text.startsWith('data:') ? 0 : text.indexOf('\ndata:') + 1;
+  if (end < 0 || (line === 0 && !text.startsWith('data:')) || line > end) return undefined;
+  // Another line after it (a second data line, an `id:`): the data is not one slice of the text.
+  if (text.indexOf('\n', line) < end) return undefined;
+  return memberText(text, 'response', line + (text.charCodeAt(line + 5) === 32 ? 6 : 5), end);
 }
 
 /** The `data:` of one SSE event text as JSON (the core re-frames multi-line data with one prefix per line). */
@@ -176,7 +193,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     if (this.heldTerminal) {
       const held = this.heldTerminal;
       const final = this.options.onFinal && this.finalOf(held);
-      if (final) await this.options.onFinal!(final, this.vendor());
+      if (final) await this.options.onFinal!(final.response, this.vendor(), final.text);
       return held.text;
     }
     this.readForwarded();
@@ -206,12 +223,20 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     return this.vendorId && !this.info.continuedOn ? { id: this.vendorId, deployment: this.info.deployment } : undefined;
   }
 
-  /** The held terminal event's response as the client gets it (with the gateway's id); none for a failed answer. */
-  private finalOf(held: { text: string; response?: Record<string, unknown> }): ResponseObject | undefined {
+  /**
+   * The held terminal event's response as the client gets it (with the gateway's id), and its
+   * text as the client got it when the event has one `data:` line (the store keeps that text);
+   * none for a failed answer.
+   */
+  private finalOf(held: { text: string; response?: Record<string, unknown> }): FinalResponse | undefined {
     // Parsed once already (by the core, for the decoder): only the ids are put in.
-    if (held.response) return (this.vendorId ? withIdReplacedIn(held.response, this.vendorId, this.gatewayId!) : held.response) as unknown as ResponseObject;
+    if (held.response) {
+      const response = (this.vendorId ? withIdReplacedIn(held.response, this.vendorId, this.gatewayId!) : held.response) as unknown as ResponseObject;
+      const text = responseTextOf(held.text);
+      return text === undefined ? { response } : { response, text };
+    }
     const data = dataOf(held.text.slice(0, held.text.indexOf('\n\n') + 2 || undefined));
-    return data?.type === 'response.failed' ? undefined : (data?.response as ResponseObject | undefined);
+    return data?.type === 'response.failed' || !data?.response ? undefined : { response: data.response as ResponseObject };
   }
 
   /** `text` (events carrying the response object) with the vendor's response id replaced by the gateway's. */
