@@ -113,8 +113,13 @@ describe('the key check', () => {
 
   it('authenticates keys declared in the config, compared in constant time, never stored', async () => {
     const r = await counted({ keys: [{ id: 'ci', name: 'ci-runner', team: 'platform', secret: 'declared-secret-0123456789', models: ['chat'] }] });
-    expect(await r.authenticate('declared-secret-0123456789')).toEqual({ keyId: 'ci', keyName: 'ci-runner', team: 'platform' });
+    const reads = r.store.keyReads;
+    // A declared key is answered at once, from the config alone: the store is not asked.
+    expect(r.authenticate('declared-secret-0123456789')).toEqual({ keyId: 'ci', keyName: 'ci-runner', team: 'platform' });
+    expect(r.store.keyReads).toBe(reads);
+    // A key that matches none takes the store's steps, as any wrong key does.
     expect(await r.authenticate('declared-secret-012345678')).toBeUndefined();
+    expect(r.store.keyReads).toBe(reads + 1);
     expect(JSON.stringify(r.store.snapshot())).not.toContain('declared-secret');
     await expect(r.admin('POST', '/switchyard/keys/ci/revoke', {})).rejects.toMatchObject({ code: 'SWITCHYARD_ERR_KEY_CONFLICT' });
   });
