@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '@switchyard/core';
 import { memberText } from './json-member.js';
-
-/** A seeded generator (mulberry32): the same cases on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Characters a scan could trip on: quotes, backslashes, brackets, separators, a line break, a non-ASCII one.
 const TRICKY = ['"', '\\', '{', '}', '[', ']', ',', ':', '\n', 'é', '\u2028', 'a', ' ', '\\"', 'response'];
@@ -43,7 +32,7 @@ function object(next: () => number, depth: number): Record<string, unknown> {
 
 describe('memberText', () => {
   it('finds each member of 400 seeded objects, compact and indented, as JSON.parse reads it', () => {
-    const next = random(41);
+    const next = seededRandom(41);
     for (let n = 0; n < 400; n++) {
       const obj = object(next, 0);
       obj.response = value(next, 1);
