@@ -22,6 +22,9 @@ const isObject = (value: unknown): value is Json => typeof value === 'object' &&
 /** Structural events that add nothing to the parts (deltas aside, which carry only content). */
 const UNREAD_EVENTS = new Set(['response.content_part.added', 'response.content_part.done', 'response.output_text.done', 'response.output_item.done', 'response.reasoning_summary_part.added', 'response.reasoning_summary_part.done', 'response.reasoning_summary_text.done', 'response.reasoning_text.done', 'response.function_call_arguments.done', 'response.in_progress']);
 
+/** Most of a stream's events: recognized in place, without cutting their name out of the text. */
+export const TEXT_DELTA_LINE = 'event: response.output_text.delta\n';
+
 /** The name on an event's `event:` line, which comes first (JSON data has no raw newline); undefined without one. */
 function eventNameAt(text: string, start: number): string | undefined {
   if (!text.startsWith('event:', start)) return undefined;
@@ -130,6 +133,7 @@ export class ResponsesStreamDecoder implements StreamDecoder {
   }
 
   readAfterCommitIn(text: string, start: number): boolean {
+    if (text.startsWith(TEXT_DELTA_LINE, start)) return false;
     const name = eventNameAt(text, start);
     return name === undefined || !(name.endsWith('.delta') || UNREAD_EVENTS.has(name));
   }
@@ -140,6 +144,7 @@ export class ResponsesStreamDecoder implements StreamDecoder {
    * `function_call` anywhere is not parsed to find that out.
    */
   partlessIn(text: string, start: number, end: number): boolean {
+    if (text.startsWith(TEXT_DELTA_LINE, start)) return false;
     const name = eventNameAt(text, start);
     if (name === undefined) return false;
     if (UNREAD_EVENTS.has(name)) return true;

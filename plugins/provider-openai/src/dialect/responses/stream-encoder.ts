@@ -16,6 +16,7 @@ import { type FinishReason, type ProviderMetadata, type StreamInfo, type StreamP
 import { isUnreadEvents, wireTextOf } from '@switchyard/core/wire';
 import type { GatewayErrorReply as ErrorReply, StreamEncoder } from '@switchyard/core/dialect';
 import { finalResponseOf } from '../../responses-final.js';
+import { TEXT_DELTA_LINE } from '../../responses-stream-decoder.js';
 import { idReplacer, leadingResponseIdOf, withIdReplacedIn, type VendorResponse } from './gateway-ids.js';
 import { memberText } from './json-member.js';
 import { newId } from './ids.js';
@@ -262,6 +263,11 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     for (let at = 0; at < input.length; ) {
       const stop = input.indexOf('\n\n', at);
       const end = stop < 0 ? input.length : stop + 2;
+      // A text delta, most of a stream: nothing to rename, hold or read.
+      if (input.startsWith(TEXT_DELTA_LINE, at)) {
+        at = end;
+        continue;
+      }
       // The type from the event line; an event without one (a proxy dropped it) is read now.
       let name = nameOf(input, at, end);
       if (name === undefined) {
