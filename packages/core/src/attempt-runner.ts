@@ -319,8 +319,8 @@ class RunningAttempt implements LiveAttempt, Attempt {
     this.request = opts.request ?? ctx.request;
     this.startedAt = this.clock.now();
     const timeouts = (this.timeouts = attemptTimeouts(candidate.timeouts, (ctx.request as ChatRequest).switchyard?.timeouts));
-    if (this.stream) timer.setPhase('headers', Math.min(timeouts.headersMs, timeouts.firstTokenMs), abort);
-    else timer.setPhase(timeouts.firstByteMs !== undefined && timeouts.firstByteMs < timeouts.attemptMs ? 'headers' : 'attempt', Math.min(timeouts.firstByteMs ?? Number.POSITIVE_INFINITY, timeouts.attemptMs), abort);
+    if (this.stream) timer.setPhase('headers', Math.min(timeouts.headersMs, timeouts.firstTokenMs), abort, this.startedAt);
+    else timer.setPhase(timeouts.firstByteMs !== undefined && timeouts.firstByteMs < timeouts.attemptMs ? 'headers' : 'attempt', Math.min(timeouts.firstByteMs ?? Number.POSITIVE_INFINITY, timeouts.attemptMs), abort, this.startedAt);
   }
 
   /** The `Attempt` handed to the call tap. */
@@ -335,9 +335,10 @@ class RunningAttempt implements LiveAttempt, Attempt {
 
   headersReceived(): void {
     this.headersArrived = true;
-    const elapsed = this.clock.now() - this.startedAt;
-    if (this.stream) this.timer.setPhase('first-token', Math.max(0, this.timeouts.firstTokenMs - elapsed), this.abort);
-    else if (this.timeouts.firstByteMs !== undefined) this.timer.setPhase('attempt', Math.max(0, this.timeouts.attemptMs - elapsed), this.abort);
+    const now = this.clock.now();
+    const elapsed = now - this.startedAt;
+    if (this.stream) this.timer.setPhase('first-token', Math.max(0, this.timeouts.firstTokenMs - elapsed), this.abort, now);
+    else if (this.timeouts.firstByteMs !== undefined) this.timer.setPhase('attempt', Math.max(0, this.timeouts.attemptMs - elapsed), this.abort, now);
   }
 
   requestProgress(state: 'pending' | 'written'): void {
@@ -357,8 +358,9 @@ class RunningAttempt implements LiveAttempt, Attempt {
   }
 
   committed(): void {
-    this.ttftMs = this.clock.now() - this.startedAt;
-    this.timer.setPhase('idle', this.timeouts.idleMs, this.abort);
+    const now = this.clock.now();
+    this.ttftMs = now - this.startedAt;
+    this.timer.setPhase('idle', this.timeouts.idleMs, this.abort, now);
   }
 }
 

@@ -48,13 +48,13 @@ export class RequestTimer {
     queueMicrotask(() => this.arm());
   }
 
-  /** Starts (or moves) the limit of the running attempt. */
-  setPhase(phase: AttemptPhase, limitMs: number, attempt?: { abort(reason: unknown): void }): void {
+  /** Starts (or moves) the limit of the running attempt; `now` when the caller read the clock already. */
+  setPhase(phase: AttemptPhase, limitMs: number, attempt?: { abort(reason: unknown): void }, now = this.clock.now()): void {
     if (attempt) this.attemptAbort = attempt;
     this.phase = phase;
     this.phaseLimitMs = limitMs;
-    this.phaseDeadline = phase === 'none' ? Number.POSITIVE_INFINITY : this.clock.now() + limitMs;
-    this.arm();
+    this.phaseDeadline = phase === 'none' ? Number.POSITIVE_INFINITY : now + limitMs;
+    this.arm(now);
   }
 
   /** Pushes the idle limit back after a chunk. */
@@ -89,7 +89,7 @@ export class RequestTimer {
     return Math.min(this.requestDeadlineActive ? this.deadlineAt : Number.POSITIVE_INFINITY, this.phaseDeadline);
   }
 
-  private arm(): void {
+  private arm(now?: number): void {
     const due = this.nextDue();
     if (due === this.armedFor) return;
     // Only re-schedule when the limit moved earlier (or nothing is armed): later limits are
@@ -99,7 +99,7 @@ export class RequestTimer {
     this.handle = undefined;
     this.armedFor = due;
     if (!Number.isFinite(due)) return;
-    this.handle = this.clock.setTimeout(() => this.fire(), Math.min(due - this.clock.now(), MAX_TIMER_MS));
+    this.handle = this.clock.setTimeout(() => this.fire(), Math.min(due - (now ?? this.clock.now()), MAX_TIMER_MS));
   }
 
   private fire(): void {
