@@ -89,11 +89,12 @@ export class MemoryStateStore implements StateStore {
 
   constructor(private readonly clock: Clock = systemClock) {}
 
-  private live(key: string): Entry | undefined {
+  /** The entry under `key` unless it expired; `now` when the caller read the clock already. */
+  private live(key: string, now?: number): Entry | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     // Most entries never expire: no clock read for them.
-    if (entry.expiresAt !== Number.POSITIVE_INFINITY && entry.expiresAt <= this.clock.now()) {
+    if (entry.expiresAt !== Number.POSITIVE_INFINITY && entry.expiresAt <= (now ?? this.clock.now())) {
       this.entries.delete(key);
       return undefined;
     }
@@ -156,13 +157,16 @@ export class MemoryStateStore implements StateStore {
   }
 
   async increment(key: string, by = 1, ttlMs?: number): Promise<number> {
-    const entry = this.live(key);
+    // One clock read for a counter with a window: its expiry check and its new expiry.
+    const now = ttlMs === undefined ? undefined : this.clock.now();
+    const entry = this.live(key, now);
     const next = (typeof entry?.value === 'number' ? entry.value : 0) + by;
+    const expiresAt = now === undefined ? Number.POSITIVE_INFINITY : now + ttlMs!;
     // A counter's entry is changed in place (no entry object leaves the store): a dozen counters a request with virtual keys.
     if (entry) {
       entry.value = next;
-      if (ttlMs !== undefined) entry.expiresAt = this.expiry(ttlMs);
-    } else this.entries.set(key, { value: next, expiresAt: this.expiry(ttlMs) });
+      if (ttlMs !== undefined) entry.expiresAt = expiresAt;
+    } else this.entries.set(key, { value: next, expiresAt });
     this.written();
     return next;
   }

@@ -103,19 +103,15 @@ export function addRecord(day: DayDoc, r: UsageRecord): DayDoc {
 export function withRecords(day: DayDoc | undefined, records: readonly UsageRecord[]): DayDoc {
   if (!day) return records.reduce(addRecord, emptyDay());
   const next: DayDoc = Object.assign({}, day, { total: Object.assign({}, day.total) });
-  const copiedGroups = new Set<GroupName>();
-  const copiedTotals = new Set<DayTotals>();
+  // What is still `day`'s own is copied on first touch: a group or totals object of `next` that is
+  // not the very one `day` holds was made by this call already.
   const slotOf = (group: GroupName, key: string): DayTotals => {
+    const before = day[group];
     let map = next[group];
-    if (!copiedGroups.has(group)) {
-      copiedGroups.add(group);
-      next[group] = map = Object.assign({}, map);
-    }
+    if (map === before) next[group] = map = Object.assign({}, before);
     let totals = map![key];
-    if (!totals || !copiedTotals.has(totals)) {
-      totals = map![key] = totals ? Object.assign({}, totals) : zero();
-      copiedTotals.add(totals);
-    }
+    if (totals === undefined) totals = map![key] = zero();
+    else if (totals === before?.[key]) totals = map![key] = Object.assign({}, totals);
     return totals;
   };
   for (const r of records) addTo(targetsOf(r, next.total, slotOf), r);
