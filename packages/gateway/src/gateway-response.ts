@@ -37,7 +37,12 @@ function withRequestId(res: GatewayResponse, fields: HeadFields | undefined): He
     res.setHeader(REQUEST_ID, id);
     return undefined;
   }
-  // The head's own id (a vendor's, passed on with an error) comes after ours, and wins.
-  if (Array.isArray(fields)) return fields.some((field, i) => i % 2 === 0 && String(field).toLowerCase() === REQUEST_ID) ? fields : [REQUEST_ID, id, ...fields];
+  // The head's own id (a vendor's, passed on with an error), however spelled, is the one sent.
+  if (Array.isArray(fields)) return fields.some((field, i) => i % 2 === 0 && isRequestId(String(field))) ? fields : [REQUEST_ID, id, ...fields];
+  for (const name in fields) if (isRequestId(name)) return fields;
   return { [REQUEST_ID]: id, ...fields };
+}
+
+function isRequestId(name: string): boolean {
+  return name.length === REQUEST_ID.length && name.toLowerCase() === REQUEST_ID;
 }

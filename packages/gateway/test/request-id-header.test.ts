@@ -36,6 +36,7 @@ describe('GatewayResponse: the request id goes with whatever head is written', (
     ['an id set on the response by its writer', (res) => { res.setHeader('x-request-id', 'mine'); res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'); }, ['mine']],
     ['an id of its own in a flat list (a vendor\'s, passed on)', (res) => res.writeHead(502, ['X-Request-Id', 'vendor-9']).end(), ['vendor-9']],
     ['an id of its own in an object', (res) => res.writeHead(502, { 'x-request-id': 'vendor-9' } satisfies OutgoingHttpHeaders).end(), ['vendor-9']],
+    ['an id of its own in an object, spelled otherwise', (res) => res.writeHead(502, { 'Content-Type': 'text/plain', 'X-Request-Id': 'vendor-9' }).end(), ['vendor-9']],
   ];
 
   it.each(heads)('%s: one x-request-id', async (_name, reply, expected) => {
