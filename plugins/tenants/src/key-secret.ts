@@ -12,9 +12,9 @@ import * as nodeCrypto from 'node:crypto';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * SHA-256 of a string. Every request hashes its key twice (constant work whatever was wrong):
- * Node's one-shot `crypto.hash` (20.12 and later; read from the namespace, which an older Node
- * lacks) costs 0.9 µs where a Hash object costs 1.5.
+ * SHA-256 of a string. Every request hashes the key it presents, twice unless a declared key
+ * matched (constant work whatever was wrong): Node's one-shot `crypto.hash` (20.12 and later; read
+ * from the namespace, which an older Node lacks) costs 0.9 µs where a Hash object costs 1.5.
  */
 const oneShot = nodeCrypto.hash as typeof nodeCrypto.hash | undefined;
 const sha256: (value: string) => Buffer = oneShot ? (value) => oneShot('sha256', value, 'buffer') : (value) => createHash('sha256').update(value).digest();

@@ -155,7 +155,6 @@ function sliceKeys(scope: string, current: number): HeldKeys {
   return keys;
 }
 
-
 /** The counter of a scope's bytes stored in one slice. */
 function sliceKey(scope: string, slice: number): string {
   return `${PREFIX}${scope}:${slice}`;

@@ -78,8 +78,9 @@ interface FinalResponse {
 /** The `response` member's text in the first event of `text`, when that event's data is its last line and its only one. */
 function responseTextOf(text: string): string | undefined {
   const end = text.indexOf('\n\n');
-  const line = text.startsWith('data:') ? 0 : text.indexOf('\ndata:') + 1;
-  if (end < 0 || (line === 0 && !text.startsWith('data:')) || line > end) return undefined;
+  const newline = text.indexOf('\ndata:');
+  const line = text.startsWith('data:') ? 0 : newline < 0 ? -1 : newline + 1;
+  if (end < 0 || line < 0 || line > end) return undefined;
   // Another line after it (a second data line, an `id:`): the data is not one slice of the text.
   if (text.indexOf('\n', line) < end) return undefined;
   return memberText(text, 'response', line + (text.charCodeAt(line + 5) === 32 ? 6 : 5), end);
