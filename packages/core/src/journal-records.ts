@@ -125,6 +125,9 @@ export class JournalRecords implements DurableRecordStore {
   }
 
   private append(lines: string[]): Promise<void> {
+    // Refused here, not in `drain`: a drain that failed before its first await would be over
+    // before `writing` held it, and `close` would wait on it forever.
+    if (!this.handle) return Promise.reject(new Error(`the journal ${this.file} is not open`));
     return new Promise((resolve, reject) => {
       this.queue.push({ lines: `${lines.join('\n')}\n`, done: (error) => (error ? reject(error) : resolve()) });
       this.lines += lines.length;

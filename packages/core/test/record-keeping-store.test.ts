@@ -2,7 +2,7 @@ import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { declareDurableKeys, MemoryStateStore } from '../src/index.js';
+import { declareDurableKeys, MemoryStateStore, seededRandom } from '../src/index.js';
 import { RecordKeepingStore } from '../src/entry-config.js';
 import { JournalRecords } from '../src/internal.js';
 
@@ -61,6 +61,22 @@ describe('JournalRecords', () => {
   });
 });
 
+describe('JournalRecords', () => {
+  it('refuses a write before open and after close, and closes again at once', async () => {
+    const file = await journalFile();
+    const journal = new JournalRecords(file);
+    await expect(journal.put([{ key: 'k', value: 1, expiresAt: null }])).rejects.toThrow(`the journal ${file} is not open`);
+    await journal.close();
+    await journal.open();
+    await journal.put([{ key: 'k', value: 1, expiresAt: null }]);
+    await journal.close();
+    // Before, a write that failed at once left the journal "writing" for ever, and close() spun on it.
+    await expect(journal.put([{ key: 'k', value: 2, expiresAt: null }])).rejects.toThrow('is not open');
+    await journal.close();
+    expect(await readFile(file, 'utf8')).toBe('["k",1,null]\n');
+  });
+});
+
 describe('RecordKeepingStore over memory and a journal', () => {
   it('knows a key by the longest prefix declared, a prefix declared after the key was asked about included', async () => {
     const store = await keeping(await journalFile());
@@ -73,6 +89,29 @@ describe('RecordKeepingStore over memory and a journal', () => {
     expect(store.kindOf('t:key:audit:k1')).toBe('record');
     declareDurableKeys(store, 'later', { tallies: ['t:key:audit:'] });
     expect(store.kindOf('t:key:audit:k1')).toBe('record');
+    await store.close();
+  });
+
+  it('answers every key as the longest matching prefix does, prefixes with and without a closing colon, many keys to one head', async () => {
+    const random = seededRandom(41);
+    const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+    const parts = ['a', 'b', 'ab', 'key', 'keys', 'x:y', ''];
+    const store = new RecordKeepingStore(new MemoryStateStore(), new JournalRecords(await journalFile()), { shared: false });
+    await store.open();
+    const declared: [string, 'record' | 'tally'][] = [];
+    for (let round = 0; round < 4; round++) {
+      // Prefixes like the plugins': `p:key:`, `p:keys` (no closing colon), nested ones, declared between lookups.
+      const records = Array.from({ length: 3 }, () => `${pick(parts)}:${pick(parts)}${random() < 0.6 ? ':' : ''}`);
+      const tallies = Array.from({ length: 2 }, () => `${pick(parts)}:${pick(parts)}:${random() < 0.6 ? '' : pick(parts)}`);
+      declareDurableKeys(store, `owner-${round}`, { records, tallies });
+      declared.push(...records.map((p) => [p, 'record'] as [string, 'record']), ...tallies.map((p) => [p, 'tally'] as [string, 'tally']));
+      for (let i = 0; i < 500; i++) {
+        const key = Array.from({ length: 1 + Math.floor(random() * 4) }, () => pick(parts)).join(':') + (random() < 0.5 ? `:id${i}` : '');
+        let best: [string, 'record' | 'tally'] | undefined;
+        for (const entry of declared) if (key.startsWith(entry[0]) && (!best || entry[0].length > best[0].length)) best = entry;
+        expect(store.kindOf(key), key).toBe(best?.[1]);
+      }
+    }
     await store.close();
   });
 
