@@ -6,7 +6,7 @@ import { defineProvider, type Candidate, type ChatRequest, type ProviderV1 } fro
 import { ANTHROPIC_MESSAGES, keepWireBody } from '@switchyard/core/wire';
 import { classifyAnthropicError } from './classify-error.js';
 import { buildCountTokensRequest, parseCountTokensResponse } from './count-tokens.js';
-import { messagesOrigin, passThroughBody } from './pass-through.js';
+import { messagesOrigin, passThroughBody, passThroughText } from './pass-through.js';
 import { buildMessagesBody, requestHeaders } from './request.js';
 import { forwardable, parseMessagesResponse } from './response.js';
 import { AnthropicStreamDecoder } from './stream-decoder.js';
@@ -30,9 +30,11 @@ const messagesCodec = {
     // A client of the Messages API gets its own request sent on (pass-through.ts).
     const origin = messagesOrigin(request);
     const headers = Object.assign({ 'content-type': 'application/json' }, requestHeaders(target, origin?.headers));
-    let body = origin ? passThroughBody(origin.body, target.model, stream) : (buildMessagesBody(request, target, stream) as unknown as Record<string, unknown>);
     // The deployment's beta allow-list (`options.anthropicBetas`, else the betas billed at token prices): the rest goes, with the fields it turns on.
     const { kept, refused, fields } = splitBetas(clientBetas(request), allowedBetas(target.endpoint, ANTHROPIC_DEFAULT_BETAS));
+    const text = origin && refused.length === 0 ? passThroughText(origin, target.model, stream) : undefined;
+    if (text !== undefined) return { method: 'POST', path: '/messages', headers, body: text };
+    let body = origin ? passThroughBody(origin.body, target.model, stream) : (buildMessagesBody(request, target, stream) as unknown as Record<string, unknown>);
     if (refused.length > 0) {
       if (kept.length > 0) headers['anthropic-beta'] = kept.join(',');
       else delete headers['anthropic-beta'];

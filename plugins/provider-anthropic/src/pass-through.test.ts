@@ -11,9 +11,9 @@ afterEach(async () => {
 });
 
 /** What a Messages client sent, with the unified request the ingress decoded from it. */
-function messagesRequest(body: Record<string, unknown>, headers: Record<string, string> = {}): ChatRequest {
+function messagesRequest(body: Record<string, unknown>, headers: Record<string, string> = {}, text?: string): ChatRequest {
   const unified: ChatRequest = { model: 'chat', messages: [{ role: 'user', content: 'How do I cross the street?' }] };
-  setRequestOrigin(unified, { format: ANTHROPIC_MESSAGES, body, headers });
+  setRequestOrigin(unified, { format: ANTHROPIC_MESSAGES, body, headers, ...(text === undefined ? {} : { text }) });
   return unified;
 }
 
@@ -83,6 +83,30 @@ describe('a Messages request goes to Anthropic as the client wrote it', () => {
     const raw = interaction!.response.body!.string;
     expect(forwarded).toBe(raw.slice(0, raw.indexOf('event: message_stop')));
     expect(forwarded).toContain('"type":"signature_delta"');
+  });
+
+  it('sends the client\'s own text with only the model replaced, when it already says what the call sends; else serializes as before', async () => {
+    // As a client wrote it: its own key order and spacing, which JSON.stringify would not give back.
+    const written = `{\n  "messages": ${JSON.stringify(clientBody.messages)},\n  "model" :  "chat",\n  "max_tokens": 2048, "top_k": 5,\n  "stream": true }`;
+    const body = JSON.parse(written) as Record<string, unknown>;
+    const stream = async (request: ChatRequest) => {
+      for await (const _part of await rig!.pipeline.stream(request));
+      return rig!.servers[0]!.requests.at(-1)!.body;
+    };
+    const [interaction] = cassette('pydantic-ai__test_anthropic_model_thinking_part_stream.yaml');
+    rig = await anthropicRig([replay(interaction!), replay(interaction!), replay(interaction!), json(200, fixtureJson('anthropic-text.json'))], { options: { anthropicBetas: ['interleaved-thinking-2025-05-14'] } });
+    expect(await stream(messagesRequest(body, {}, written))).toBe(written.replace('"model" :  "chat"', '"model":"claude-a"'));
+    // A beta the deployment refuses takes fields out: serialized, without them.
+    const refused = await stream(messagesRequest(body, { 'anthropic-beta': 'context-management-2025-06-27' }, written));
+    expect(refused).toBe(JSON.stringify({ model: 'claude-a', messages: clientBody.messages, max_tokens: 2048, top_k: 5, stream: true }));
+    // The same model named twice (here in metadata): which one is the request's is not certain, so serialized.
+    const twice = written.replace('"top_k": 5', '"top_k": 5, "metadata": {"model": "chat"}');
+    const twiceSent = await stream(messagesRequest(JSON.parse(twice) as Record<string, unknown>, {}, twice));
+    expect(JSON.parse(twiceSent)).toMatchObject({ model: 'claude-a', metadata: { model: 'chat' } });
+    expect(twiceSent).not.toContain('\n');
+    // A call that does not stream a body that says `"stream": true`: serialized, with no stream flag.
+    await rig.pipeline.chat(messagesRequest(body, {}, written));
+    expect(JSON.parse(rig.servers[0]!.requests.at(-1)!.body)).toEqual({ ...body, model: 'claude-a', stream: undefined });
   });
 
   it('a unified request (no origin) is encoded as before, and its events carry no wire text', async () => {

@@ -86,6 +86,18 @@ describe('decodeMessagesRequest', () => {
     expect(() => decodeMessagesRequest({ ...base, messages: [{ role: 'tool', content: 'x' }] }, {})).toThrow(/messages\[0\]\.role: must be "user", "assistant" or "system", got "tool"/);
   });
 
+  it('keeps the client\'s text with the origin only while the origin is that body, unchanged', () => {
+    const text = JSON.stringify({ ...base, messages: [{ role: 'user', content: 'hi' }] });
+    const plain = decodeMessagesRequest(JSON.parse(text), {}, { bodyText: text }).request;
+    expect(requestOriginOf(plain, ANTHROPIC_MESSAGES)?.text).toBe(text);
+    // Hints are taken out of what goes on: the text would carry them.
+    const hinted = `${text.slice(0, -1)},"switchyard":{"tier":"fast"}}`;
+    const withHints = requestOriginOf(decodeMessagesRequest(JSON.parse(hinted), {}, { bodyText: hinted }).request, ANTHROPIC_MESSAGES)!;
+    expect(withHints.text).toBeUndefined();
+    expect(withHints.body.switchyard).toBeUndefined();
+    expect(requestOriginOf(decodeMessagesRequest(JSON.parse(text), {}).request, ANTHROPIC_MESSAGES)?.text).toBeUndefined();
+  });
+
   it('count_tokens bodies need no max_tokens', () => {
     const { request } = decodeMessagesRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, {}, { countOnly: true });
     expect(request.max_completion_tokens).toBeUndefined();

@@ -27,6 +27,8 @@ export interface DecodeOptions {
   countOnly?: boolean;
   /** Records where each unified field came from (done again only when an error needs it). */
   paths?: PathRecorder;
+  /** The body's JSON text as the client sent it: kept as the origin's `text` when the body goes on unchanged. */
+  bodyText?: string;
 }
 
 export interface DecodedMessages {
@@ -153,6 +155,8 @@ export function decodeMessagesRequest(body: unknown, headers: DialectHeaders, op
   if (body.switchyard !== undefined) request.switchyard = body.switchyard as ChatRequest['switchyard'];
 
   const origin: { -readonly [K in keyof RequestOrigin]: RequestOrigin[K] } = { format: ANTHROPIC_MESSAGES, body: anthropicBody(body, decoder) };
+  // The client's text goes with a body it still is (no hints taken out, no unsigned thinking dropped).
+  if (options.bodyText !== undefined && origin.body === body) origin.text = options.bodyText;
   if (forwarded) origin.headers = forwarded;
   const { capabilities, hints } = decoder.features;
   if (capabilities.length > 0) origin.untranslatable = capabilities;
