@@ -93,6 +93,26 @@ describe('Responses pass-through to an openai vendor', () => {
     expect(final.id).toMatch(/^resp_[0-9a-f]{32}$/);
   });
 
+  it('sends the client’s own text with only the model replaced; a turn that continues a stored one is serialized with its history', async () => {
+    const openai = await openaiVendor();
+    const pipeline = createPipeline({ endpoints: [{ name: 'openai', provider: 'openai', baseUrl: openai.url, apiKey: VENDOR_KEY }], models: { chat: [{ endpoint: 'openai', model: 'gpt-5-mini' }] }, providers: [openaiProvider] });
+    const { origin } = await startGateway(pipeline);
+    const { switchyard: _hints, ...fields } = CLIENT_BODY;
+    // Spaced and ordered as a client may write it, which JSON.stringify would not give back.
+    const written = `{ "input": ${JSON.stringify(fields.input, null, 1)},\n "model" : "chat", "tools": ${JSON.stringify(fields.tools)}, "store": true, "stream": true }`;
+    const first = await raw(origin, '/v1/responses', { body: written });
+    expect(first.status).toBe(200);
+    expect(openai.requests[0]!.body).toBe(written.replace('"model" : "chat"', '"model":"gpt-5-mini"'));
+    // The next turn names the stored one: what goes upstream is its history and this input, serialized.
+    const id = /"id":"(resp_[0-9a-f]{32})"/.exec(first.text)![1]!;
+    const next = `{ "model": "chat", "previous_response_id": "${id}", "input": "And tomorrow?", "stream": true }`;
+    expect((await raw(origin, '/v1/responses', { body: next })).status).toBe(200);
+    const sent = JSON.parse(openai.requests[1]!.body) as { input: unknown[]; previous_response_id?: string };
+    expect(sent.previous_response_id).toBeUndefined();
+    expect(sent.input.length).toBeGreaterThan(2);
+    expect(openai.requests[1]!.body).not.toContain('\n');
+  });
+
   it('stores the streamed answer as the client received it: the terminal event’s response, the vendor’s id replaced wherever it is', async () => {
     // The vendor names its own id beside the response's (an echo, in an array): the client sees the gateway's in both.
     const echo = { x_echo: ['resp_pt1', { of: 'resp_pt1', not: 'resp_pt10' }] };

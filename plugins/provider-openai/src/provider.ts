@@ -10,7 +10,7 @@ import { classifyHttpError } from './classify-error.js';
 import { openaiContinuation } from './continuation.js';
 import { parseChatResponse } from './response.js';
 import { buildChatBody, buildEmbeddingsBody, passedThroughChatBody } from './request.js';
-import { buildResponsesBody, responsesApiEnabled, responsesOrigin } from './responses-request.js';
+import { buildResponsesBody, responsesApiEnabled, responsesOrigin, responsesText } from './responses-request.js';
 import { isResponseObject, parseResponsesResponse } from './responses-response.js';
 import { ResponsesStreamDecoder } from './responses-stream-decoder.js';
 import { ChatStreamDecoder } from './stream-decoder.js';
@@ -70,7 +70,7 @@ export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): Provid
     buildRequest(request, target, { stream }) {
       const accept = stream ? 'text/event-stream' : 'application/json';
       const origin = responsesOrigin(request, target, responsesByDefault);
-      if (origin) return post('responses', target, buildResponsesBody(origin, { model: target.model, stream }), accept);
+      if (origin) return post('responses', target, responsesText(origin, { model: target.model, stream }) ?? buildResponsesBody(origin, { model: target.model, stream }), accept);
       const bodyOptions = { stream, model: target.model, allowedFields: options.allowedFields, keepReasoning: options.keepReasoning };
       return post('chat/completions', target, passedThroughChatBody(request, bodyOptions) ?? buildChatBody(request, bodyOptions), accept);
     },
