@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { seededRandom } from './clock.js';
+import { withModelReplaced } from './model-splice.js';
+
+/** What withModelReplaced promises, stated as one regular expression over the whole text. */
+function reference(text: string, model: string, upstream: string): string | undefined {
+  const value = JSON.stringify(model).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const matches = [...text.matchAll(new RegExp(`"model"\\s*:\\s*${value}`, 'g'))];
+  if (matches.length !== 1) return undefined;
+  const [match] = matches;
+  return `${text.slice(0, match!.index)}"model":${JSON.stringify(upstream)}${text.slice(match!.index + match![0].length)}`;
+}
+
+describe('withModelReplaced', () => {
+  it('replaces the one top-level model, spacing kept elsewhere, and gives up when the pair is not there exactly once', () => {
+    expect(withModelReplaced('{ "messages": [], "model" :\n "gpt" }', 'gpt', 'gpt-5')).toBe('{ "messages": [], "model":"gpt-5" }');
+    expect(withModelReplaced('{"model":"gpt","metadata":{"model":"gpt"}}', 'gpt', 'x')).toBeUndefined();
+    expect(withModelReplaced('{"model":"gpt-4","tools":[{"model":"gpt"}]}', 'gpt', 'x')).toBe('{"model":"gpt-4","tools":[{"model":"x"}]}');
+    expect(withModelReplaced('{"text":"say \\"model\\": \\"gpt\\"","model":"gpt"}', 'gpt', 'x')).toBe('{"text":"say \\"model\\": \\"gpt\\"","model":"x"}');
+    expect(withModelReplaced('{"models":"gpt"}', 'gpt', 'x')).toBeUndefined();
+    expect(withModelReplaced('{"model":"a$&b"}', 'a$&b', 'c$1')).toBe('{"model":"c$1"}');
+  });
+
+  it('answers as the whole-text regular expression does, on seeded texts with models everywhere', () => {
+    const random = seededRandom(7);
+    const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+    const pieces = ['"model"', ':', ' ', '\n', '"gpt"', '"gpt-5"', '"a.b"', '{', '}', ',', '"x"', '\\"model\\"', '"model":"gpt"', '"model" : "a.b"'];
+    for (let i = 0; i < 3000; i++) {
+      const text = Array.from({ length: 1 + Math.floor(random() * 12) }, () => pick(pieces)).join('');
+      const model = pick(['gpt', 'gpt-5', 'a.b']);
+      expect(withModelReplaced(text, model, 'up'), text).toBe(reference(text, model, 'up'));
+    }
+  });
+});
