@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from './clock.js';
-import { withModelReplaced } from './model-splice.js';
+import { originTextFor, withModelReplaced } from './model-splice.js';
+import type { RequestOrigin } from './request-origin.js';
 
 /** What withModelReplaced promises, stated as one regular expression over the whole text. */
 function reference(text: string, model: string, upstream: string): string | undefined {
@@ -30,5 +31,16 @@ describe('withModelReplaced', () => {
       const model = pick(['gpt', 'gpt-5', 'a.b']);
       expect(withModelReplaced(text, model, 'up'), text).toBe(reference(text, model, 'up'));
     }
+  });
+
+  it('gives an origin\'s text only when it says what the attempt sends about streaming', () => {
+    const origin = (text: string): RequestOrigin => ({ format: 'x', body: JSON.parse(text) as Record<string, unknown>, text });
+    expect(originTextFor(origin('{"model":"gpt","stream":true}'), 'up', true)).toBe('{"model":"up","stream":true}');
+    expect(originTextFor(origin('{"model":"gpt","stream":true}'), 'up', false)).toBeUndefined();
+    expect(originTextFor(origin('{"model":"gpt"}'), 'up', false)).toBe('{"model":"up"}');
+    expect(originTextFor(origin('{"model":"gpt","stream":false}'), 'up', false)).toBe('{"model":"up","stream":false}');
+    expect(originTextFor(origin('{"model":"gpt","stream":null}'), 'up', false)).toBeUndefined();
+    expect(originTextFor(origin('{"model":"gpt"}'), 'up', true)).toBeUndefined();
+    expect(originTextFor({ format: 'x', body: { model: 'gpt' } }, 'up', false)).toBeUndefined();
   });
 });

@@ -6,6 +6,7 @@
  * top-level field; a nested `"model"` with the same value makes two, and then the caller
  * serialises as before.
  */
+import type { RequestOrigin } from './request-origin.js';
 
 const cache = new Map<string, RegExp>();
 
@@ -28,4 +29,19 @@ export function withModelReplaced(text: string, model: string, upstream: string)
   if (!first) return undefined;
   if (pattern.exec(text) !== null) return undefined;
   return `${text.slice(0, first.index)}"model":${JSON.stringify(upstream)}${text.slice(first.index + first[0].length)}`;
+}
+
+/**
+ * The client's own text for an attempt to a vendor of its dialect, the upstream model spliced in:
+ * when the origin has its text (the body as the client sent it) and that text already says what
+ * the attempt sends about streaming (`"stream": true` for a stream; no flag, or false, otherwise).
+ * Undefined when that does not hold, or the model is not certain (`withModelReplaced`): the
+ * provider serializes the body. The dialect's own conditions (fields it takes out) are the
+ * provider's to check first.
+ */
+export function originTextFor(origin: RequestOrigin, upstream: string, stream: boolean): string | undefined {
+  const { body, text } = origin;
+  const flag = body.stream;
+  if (text === undefined || typeof body.model !== 'string' || (stream ? flag !== true : flag !== undefined && flag !== false)) return undefined;
+  return withModelReplaced(text, body.model, upstream);
 }

@@ -6,7 +6,7 @@
  * Anthropic untouched.
  */
 import { type ChatRequest } from '@switchyard/core';
-import { ANTHROPIC_MESSAGES, requestOriginOf, withModelReplaced, type RequestOrigin } from '@switchyard/core/wire';
+import { ANTHROPIC_MESSAGES, requestOriginOf, type RequestOrigin } from '@switchyard/core/wire';
 
 /** The client's Messages request behind `request`, when it came in that dialect. */
 export function messagesOrigin(request: ChatRequest): RequestOrigin | undefined {
@@ -22,18 +22,4 @@ export function passThroughBody(body: Readonly<Record<string, unknown>>, model: 
   }
   if (stream) out.stream = true;
   return out;
-}
-
-/**
- * `passThroughBody` as JSON text without serializing the body again: the client's own text with
- * the upstream model spliced in (core's model-splice.ts), when the origin has its text and it
- * already says what the attempt sends about streaming (`"stream": true` for a stream; no stream
- * flag, or false, otherwise). Undefined when that does not hold: the caller serializes. A
- * Claude Code request is tens to hundreds of KB of system prompt, tools and history; this
- * sends it without copying it through `JSON.stringify`.
- */
-export function passThroughText(origin: RequestOrigin, model: string, stream: boolean): string | undefined {
-  const flag = origin.body.stream;
-  if (origin.text === undefined || typeof origin.body.model !== 'string' || (stream ? flag !== true : flag !== undefined && flag !== false)) return undefined;
-  return withModelReplaced(origin.text, origin.body.model, model);
 }

@@ -8,7 +8,7 @@
  * or off per endpoint (OpenAI-compatible servers and Azure's older API versions lack it).
  */
 import { type Candidate, type ChatRequest } from '@switchyard/core';
-import { requestOriginOf, OPENAI_RESPONSES, withModelReplaced, type RequestOrigin } from '@switchyard/core/wire';
+import { originTextFor, requestOriginOf, OPENAI_RESPONSES, type RequestOrigin } from '@switchyard/core/wire';
 
 /** Fields of the client's body that are the gateway's, never the vendor's (the client's own `store` goes on as it is). */
 const GATEWAY_FIELDS = new Set(['model', 'stream', 'previous_response_id', 'switchyard']);
@@ -39,17 +39,14 @@ export function buildResponsesBody(origin: RequestOrigin, options: { model: stri
 }
 
 /**
- * `buildResponsesBody` as JSON text without serializing the body again: the client's own text
- * with the upstream model spliced in (core's model-splice.ts), when it is what that would send
- * anyway: the origin is the body as the client wrote it (no stored conversation expanded into
- * it), it names none of the gateway's own fields but the model, and its stream flag is the
- * attempt's (`"stream": true` for a stream; otherwise none, or false, and no `stream_options`).
- * Undefined otherwise: the caller serializes. A Codex request sends its whole conversation and
- * tools every turn (tens to hundreds of KB).
+ * `buildResponsesBody` as JSON text without serializing the body again (core's `originTextFor`),
+ * when it is what that would send anyway: the text names none of the gateway's own fields but the
+ * model, and a call that does not stream has no `stream_options` to leave out. Undefined
+ * otherwise: the caller serializes. A Codex request sends its whole conversation and tools every
+ * turn (tens to hundreds of KB).
  */
 export function responsesText(origin: RequestOrigin, options: { model: string; stream: boolean }): string | undefined {
   const body = origin.body;
-  if (origin.text === undefined || typeof body.model !== 'string' || body.previous_response_id !== undefined || body.switchyard !== undefined) return undefined;
-  if (options.stream ? body.stream !== true : (body.stream !== undefined && body.stream !== false) || body.stream_options !== undefined) return undefined;
-  return withModelReplaced(origin.text, body.model, options.model);
+  if (body.previous_response_id !== undefined || body.switchyard !== undefined || (!options.stream && body.stream_options !== undefined)) return undefined;
+  return originTextFor(origin, options.model, options.stream);
 }
