@@ -3,11 +3,10 @@ import { seededRandom } from './clock.js';
 import { originTextFor, withModelReplaced } from './model-splice.js';
 import type { RequestOrigin } from './request-origin.js';
 
-/** What withModelReplaced promises, stated as one regular expression over the whole text. */
+/** What withModelReplaced promises, stated over the whole text: exactly one string-valued `"model"` member, and it is the model's. */
 function reference(text: string, model: string, upstream: string): string | undefined {
-  const value = JSON.stringify(model).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const matches = [...text.matchAll(new RegExp(`"model"\\s*:\\s*${value}`, 'g'))];
-  if (matches.length !== 1) return undefined;
+  const matches = [...text.matchAll(/"model"\s*:\s*("(?:[^"\\]|\\.)*")/g)];
+  if (matches.length !== 1 || matches[0]![1] !== JSON.stringify(model)) return undefined;
   const [match] = matches;
   return `${text.slice(0, match!.index)}"model":${JSON.stringify(upstream)}${text.slice(match!.index + match![0].length)}`;
 }
@@ -16,7 +15,11 @@ describe('withModelReplaced', () => {
   it('replaces the one top-level model, spacing kept elsewhere, and gives up when the pair is not there exactly once', () => {
     expect(withModelReplaced('{ "messages": [], "model" :\n "gpt" }', 'gpt', 'gpt-5')).toBe('{ "messages": [], "model":"gpt-5" }');
     expect(withModelReplaced('{"model":"gpt","metadata":{"model":"gpt"}}', 'gpt', 'x')).toBeUndefined();
-    expect(withModelReplaced('{"model":"gpt-4","tools":[{"model":"gpt"}]}', 'gpt', 'x')).toBe('{"model":"gpt-4","tools":[{"model":"x"}]}');
+    // Another string-valued "model" anywhere, a second top-level key included (a vendor's parser may read the first; ours kept the last): serialised.
+    expect(withModelReplaced('{"model":"gpt-4","tools":[{"model":"gpt"}]}', 'gpt', 'x')).toBeUndefined();
+    expect(withModelReplaced('{"model":"claude-opus","messages":[],"model":"gpt"}', 'gpt', 'x')).toBeUndefined();
+    expect(withModelReplaced('{"model":"gpt","tools":[{"parameters":{"model":{"type":"string"}}}]}', 'gpt', 'x')).toBe('{"model":"x","tools":[{"parameters":{"model":{"type":"string"}}}]}');
+    expect(withModelReplaced('{"model":"g\\u0070t"}', 'gpt', 'x')).toBeUndefined();
     expect(withModelReplaced('{"text":"say \\"model\\": \\"gpt\\"","model":"gpt"}', 'gpt', 'x')).toBe('{"text":"say \\"model\\": \\"gpt\\"","model":"x"}');
     expect(withModelReplaced('{"models":"gpt"}', 'gpt', 'x')).toBeUndefined();
     expect(withModelReplaced('{"model":"a$&b"}', 'a$&b', 'c$1')).toBe('{"model":"c$1"}');

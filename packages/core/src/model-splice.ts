@@ -1,33 +1,23 @@
 /**
  * A client's JSON body sent on with another model: the text as it came, with its `"model"`
  * value replaced, instead of the parsed body serialised again. Only where the replacement is
- * certain: the key and value (`"model": "<the client's model>"`, any white space) occur exactly
- * once. A string inside the JSON cannot contain them unescaped, so one occurrence is the
- * top-level field; a nested `"model"` with the same value makes two, and then the caller
- * serialises as before.
+ * certain: the text holds exactly one `"model": "<string>"` member (any white space), and its
+ * value is the client's model as JSON writes it. A string inside the JSON cannot contain such a
+ * member unescaped, so one is the top-level field. Any other (a nested one, a second top-level
+ * `"model"` key a vendor's parser might read instead of ours: routing and budgets went by the
+ * one JSON.parse kept) leaves the caller to serialise as before.
  */
 import type { RequestOrigin } from './request-origin.js';
 
-const cache = new Map<string, RegExp>();
+/** A `"model"` member with a string value, the value captured as written. */
+const MODEL_MEMBER = /"model"\s*:\s*("(?:[^"\\]|\\.)*")/g;
 
-function patternFor(model: string): RegExp {
-  let pattern = cache.get(model);
-  if (!pattern) {
-    const value = JSON.stringify(model).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    pattern = new RegExp(`"model"\\s*:\\s*${value}`, 'g');
-    // Logical model names are few; a client sending many distinct names gets no cache growth.
-    if (cache.size < 256) cache.set(model, pattern);
-  }
-  pattern.lastIndex = 0;
-  return pattern;
-}
-
-/** `text` with its one top-level `"model": "<model>"` made `"model":"<upstream>"`, or undefined when that is not certain. */
+/** `text` with its one `"model": "<model>"` made `"model":"<upstream>"`, or undefined when that is not certain. */
 export function withModelReplaced(text: string, model: string, upstream: string): string | undefined {
-  const pattern = patternFor(model);
-  const first = pattern.exec(text);
-  if (!first) return undefined;
-  if (pattern.exec(text) !== null) return undefined;
+  MODEL_MEMBER.lastIndex = 0;
+  const first = MODEL_MEMBER.exec(text);
+  if (!first || first[1] !== JSON.stringify(model)) return undefined;
+  if (MODEL_MEMBER.exec(text) !== null) return undefined;
   return `${text.slice(0, first.index)}"model":${JSON.stringify(upstream)}${text.slice(first.index + first[0].length)}`;
 }
 

@@ -94,7 +94,7 @@ describe('a Messages request goes to Anthropic as the client wrote it', () => {
       return rig!.servers[0]!.requests.at(-1)!.body;
     };
     const [interaction] = cassette('pydantic-ai__test_anthropic_model_thinking_part_stream.yaml');
-    rig = await anthropicRig([replay(interaction!), replay(interaction!), replay(interaction!), json(200, fixtureJson('anthropic-text.json'))], { options: { anthropicBetas: ['interleaved-thinking-2025-05-14'] } });
+    rig = await anthropicRig([replay(interaction!), replay(interaction!), replay(interaction!), replay(interaction!), json(200, fixtureJson('anthropic-text.json'))], { options: { anthropicBetas: ['interleaved-thinking-2025-05-14'] } });
     expect(await stream(messagesRequest(body, {}, written))).toBe(written.replace('"model" :  "chat"', '"model":"claude-a"'));
     // A beta the deployment refuses takes fields out: serialized, without them.
     const refused = await stream(messagesRequest(body, { 'anthropic-beta': 'context-management-2025-06-27' }, written));
@@ -104,6 +104,11 @@ describe('a Messages request goes to Anthropic as the client wrote it', () => {
     const twiceSent = await stream(messagesRequest(JSON.parse(twice) as Record<string, unknown>, {}, twice));
     expect(JSON.parse(twiceSent)).toMatchObject({ model: 'claude-a', metadata: { model: 'chat' } });
     expect(twiceSent).not.toContain('\n');
+    // Two top-level "model" keys: routing and budgets went by the last (JSON.parse's); a vendor might read the first. Serialized: one model goes.
+    const duplicated = `{"model":"claude-opus-4-1",${written.slice(1)}`;
+    const duplicatedSent = await stream(messagesRequest(JSON.parse(duplicated) as Record<string, unknown>, {}, duplicated));
+    expect(duplicatedSent.match(/"model"/g)).toHaveLength(1);
+    expect(JSON.parse(duplicatedSent)).toMatchObject({ model: 'claude-a' });
     // A call that does not stream a body that says `"stream": true`: serialized, with no stream flag.
     await rig.pipeline.chat(messagesRequest(body, {}, written));
     expect(JSON.parse(rig.servers[0]!.requests.at(-1)!.body)).toEqual({ ...body, model: 'claude-a', stream: undefined });
