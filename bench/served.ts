@@ -79,21 +79,26 @@ export interface Served {
   log: string;
 }
 
-/** Starts `node <bundle>/bin.js serve` (plus BENCH_NODE_ARGS) and resolves once it listens. */
-export async function startServed(bundle: string, primary: string, secondary: string, nodeArgs: string[], tenants = false): Promise<Served> {
+/**
+ * Starts `node <bundle>/bin.js serve` (plus BENCH_NODE_ARGS) and resolves once it listens.
+ * `launcher`: a command node runs under (instructions.ts: valgrind and its options).
+ */
+export async function startServed(bundle: string, primary: string, secondary: string, nodeArgs: string[], tenants = false, launcher: string[] = []): Promise<Served> {
   const dir = mkdtempSync(path.join(tmpdir(), 'switchyard-bench-'));
   const config = path.join(dir, 'switchyard.yaml');
   writeFileSync(config, servedConfig(primary, secondary, tenants));
   const log = path.join(dir, 'stdout.log');
   const out = openSync(log, 'w');
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = spawn(process.execPath, [...nodeArgs, ...profile, path.join(bundle, 'bin.js'), 'serve', '--config', config, '--no-watch'], { stdio: ['ignore', out, 'inherit'], env: { ...process.env, LOG_LEVEL: 'info' } });
+  const [command, ...launcherArgs] = [...launcher, process.execPath];
+  const child = spawn(command!, [...launcherArgs, ...nodeArgs, ...profile, path.join(bundle, 'bin.js'), 'serve', '--config', config, '--no-watch'], { stdio: ['ignore', out, 'inherit'], env: { ...process.env, LOG_LEVEL: 'info' } });
   // The access log and the records' journal grow by megabytes a cell: gone with the process, unless BENCH_KEEP_SERVED is set (to read them).
   child.once('exit', () => {
     closeSync(out);
     if (!process.env.BENCH_KEEP_SERVED) rmSync(dir, { recursive: true, force: true });
   });
-  const deadline = Date.now() + 20_000;
+  // Under valgrind, start-up takes a minute.
+  const deadline = Date.now() + (launcher.length > 0 ? 300_000 : 20_000);
   for (;;) {
     const match = /"event":"listening","url":"(http[^"]+)"/.exec(readFileSync(log, 'utf8'));
     if (match) return { child, url: match[1], log };

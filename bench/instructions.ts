@@ -1,0 +1,124 @@
+/**
+ * Instructions per request: what each contender's main thread executes for one request, counted
+ * by valgrind (callgrind) instead of timed. On a shared 2-core VM the timed CPU of one process
+ * moves by a quarter between runs, and a pinned A/B of the same code read 0.76–1.24; an
+ * instruction count of the same code repeats within 0.5 %. It leaves out what a count cannot
+ * see (the kernel's side of system calls, cache misses, the collector's helper threads), so it
+ * complements `pnpm bench:gateway`, it does not replace it.
+ *
+ * Every contender of a mode runs under callgrind at once (the same conditions: how many requests
+ * one turn of the event loop serves changes the count); the load is c = 8 from this process. After
+ * a warm-up the counters are zeroed, the measured requests run, and the counters are dumped.
+ * Only the main thread is read: under valgrind the threads run one at a time, and V8's idle
+ * worker threads spin for their turn, so their counts say nothing about the contender.
+ *
+ * Run: pnpm bench:instructions   (Debian: apt-get install valgrind)
+ * Knobs: BENCH_MODES (default chat,stream,messages-stream,responses-stream,gemini-stream),
+ * BENCH_TARGETS (default thin,core,served; also plugins, logged), BENCH_REQUESTS (1000),
+ * BENCH_WARMUP (1500).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { Pool } from 'undici';
+import { buildBenchEntry } from './build-contenders.js';
+import { forkContender } from './contender.js';
+import { REQUESTS, type Mode } from './requests.js';
+import { servedBundle, startServed } from './served.js';
+
+const MODES = (process.env.BENCH_MODES ?? 'chat,stream,messages-stream,responses-stream,gemini-stream').split(',') as Mode[];
+const TARGETS = (process.env.BENCH_TARGETS ?? 'thin,core,served').split(',');
+const REQUESTS_MEASURED = Number(process.env.BENCH_REQUESTS ?? 1000);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1500);
+const CONCURRENCY = 8;
+
+const label: Record<string, string> = {
+  thin: 'thin node:http proxy',
+  core: 'gateway, core only',
+  plugins: 'gateway, 4 policy plugins',
+  logged: 'serve-like, in process (4 plugins)',
+  served: 'switchyard serve (bundle, 4 plugins)',
+};
+
+for (const tool of ['valgrind', 'callgrind_control']) {
+  if (spawnSync(tool, ['--version'], { stdio: 'ignore' }).error) {
+    console.error(`bench:instructions needs ${tool} (Debian: apt-get install valgrind)`);
+    process.exit(1);
+  }
+}
+for (const target of TARGETS) if (!label[target]) throw new Error(`BENCH_TARGETS: unknown target '${target}' (known: ${Object.keys(label).join(', ')})`);
+
+const out = mkdtempSync(path.join(tmpdir(), 'switchyard-instructions-'));
+/** Callgrind, one dump file per thread; V8 writes code into its heap, which valgrind must see. */
+const callgrind = (name: string) => ['valgrind', '--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', '--dump-instr=no', '-q', `--callgrind-out-file=${path.join(out, `${name}.%p`)}`];
+
+const servers = await buildBenchEntry('./gateway-servers.ts', 'gateway-servers');
+const upstream = await forkContender(await buildBenchEntry('./gateway-upstream.ts', 'gateway-upstream'), []);
+const bundle = TARGETS.includes('served') ? servedBundle() : undefined;
+
+async function startContender(target: string, name: string): Promise<{ child: ChildProcess; url: string }> {
+  const launcher = callgrind(name);
+  if (target === 'served') {
+    const served = await startServed(bundle!, upstream.info.primary!, upstream.info.secondary!, [], false, launcher);
+    return { child: served.child, url: served.url };
+  }
+  const [command, ...args] = launcher;
+  const child = spawn(command!, [...args, process.execPath, servers, target, upstream.info.primary!, upstream.info.secondary!, upstream.info.dead!], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  return { child, url: (JSON.parse(line) as Record<string, string>).healthy! };
+}
+
+/** Instructions of the main thread between the counters' zeroing and their dump, per request. */
+async function count(mode: Mode, target: string): Promise<number> {
+  const name = `${mode}-${target}`;
+  const { child, url } = await startContender(target, name);
+  const { path: route, body } = REQUESTS[mode];
+  const address = new URL(url + route);
+  const pool = new Pool(address.origin, { connections: CONCURRENCY });
+  const load = async (requests: number) => {
+    let sent = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (sent++ < requests) {
+          const res = await pool.request({ method: 'POST', path: address.pathname + address.search, headers: { 'content-type': 'application/json', authorization: 'Bearer x', 'x-api-key': 'x', 'x-goog-api-key': 'x' }, body });
+          const text = await res.body.text();
+          if (res.statusCode !== 200) throw new Error(`${label[target]}, ${mode}: status ${res.statusCode}: ${text.slice(0, 200)}`);
+        }
+      }),
+    );
+  };
+  try {
+    await load(WARMUP);
+    spawnSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
+    await load(REQUESTS_MEASURED);
+    spawnSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
+    // The first dump's file of the first thread (the main one).
+    const file = path.join(out, `${name}.${child.pid}.1-01`);
+    const deadline = Date.now() + 60_000;
+    while (!existsSync(file) || !/^totals: \d+/m.test(readFileSync(file, 'utf8'))) {
+      if (Date.now() > deadline) throw new Error(`callgrind wrote no dump for ${label[target]} (${file})`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    return Number(/^totals: (\d+)/m.exec(readFileSync(file, 'utf8'))![1]) / REQUESTS_MEASURED;
+  } finally {
+    await pool.close();
+    child.kill('SIGTERM');
+    if (child.exitCode === null) await once(child, 'exit');
+  }
+}
+
+const targets = ['thin', ...TARGETS.filter((t) => t !== 'thin')];
+console.log(`switchyard instructions per request: main thread under callgrind, ${REQUESTS_MEASURED} requests at c = ${CONCURRENCY} after ${WARMUP} of warm-up, every contender of a mode at once; node ${process.version}`);
+const rows: string[][] = [['mode', ...targets.map((t) => `${label[t]} k instr/req${t === 'thin' ? '' : ' (thin / it)'}`)]];
+for (const mode of MODES) {
+  const counts = await Promise.all(targets.map((target) => count(mode, target)));
+  rows.push([mode, ...counts.map((c, i) => `${(c / 1000).toFixed(1)}${i === 0 ? '' : ` (${(counts[0]! / c).toFixed(2)})`}`)]);
+  console.log(`${mode}: ${counts.map((c, i) => `${targets[i]} ${(c / 1000).toFixed(1)} k`).join(', ')}`);
+}
+console.log();
+const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+for (const r of rows) console.log(r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '));
+upstream.child.kill();
