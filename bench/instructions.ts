@@ -6,11 +6,17 @@
  * see (the kernel's side of system calls, cache misses, the collector's helper threads), so it
  * complements `pnpm bench:gateway`, it does not replace it.
  *
- * Every contender of a mode runs under callgrind at once (the same conditions: how many requests
- * one turn of the event loop serves changes the count); the load is c = 8 from this process. After
- * a warm-up the counters are zeroed, the measured requests run, and the counters are dumped.
- * Only the main thread is read: under valgrind the threads run one at a time, and V8's idle
- * worker threads spin for their turn, so their counts say nothing about the contender.
+ * The contenders run one after another under callgrind, each with the machine to itself; the
+ * load is c = 8 from this process. After a warm-up the counters are zeroed, the measured requests
+ * run, and the counters are dumped. Only the main thread is read: under valgrind the threads run
+ * one at a time, and V8's idle worker threads spin for their turn, so their counts say nothing
+ * about the contender.
+ *
+ * Valgrind runs a contender 30–50× slower than native, so work driven by the clock (the access
+ * log's 20 ms batches, a journal's group commit, timers) runs that much more often per request:
+ * a contender with such work counts more than it costs. Two contenders run at once read up to
+ * 20 % apart from one run alone; one at a time, the same build repeats closely. Compare builds
+ * of the same contender, and read thin / contender as a bound.
  *
  * Run: pnpm bench:instructions   (Debian: apt-get install valgrind)
  * Knobs: BENCH_MODES (default chat,stream,messages-stream,responses-stream,gemini-stream),
@@ -111,10 +117,12 @@ async function count(mode: Mode, target: string): Promise<number> {
 }
 
 const targets = ['thin', ...TARGETS.filter((t) => t !== 'thin')];
-console.log(`switchyard instructions per request: main thread under callgrind, ${REQUESTS_MEASURED} requests at c = ${CONCURRENCY} after ${WARMUP} of warm-up, every contender of a mode at once; node ${process.version}`);
+console.log(`switchyard instructions per request: main thread under callgrind, ${REQUESTS_MEASURED} requests at c = ${CONCURRENCY} after ${WARMUP} of warm-up, one contender at a time; node ${process.version}`);
 const rows: string[][] = [['mode', ...targets.map((t) => `${label[t]} k instr/req${t === 'thin' ? '' : ' (thin / it)'}`)]];
 for (const mode of MODES) {
-  const counts = await Promise.all(targets.map((target) => count(mode, target)));
+  // One at a time: a contender's count depends on how fast it runs (below), so each gets the same machine.
+  const counts: number[] = [];
+  for (const target of targets) counts.push(await count(mode, target));
   rows.push([mode, ...counts.map((c, i) => `${(c / 1000).toFixed(1)}${i === 0 ? '' : ` (${(counts[0]! / c).toFixed(2)})`}`)]);
   console.log(`${mode}: ${counts.map((c, i) => `${targets[i]} ${(c / 1000).toFixed(1)} k`).join(', ')}`);
 }
