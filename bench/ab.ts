@@ -14,7 +14,7 @@ import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { Pool } from 'undici';
 import { buildBenchEntry } from './build-contenders.js';
-import { cpuMs, forkContender } from './contender.js';
+import { cpuMs, forkContender, sendRequests } from './contender.js';
 import { REQUESTS, type Mode } from './requests.js';
 import { servedBundle, startServed } from './served.js';
 
@@ -66,19 +66,10 @@ const pools = contenders.map((c) => {
   return { pool: new Pool(url.origin, { connections: CONCURRENCY }), base: url.pathname };
 });
 
-async function load(index: number, mode: Mode, count: number): Promise<void> {
+function load(index: number, mode: Mode, count: number): Promise<void> {
   const { pool, base } = pools[index]!;
   const { path, body } = REQUESTS[mode];
-  let sent = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (sent++ < count) {
-        const res = await pool.request({ path: base + path, method: 'POST', headers: { 'content-type': 'application/json' }, body });
-        await res.body.text();
-        if (res.statusCode !== 200) throw new Error(`${builds[index]!.name} answered ${res.statusCode} to ${mode}`);
-      }
-    }),
-  );
+  return sendRequests(pool, base + path, body, count, CONCURRENCY, `${builds[index]!.name}, ${mode},`);
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

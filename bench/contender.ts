@@ -6,6 +6,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import type { Pool } from 'undici';
 
 /** Forks `file` and resolves with the JSON line it prints first. */
 export async function forkContender(file: string, args: string[], execArgv: string[] = []): Promise<{ child: ChildProcess; info: Record<string, string> }> {
@@ -32,4 +33,18 @@ export function rssMb(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Sends `count` POSTs of `body` to `path` over `pool`, `concurrency` at a time; an answer other than 200 throws, naming `who`. */
+export async function sendRequests(pool: Pool, path: string, body: string, count: number, concurrency: number, who: string): Promise<void> {
+  let sent = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (sent++ < count) {
+        const res = await pool.request({ path, method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        const text = await res.body.text();
+        if (res.statusCode !== 200) throw new Error(`${who} answered ${res.statusCode}: ${text.slice(0, 200)}`);
+      }
+    }),
+  );
 }

@@ -19,6 +19,7 @@ import { buildBenchEntry } from './build-contenders.js';
 import { cpuMs, forkContender, rssMb } from './contender.js';
 import { isAgentSized, isStream, REQUESTS as bodies, type Mode } from './requests.js';
 import { BENCH_TENANT_KEY, servedBundle, startServed } from './served.js';
+import { printTable } from './table.js';
 
 /** `--quick`: one round of 0.5 s cells, c = 32, chat and Gemini only (a smoke run, not a result). */
 const QUICK = process.argv.includes('--quick');
@@ -156,11 +157,6 @@ function medianResult(rs: Result[]): Result {
   return { rps: m((r) => r.rps), p50: m((r) => r.p50), p99: m((r) => r.p99), ttfb50: m((r) => r.ttfb50), ttfb99: m((r) => r.ttfb99), errors: Math.max(...rs.map((r) => r.errors)), cpuUs: m((r) => r.cpuUs), rss: m((r) => r.rss) };
 }
 
-function printTable(rows: string[][], leftColumns: number): void {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  for (const r of rows) console.log(r.map((c, i) => (i < leftColumns ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  '));
-  console.log();
-}
 
 const servers = BUILT ? await buildBenchEntry('./gateway-servers.ts', 'gateway-servers') : './gateway-servers.ts';
 const baselineServers = BASELINE && (BUILT ? await buildBenchEntry(`${BASELINE}/bench/gateway-servers.ts`, 'baseline-servers') : `${BASELINE}/bench/gateway-servers.ts`);

@@ -34,9 +34,10 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { Pool } from 'undici';
 import { buildBenchEntry } from './build-contenders.js';
-import { forkContender } from './contender.js';
+import { forkContender, sendRequests } from './contender.js';
 import { REQUESTS, type Mode } from './requests.js';
 import { servedBundle, startServed } from './served.js';
+import { printTable } from './table.js';
 
 const MODES = (process.env.BENCH_MODES ?? 'chat,stream,messages-stream,responses-stream,gemini-stream').split(',') as Mode[];
 const TARGETS = (process.env.BENCH_TARGETS ?? 'thin,core,served').split(',');
@@ -87,18 +88,7 @@ async function count(mode: Mode, target: string): Promise<number> {
   const { path: route, body } = REQUESTS[mode];
   const address = new URL(url + route);
   const pool = new Pool(address.origin, { connections: CONCURRENCY });
-  const load = async (requests: number) => {
-    let sent = 0;
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (sent++ < requests) {
-          const res = await pool.request({ method: 'POST', path: address.pathname + address.search, headers: { 'content-type': 'application/json', authorization: 'Bearer x', 'x-api-key': 'x', 'x-goog-api-key': 'x' }, body });
-          const text = await res.body.text();
-          if (res.statusCode !== 200) throw new Error(`${label[target]}, ${mode}: status ${res.statusCode}: ${text.slice(0, 200)}`);
-        }
-      }),
-    );
-  };
+  const load = (requests: number) => sendRequests(pool, address.pathname + address.search, body, requests, CONCURRENCY, `${label[target]}, ${mode},`);
   try {
     await load(WARMUP);
     spawnSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
@@ -130,7 +120,6 @@ for (const mode of MODES) {
   console.log(`${mode}: ${counts.map((c, i) => `${targets[i]} ${(c / 1000).toFixed(1)} k`).join(', ')}`);
 }
 console.log();
-const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-for (const r of rows) console.log(r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '));
+printTable(rows, 1);
 upstream.child.kill();
 rmSync(out, { recursive: true, force: true });

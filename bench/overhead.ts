@@ -11,6 +11,7 @@ import { retry } from '@switchyard/plugin-retry';
 import { circuitBreaker } from '@switchyard/plugin-circuit-breaker';
 import { health } from '@switchyard/plugin-health';
 import { router } from '@switchyard/plugin-router';
+import { printTable } from './table.js';
 import { chatBody, startUpstream, streamBody } from './upstream.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
@@ -85,8 +86,7 @@ async function main() {
   row('chat (router+health+breaker+retry)', chat.bare, chat.plugins);
   row('stream (core only)', stream.bare, stream.core);
   row('stream (router+health+breaker+retry)', stream.bare, stream.plugins);
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  '));
+  printTable(rows, 1);
 
   await Promise.all([plain.close(), full.close(), bareAgent.close(), upstream.close()]);
 }
