@@ -24,7 +24,9 @@
  * Run: pnpm bench:instructions   (Debian: apt-get install valgrind)
  * Knobs: BENCH_MODES (default chat,stream,messages-stream,responses-stream,gemini-stream),
  * BENCH_TARGETS (default thin,core,served; also plugins, logged), BENCH_REQUESTS (1000),
- * BENCH_WARMUP (1500).
+ * BENCH_WARMUP (1500), BENCH_FUNCTIONS (N: also print where each contender's instructions go,
+ * its N costliest source files and JavaScript functions; callgrind-profile.ts), BENCH_NODE_ARGS
+ * (node flags for every contender: `--no-turbo-inlining` shows inlined functions on their own).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -37,6 +39,7 @@ import { buildBenchEntry } from './build-contenders.js';
 import { forkContender, sendRequests } from './contender.js';
 import { REQUESTS, type Mode } from './requests.js';
 import { servedBundle, startServed } from './served.js';
+import { instructionProfile } from './callgrind-profile.js';
 import { printTable } from './table.js';
 
 const MODES = (process.env.BENCH_MODES ?? 'chat,stream,messages-stream,responses-stream,gemini-stream').split(',') as Mode[];
@@ -44,6 +47,9 @@ const TARGETS = (process.env.BENCH_TARGETS ?? 'thin,core,served').split(',');
 const REQUESTS_MEASURED = Number(process.env.BENCH_REQUESTS ?? 1000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1500);
 const CONCURRENCY = 8;
+const FUNCTIONS = Number(process.env.BENCH_FUNCTIONS ?? 0);
+/** V8 names the code it generates in /tmp/perf-<pid>.map, which the profile reads. */
+const NODE_ARGS = [...(FUNCTIONS > 0 ? ['--perf-basic-prof'] : []), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
 
 const label: Record<string, string> = {
   thin: 'thin node:http proxy',
@@ -72,13 +78,22 @@ const bundle = TARGETS.includes('served') ? servedBundle() : undefined;
 async function startContender(target: string, name: string): Promise<{ child: ChildProcess; url: string }> {
   const launcher = callgrind(name);
   if (target === 'served') {
-    const served = await startServed(bundle!, upstream.info.primary!, upstream.info.secondary!, [], false, launcher);
+    const served = await startServed(bundle!, upstream.info.primary!, upstream.info.secondary!, NODE_ARGS, false, launcher);
     return { child: served.child, url: served.url };
   }
   const [command, ...args] = launcher;
-  const child = spawn(command!, [...args, process.execPath, servers, target, upstream.info.primary!, upstream.info.secondary!, upstream.info.dead!], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const child = spawn(command!, [...args, process.execPath, ...NODE_ARGS, servers, target, upstream.info.primary!, upstream.info.secondary!, upstream.info.dead!], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
   return { child, url: (JSON.parse(line) as Record<string, string>).healthy! };
+}
+
+function printProfile(title: string, dump: string, pid: number): void {
+  const profile = instructionProfile(dump, pid, REQUESTS_MEASURED);
+  if (!profile) return void console.log(`${title}: node wrote no /tmp/perf-${pid}.map, no profile`);
+  for (const [what, rows] of [['source files', profile.byFile], ['functions', profile.byFunction]] as const) {
+    console.log(`${title}: the ${FUNCTIONS} costliest ${what}, k instructions per request (with the engine work each calls)`);
+    printTable([[what, 'k instr/req'], ...rows.slice(0, FUNCTIONS).map((row) => [row.name, (row.instructions / 1000).toFixed(1)])], 1);
+  }
 }
 
 /** Instructions of the main thread between the counters' zeroing and their dump, per request. */
@@ -101,11 +116,13 @@ async function count(mode: Mode, target: string): Promise<number> {
       if (Date.now() > deadline) throw new Error(`callgrind wrote no dump for ${label[target]} (${file})`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
+    if (FUNCTIONS > 0) printProfile(`${label[target]}, ${mode}`, file, child.pid!);
     return Number(/^totals: (\d+)/m.exec(readFileSync(file, 'utf8'))![1]) / REQUESTS_MEASURED;
   } finally {
     await pool.close();
     child.kill('SIGTERM');
     if (child.exitCode === null) await once(child, 'exit');
+    rmSync(`/tmp/perf-${child.pid}.map`, { force: true });
   }
 }
 

@@ -4,7 +4,7 @@
  * their signatures can be sent back, and anything unknown is skipped.
  */
 import { SwitchyardError, type Candidate, type StreamDecoder, type StreamPart } from '@switchyard/core';
-import { ANTHROPIC_MESSAGES, type DecodedSseEvent } from '@switchyard/core/wire';
+import { ANTHROPIC_MESSAGES, startsAt, type DecodedSseEvent } from '@switchyard/core/wire';
 import { streamEventError } from './classify-error.js';
 import { finishReasonOf, mergeUsage, toUnifiedUsage } from './mapping.js';
 import { stopMetadata } from './response.js';
@@ -85,13 +85,15 @@ export class AnthropicStreamDecoder implements StreamDecoder {
   }
 
   readAfterCommitIn(text: string, start: number): boolean {
-    for (const line of UNREAD_EVENTS) if (text.startsWith(line, start)) return false;
+    // The event line, cut out once and compared whole (a different length fails at once).
+    const line = text.slice(start, text.indexOf('\n', start) + 1);
+    for (const unread of UNREAD_EVENTS) if (line === unread) return false;
     return true;
   }
 
   /** `ping` yields no part, before the commit point too. */
   partlessIn(text: string, start: number): boolean {
-    return text.startsWith('event: ping\n', start);
+    return startsAt(text, 'event: ping\n', start);
   }
 
   private messageStart(message: MessagesResponseBody | undefined): StreamPart[] {

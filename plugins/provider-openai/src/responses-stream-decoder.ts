@@ -8,7 +8,7 @@
  * encode). The terminal event is one `finish` part with the usage inside it.
  */
 import { type StreamDecoder, type StreamPart } from '@switchyard/core';
-import { OPENAI_RESPONSES, type DecodedSseEvent } from '@switchyard/core/wire';
+import { OPENAI_RESPONSES, startsAt, type DecodedSseEvent } from '@switchyard/core/wire';
 import { type ErrorRule } from '@switchyard/core/internal';
 import { classifyStreamError } from './classify-error.js';
 import { classifyResponseFailure } from './responses-errors.js';
@@ -27,7 +27,7 @@ export const TEXT_DELTA_LINE = 'event: response.output_text.delta\n';
 
 /** The name on an event's `event:` line, which comes first (JSON data has no raw newline); undefined without one. */
 function eventNameAt(text: string, start: number): string | undefined {
-  if (!text.startsWith('event:', start)) return undefined;
+  if (!startsAt(text, 'event:', start)) return undefined;
   return text.slice(start + (text.charCodeAt(start + 6) === 32 ? 7 : 6), text.indexOf('\n', start)).trimEnd();
 }
 
@@ -133,7 +133,7 @@ export class ResponsesStreamDecoder implements StreamDecoder {
   }
 
   readAfterCommitIn(text: string, start: number): boolean {
-    if (text.startsWith(TEXT_DELTA_LINE, start)) return false;
+    if (startsAt(text, TEXT_DELTA_LINE, start)) return false;
     const name = eventNameAt(text, start);
     return name === undefined || !(name.endsWith('.delta') || UNREAD_EVENTS.has(name));
   }
@@ -144,7 +144,7 @@ export class ResponsesStreamDecoder implements StreamDecoder {
    * `function_call` anywhere is not parsed to find that out.
    */
   partlessIn(text: string, start: number, end: number): boolean {
-    if (text.startsWith(TEXT_DELTA_LINE, start)) return false;
+    if (startsAt(text, TEXT_DELTA_LINE, start)) return false;
     const name = eventNameAt(text, start);
     if (name === undefined) return false;
     if (UNREAD_EVENTS.has(name)) return true;

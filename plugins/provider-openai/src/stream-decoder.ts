@@ -5,7 +5,7 @@
  * `choices: []` chunk, and errors inside a 200 stream.
  */
 import { SwitchyardError, type ProviderMetadata, type StreamDecoder, type StreamPart } from '@switchyard/core';
-import { KeyScan, OPENAI_CHAT_COMPLETION, type DecodedSseEvent } from '@switchyard/core/wire';
+import { KeyScan, OPENAI_CHAT_COMPLETION, startsAt, type DecodedSseEvent } from '@switchyard/core/wire';
 import { type ErrorRule } from '@switchyard/core/internal';
 import { classifyStreamError } from './classify-error.js';
 import { INSUFFICIENT_RESOURCE, mapFinishReason } from './finish-reason.js';
@@ -72,7 +72,7 @@ export class ChatStreamDecoder implements StreamDecoder {
   }
 
   readAfterCommitIn(text: string, start: number, end: number): boolean {
-    if (!text.startsWith('data:', start)) return true; // a named event (`event: error`), or a field we do not expect
+    if (!startsAt(text, 'data:', start)) return true; // a named event (`event: error`), or a field we do not expect
     return this.keys.within(text, start, end);
   }
 

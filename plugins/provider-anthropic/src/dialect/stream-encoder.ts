@@ -12,7 +12,7 @@
  * `message_stop` never reaches a part: `end()` writes it.
  */
 import { type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
-import { wireTextOf } from '@switchyard/core/wire';
+import { startsAt, wireTextOf } from '@switchyard/core/wire';
 import type { StreamEncoder } from '@switchyard/core/dialect';
 import { messageId, messagesUsage, stopReasonOf, toolUseId } from '../mapping.js';
 
@@ -137,7 +137,7 @@ export class MessagesStreamEncoder implements StreamEncoder {
       let end = wire.indexOf('\n\n', at);
       if (end < 0) end = wire.length;
       // A run of deltas forwarded unread by the core (a lazy pass-through) changes nothing either.
-      if (!wire.startsWith(DELTA_EVENT, at)) this.followEvent(wire.slice(at, end), part);
+      if (!startsAt(wire, DELTA_EVENT, at)) this.followEvent(wire.slice(at, end), part);
       at = end + 2;
     }
   }

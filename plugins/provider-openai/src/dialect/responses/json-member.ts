@@ -7,6 +7,8 @@
  * parsed already).
  */
 
+import { startsAt } from '@switchyard/core/wire';
+
 const QUOTE = 34; // "
 const BACKSLASH = 92; // \
 const OPEN_BRACE = 123; // {
@@ -80,7 +82,7 @@ export function memberText(text: string, key: string, start = 0, end = text.leng
   while (at < end && text.charCodeAt(at) === QUOTE) {
     const keyEnd = afterString(text, at, end);
     if (keyEnd < 0) return undefined;
-    const matches = keyEnd - at === wanted.length && text.startsWith(wanted, at);
+    const matches = keyEnd - at === wanted.length && startsAt(text, wanted, at);
     at = skipSpace(text, keyEnd, end);
     if (text.charCodeAt(at) !== COLON) return undefined;
     const valueStart = skipSpace(text, at + 1, end);

@@ -13,7 +13,7 @@
  * `response.failed` when the answer broke after its head.
  */
 import { type FinishReason, type ProviderMetadata, type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
-import { isUnreadEvents, wireTextOf } from '@switchyard/core/wire';
+import { isUnreadEvents, startsAt, wireTextOf } from '@switchyard/core/wire';
 import type { GatewayErrorReply as ErrorReply, StreamEncoder } from '@switchyard/core/dialect';
 import { finalResponseOf } from '../../responses-final.js';
 import { TEXT_DELTA_LINE } from '../../responses-stream-decoder.js';
@@ -99,7 +99,7 @@ function dataOf(text: string): Json | undefined {
 
 /** The event name of the SSE event `text.slice(at, end)` (`event: name` is its first line when present). */
 function nameOf(text: string, at = 0, end = text.length): string | undefined {
-  if (!text.startsWith('event:', at)) return undefined;
+  if (!startsAt(text, 'event:', at)) return undefined;
   const eol = text.indexOf('\n', at);
   return text.slice(at + (text.charCodeAt(at + 6) === 32 ? 7 : 6), eol < 0 || eol > end ? end : eol).trim();
 }
@@ -265,7 +265,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       const stop = input.indexOf('\n\n', at);
       const end = stop < 0 ? input.length : stop + 2;
       // A text delta, most of a stream: nothing to rename, hold or read.
-      if (input.startsWith(TEXT_DELTA_LINE, at)) {
+      if (startsAt(input, TEXT_DELTA_LINE, at)) {
         at = end;
         continue;
       }
