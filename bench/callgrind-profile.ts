@@ -89,6 +89,11 @@ function readDump(file: string, nameOf: (raw: string) => string): { self: Map<st
 
 const isJavaScript = (name: string) => name.startsWith('JS:');
 
+/** A function's name with its file's path cut to what tells it apart: the bundle's file name, or the package and its path within. */
+function shortName(name: string): string {
+  return name.replace(/(?:file:\/\/)?\/\S*\/node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?/, '').replace(/file:\/\/\S*\/(\S+\.m?js)/, '$1');
+}
+
 /** The source file of each line of a bundle, from esbuild's `// path` comments. */
 function sourceFiles(bundle: string): string[] {
   const files: string[] = [];
@@ -155,7 +160,7 @@ export function instructionProfile(dumpFile: string, pid: number, requests: numb
   for (const [name, cost] of byFunction) byFile.set(fileOf(name), (byFile.get(fileOf(name)) ?? 0) + cost);
   const rows = (costs: Map<string, number>) =>
     [...costs]
-      .map(([name, cost]) => ({ name: name.replace(/file:\/\/\S*\/(\S+\.m?js)/, '$1'), instructions: cost / requests }))
+      .map(([name, cost]) => ({ name: shortName(name), instructions: cost / requests }))
       .sort((a, b) => b.instructions - a.instructions);
   return { byFile: rows(byFile), byFunction: rows(byFunction) };
 }
