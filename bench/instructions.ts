@@ -2,7 +2,7 @@
  * Instructions per request: what each contender's main thread executes for one request, counted
  * by valgrind (callgrind) instead of timed. On a shared 2-core VM the timed CPU of one process
  * moves by a quarter between runs, and a pinned A/B of the same code read 0.76–1.24; an
- * instruction count of the same code repeats within 0.5 %. It leaves out what a count cannot
+ * instruction count of the same code repeats within about 3 %. It leaves out what a count cannot
  * see (the kernel's side of system calls, cache misses, the collector's helper threads), so it
  * complements `pnpm bench:gateway`, it does not replace it.
  *
@@ -17,8 +17,8 @@
  * a contender with such work counts more than it costs, and its count follows the machine's
  * speed: `switchyard serve` (its access log) read 545 and 547 k instructions per stream in one
  * run and 596 in another; the in-process gateway, with no such work on a healthy request, repeats
- * within 2 % across runs. Two contenders run at once read up to 20 % apart from one run alone, so
- * they run one at a time. Compare builds of the same contender in one run, and read
+ * within about 3 % across runs. Two contenders run at once read up to 20 % apart from one run
+ * alone, so they run one at a time. Compare builds of the same contender in one run, and read
  * thin / contender as a bound.
  *
  * Run: pnpm bench:instructions   (Debian: apt-get install valgrind)
