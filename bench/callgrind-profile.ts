@@ -157,7 +157,10 @@ export function instructionProfile(dumpFile: string, pid: number, requests: numb
     return / (node:\S+?):\d+:\d+$/.exec(name)?.[1] ?? 'other JavaScript';
   };
   const byFile = new Map<string, number>();
-  for (const [name, cost] of byFunction) byFile.set(fileOf(name), (byFile.get(fileOf(name)) ?? 0) + cost);
+  for (const [name, cost] of byFunction) {
+    const file = fileOf(name);
+    byFile.set(file, (byFile.get(file) ?? 0) + cost);
+  }
   const rows = (costs: Map<string, number>) =>
     [...costs]
       .map(([name, cost]) => ({ name: shortName(name), instructions: cost / requests }))

@@ -157,7 +157,6 @@ function medianResult(rs: Result[]): Result {
   return { rps: m((r) => r.rps), p50: m((r) => r.p50), p99: m((r) => r.p99), ttfb50: m((r) => r.ttfb50), ttfb99: m((r) => r.ttfb99), errors: Math.max(...rs.map((r) => r.errors)), cpuUs: m((r) => r.cpuUs), rss: m((r) => r.rss) };
 }
 
-
 const servers = BUILT ? await buildBenchEntry('./gateway-servers.ts', 'gateway-servers') : './gateway-servers.ts';
 const baselineServers = BASELINE && (BUILT ? await buildBenchEntry(`${BASELINE}/bench/gateway-servers.ts`, 'baseline-servers') : `${BASELINE}/bench/gateway-servers.ts`);
 const upstream = await start(BUILT ? await buildBenchEntry('./gateway-upstream.ts', 'gateway-upstream') : './gateway-upstream.ts');

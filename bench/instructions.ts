@@ -112,12 +112,13 @@ async function count(mode: Mode, target: string): Promise<number> {
     // The first dump's file of the first thread (the main one).
     const file = path.join(out, `${name}.${child.pid}.1-01`);
     const deadline = Date.now() + 60_000;
-    while (!existsSync(file) || !/^totals: \d+/m.test(readFileSync(file, 'utf8'))) {
+    let totals: RegExpExecArray | null;
+    while (!(totals = existsSync(file) ? /^totals: (\d+)/m.exec(readFileSync(file, 'utf8')) : null)) {
       if (Date.now() > deadline) throw new Error(`callgrind wrote no dump for ${label[target]} (${file})`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     if (FUNCTIONS > 0) printProfile(`${label[target]}, ${mode}`, file, child.pid!);
-    return Number(/^totals: (\d+)/m.exec(readFileSync(file, 'utf8'))![1]) / REQUESTS_MEASURED;
+    return Number(totals[1]) / REQUESTS_MEASURED;
   } finally {
     await pool.close();
     child.kill('SIGTERM');
