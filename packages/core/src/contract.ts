@@ -287,6 +287,8 @@ export interface TransportRequest {
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: string;
+  /** `body` as its UTF-8 bytes, when the core has them without encoding it (a client's own body sent on): a transport that sends bytes should send these. */
+  bodyBytes?: Uint8Array;
   signal: AbortSignal;
   /** The same abort as `signal`, free until it fires; set by the core. A transport that can should listen here (reading `signal` makes one). */
   abort?: AbortLink;

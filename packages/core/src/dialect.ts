@@ -79,6 +79,8 @@ export interface DialectCall {
   readonly body: unknown;
   /** The body's text as the client sent it. */
   readonly bodyText?: string;
+  /** `bodyText` as the client's bytes, when they are exactly its UTF-8: what a dialect keeps beside the text (`RequestOrigin.bytes`). */
+  readonly bodyBytes?: Uint8Array;
 }
 
 export interface StoredObjectCaps {

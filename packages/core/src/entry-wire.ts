@@ -9,7 +9,7 @@ export { ERROR_BODY_LIMIT_BYTES, readErrorBodyText } from './error-body.js';
 export { bodyCodes } from './error-rules.js';
 export { expressibleCandidates, refusedPart, UNEXPRESSIBLE_CODE } from './expressible.js';
 export { bodyExcerpt, isContextLengthMessage, kindForStatus, parseRetryAfter, policyHeaders } from './http-errors.js';
-export { originTextFor, withModelReplaced } from './model-splice.js';
+export { modelEditIn, originBodyFor, originTextFor, splicedBody, withModelReplaced, type BodyEdit, type SplicedBody } from './model-splice.js';
 export type { DecodedSseEvent } from './provider.js';
 export { REDACTED, redactSecrets, SECRET_FRAGMENT_LENGTH } from './redact-secrets.js';
 export { type RequestOrigin, requestOriginOf, setRequestOrigin, type Untranslatable } from './request-origin.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from './clock.js';
-import { originTextFor, withModelReplaced } from './model-splice.js';
+import { originBodyFor, originTextFor, splicedBody, withModelReplaced } from './model-splice.js';
 import type { RequestOrigin } from './request-origin.js';
 
 /** What withModelReplaced promises, stated over the whole text: exactly one string-valued `"model"` member, and it is the model's. */
@@ -45,5 +45,35 @@ describe('withModelReplaced', () => {
     expect(originTextFor(origin('{"model":"gpt","stream":null}'), 'up', false)).toBeUndefined();
     expect(originTextFor(origin('{"model":"gpt"}'), 'up', true)).toBeUndefined();
     expect(originTextFor({ format: 'x', body: { model: 'gpt' } }, 'up', false)).toBeUndefined();
+  });
+});
+
+describe('splicedBody', () => {
+  it('makes the same edits to the bytes as to the text, whatever characters surround them', () => {
+    const random = seededRandom(11);
+    const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+    const pieces = ['a', ' ', '"', 'é', 'ß', '日本', '😀', '\\n', '{', '}', 'ü'];
+    for (let i = 0; i < 2000; i++) {
+      const text = Array.from({ length: 1 + Math.floor(random() * 40) }, () => pick(pieces)).join('');
+      const points = Array.from({ length: Math.floor(random() * 4) }, () => Math.floor(random() * (text.length + 1))).sort((a, b) => a - b);
+      // Edits start and end between whole characters (a surrogate pair is never cut), never overlapping.
+      const safe = points.filter((at) => at === 0 || at === text.length || !(text.charCodeAt(at) >= 0xdc00 && text.charCodeAt(at) <= 0xdfff));
+      const edits = [];
+      for (let e = 0; e + 1 < safe.length; e += 2) edits.push({ start: safe[e]!, end: safe[e + 1]!, text: pick(['', 'x', '"model":"ü"', '😀']) });
+      const spliced = splicedBody(text, Buffer.from(text), edits);
+      expect(Buffer.from(spliced.bodyBytes!).toString('utf8'), text).toBe(spliced.body);
+      expect(splicedBody(text, undefined, edits)).toEqual({ body: spliced.body });
+    }
+  });
+
+  it('sends the client bytes themselves when the upstream model is the one the client wrote', () => {
+    const text = '{"model":"gpt","stream":true}';
+    const bytes = Buffer.from(text);
+    const same = originBodyFor({ format: 'x', body: JSON.parse(text) as Record<string, unknown>, text, bytes }, 'gpt', true);
+    expect(same?.body).toBe(text);
+    expect(same?.bodyBytes).toBe(bytes);
+    const other = originBodyFor({ format: 'x', body: JSON.parse(text) as Record<string, unknown>, text, bytes }, 'gpt-5', true);
+    expect(Buffer.from(other!.bodyBytes!).toString()).toBe('{"model":"gpt-5","stream":true}');
+    expect(originBodyFor({ format: 'x', body: JSON.parse(text) as Record<string, unknown>, text }, 'gpt-5', true)).toEqual({ body: '{"model":"gpt-5","stream":true}' });
   });
 });

@@ -69,8 +69,8 @@ function send(env: Pick<CallEnv, 'transport'>, built: ProviderRequest, url: stri
   const progress = env.transport.reportsRequestSent && attempt.requestProgress ? attempt : undefined;
   progress?.requestProgress!('pending');
   const onRequestSent = progress ? whenWritten(progress) : undefined;
-  if (!abort) return env.transport.request({ url, method: built.method, headers, body: built.body, signal: attempt.signal, onRequestSent });
-  return env.transport.request(new LinkedRequest(url, built.method, headers, built.body, abort, onRequestSent));
+  if (!abort) return env.transport.request({ url, method: built.method, headers, body: built.body, bodyBytes: built.bodyBytes, signal: attempt.signal, onRequestSent });
+  return env.transport.request(new LinkedRequest(url, built.method, headers, built.body, built.bodyBytes, abort, onRequestSent));
 }
 
 /** `onRequestSent` in a function of its own: a closure holds its function's whole context, here only the attempt. */
@@ -93,6 +93,7 @@ class LinkedRequest implements TransportRequest {
     readonly method: TransportRequest['method'],
     readonly headers: Record<string, string>,
     readonly body: string | undefined,
+    readonly bodyBytes: Uint8Array | undefined,
     readonly abort: AbortLink,
     readonly onRequestSent: (() => void) | undefined,
   ) {}

@@ -16,6 +16,12 @@ export interface ProviderRequest {
   path: string;
   headers: Record<string, string>;
   body?: string;
+  /**
+   * `body` as its UTF-8 bytes, when the codec has them without encoding it (the client's own
+   * body with the model spliced in: model-splice.ts). The transport sends these; they must be
+   * exactly `body`'s UTF-8.
+   */
+  bodyBytes?: Uint8Array;
 }
 
 export interface ProviderHttpResponse {
@@ -122,6 +128,8 @@ export interface WireRequest {
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: string;
+  /** `ProviderRequest.bodyBytes`, carried to the transport. */
+  bodyBytes?: Uint8Array;
 }
 
 /**

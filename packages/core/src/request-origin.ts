@@ -38,6 +38,12 @@ export interface RequestOrigin {
    * instead of serialising the body again.
    */
   readonly text?: string;
+  /**
+   * `text` as the client's bytes (its UTF-8), when the gateway kept them: a body sent on from
+   * them is copied, not encoded again (model-splice.ts). Only with `text`, and only when they
+   * are exactly its UTF-8 (the gateway leaves them out of a body that was not valid UTF-8).
+   */
+  readonly bytes?: Uint8Array;
   /** The dialect's own request headers a vendor of the same dialect should get (`anthropic-beta`). */
   readonly headers?: Readonly<Record<string, string>>;
   /**

@@ -60,14 +60,17 @@ function onBodySent(message: unknown): void {
   socket.on('close', onClose);
 }
 
-/** The body to hand undici, and `sent` called once all of it has left the process for the vendor. */
-export function trackedBody(body: string, sent: () => void): Buffer {
+/**
+ * The body to hand undici, and `sent` called once all of it has left the process for the vendor.
+ * Bytes are wrapped, not copied: the callback rides on a Buffer of this request's own.
+ */
+export function trackedBody(body: string | Uint8Array, sent: () => void): Buffer {
   if (!subscribed) {
     diagnostics.subscribe('undici:client:sendHeaders', onSendHeaders);
     diagnostics.subscribe('undici:request:bodySent', onBodySent);
     subscribed = true;
   }
-  const bytes: TrackedBody = Buffer.from(body);
+  const bytes: TrackedBody = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   // Both slots made at once, so every tracked body has one shape.
   bytes[SENT] = sent;
   bytes[SOCKET] = undefined;

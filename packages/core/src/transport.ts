@@ -81,7 +81,8 @@ export function createUndiciTransport(options: UndiciTransportOptions = {}): Tra
       try {
         const { origin, path } = splitUrl(req.url);
         exchange = new UndiciExchange(req);
-        const body = ownDispatcher && req.onRequestSent && req.body ? trackedBody(req.body, req.onRequestSent) : req.body;
+        const payload = req.bodyBytes ?? req.body;
+        const body = ownDispatcher && req.onRequestSent && payload ? trackedBody(payload, req.onRequestSent) : payload;
         getDispatcher().dispatch({ origin, path, method: req.method, headers: req.headers, body, headersTimeout: BACKSTOP_MS, bodyTimeout: BACKSTOP_MS }, exchange);
       } catch (error) {
         return Promise.reject(transportError(error, req.abort ?? req.signal));

@@ -34,7 +34,7 @@ export function dialectContext(x: Exchange): DialectContext {
 
 export async function runRoute(x: Exchange, match: RouteMatch, body: unknown): Promise<void> {
   const { dialect, route } = match;
-  const call: DialectCall = { route: route!, headers: x.req.headers, query: x.query, params: match.params, body, bodyText: x.bodyText };
+  const call: DialectCall = { route: route!, headers: x.req.headers, query: x.query, params: match.params, body, bodyText: x.bodyText, bodyBytes: x.bodyBytes };
   try {
     switch (route!.operation) {
       case 'generate':

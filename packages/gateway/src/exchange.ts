@@ -27,6 +27,8 @@ export interface Exchange {
   startedAt: number;
   /** A POST's body as the client sent it (the route gets it parsed). */
   bodyText?: string;
+  /** `bodyText` as the client's bytes, when they are exactly its UTF-8 (read-body.ts). */
+  bodyBytes?: Uint8Array;
   /** The gateway's resolved `server` settings. */
   server: Readonly<ServerOptions>;
 }

@@ -255,7 +255,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     fail(reply, challenge ? { 'www-authenticate': 'Basic realm="switchyard", charset="UTF-8"' } : {});
   }
 
-  function exchangeFor(req: IncomingMessage, res: ServerResponse, requestId: string, query: URLSearchParams, pipeline: Pipeline, abort: AbortLink, dialect: Dialect, caller: CallerIdentity | undefined, bodyText?: string): Exchange {
+  function exchangeFor(req: IncomingMessage, res: ServerResponse, requestId: string, query: URLSearchParams, pipeline: Pipeline, abort: AbortLink, dialect: Dialect, caller: CallerIdentity | undefined, body?: JsonBody): Exchange {
     return {
       req,
       res,
@@ -269,7 +269,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       dialect,
       startedAt,
       server,
-      bodyText,
+      bodyText: body?.text,
+      bodyBytes: body?.bytes,
     };
   }
 
@@ -289,7 +290,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       abort.abort(new SwitchyardError('cancelled', 'the client disconnected'));
     });
     try {
-      await runRoute(exchangeFor(req, res, requestId, query, lease.pipeline, abort, dialect, caller, body.text), matched, body.value);
+      await runRoute(exchangeFor(req, res, requestId, query, lease.pipeline, abort, dialect, caller, body), matched, body.value);
     } catch (error) {
       replyWithError({ res, dialect, errorOptions }, error);
     } finally {

@@ -31,6 +31,12 @@ export interface BodyReadOptions {
 export interface JsonBody {
   value: unknown;
   text: string;
+  /**
+   * The bytes the text was decoded from, when they are exactly its UTF-8: a body sent on is then
+   * copied rather than encoded again. Left out when the bytes were not valid UTF-8 (decoding
+   * replaced something with U+FFFD) and the text would no longer say the same.
+   */
+  bytes?: Buffer;
 }
 
 /**
@@ -75,11 +81,13 @@ export function readJsonBody(req: IncomingMessage, limit: number, options: BodyR
     req.on('end', () => {
       if (settled) return;
       // Most bodies arrive in one chunk: decoded as it is, without a copy.
-      const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8');
+      const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+      const text = bytes.toString('utf8');
       finish();
       if (options.allowEmpty && text.trim() === '') return resolve({ value: undefined, text });
       try {
-        resolve({ value: JSON.parse(text), text });
+        // A text of Latin-1 characters only (most bodies) cannot hold U+FFFD: no search.
+        resolve(text.includes('\uFFFD') ? { value: JSON.parse(text), text } : { value: JSON.parse(text), text, bytes });
       } catch {
         reject(new BodyError(errorReply(400, 'the request body is not valid JSON (send Content-Type: application/json with a JSON object)', 'invalid_request_error', 'invalid_json')));
       }

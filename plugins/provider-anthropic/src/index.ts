@@ -3,7 +3,7 @@
  * (id `anthropic`), and Claude on Azure AI Foundry (id `azure-foundry-anthropic`). The core sends the requests and parses SSE; this package only translates.
  */
 import { defineProvider, type Candidate, type ChatRequest, type ProviderV1 } from '@switchyard/core';
-import { ANTHROPIC_MESSAGES, keepWireBody, originTextFor } from '@switchyard/core/wire';
+import { ANTHROPIC_MESSAGES, keepWireBody, originBodyFor } from '@switchyard/core/wire';
 import { classifyAnthropicError } from './classify-error.js';
 import { buildCountTokensRequest, parseCountTokensResponse } from './count-tokens.js';
 import { messagesOrigin, passThroughBody } from './pass-through.js';
@@ -33,8 +33,8 @@ const messagesCodec = {
     // The deployment's beta allow-list (`options.anthropicBetas`, else the betas billed at token prices): the rest goes, with the fields it turns on.
     const { kept, refused, fields } = splitBetas(clientBetas(request), allowedBetas(target.endpoint, ANTHROPIC_DEFAULT_BETAS));
     // The client's own text when nothing is taken out of it (a Claude Code turn is 100 KB and more: not serialized again).
-    const text = origin && refused.length === 0 ? originTextFor(origin, target.model, stream) : undefined;
-    if (text !== undefined) return { method: 'POST', path: '/messages', headers, body: text };
+    const own = origin && refused.length === 0 ? originBodyFor(origin, target.model, stream) : undefined;
+    if (own !== undefined) return { method: 'POST', path: '/messages', headers, ...own };
     let body = origin ? passThroughBody(origin.body, target.model, stream) : (buildMessagesBody(request, target, stream) as unknown as Record<string, unknown>);
     if (refused.length > 0) {
       if (kept.length > 0) headers['anthropic-beta'] = kept.join(',');

@@ -4,13 +4,13 @@
  */
 import { defineProvider, SwitchyardError, type Candidate, type Capability, type EmbeddingResponse, type ProviderRequest, type ProviderV1 } from '@switchyard/core';
 import { addFields, type ErrorRule } from '@switchyard/core/internal';
-import { OPENAI_RESPONSES } from '@switchyard/core/wire';
+import { OPENAI_RESPONSES, type SplicedBody } from '@switchyard/core/wire';
 import type { BalanceRoute } from './balance.js';
 import { classifyHttpError } from './classify-error.js';
 import { openaiContinuation } from './continuation.js';
 import { parseChatResponse } from './response.js';
 import { buildChatBody, buildEmbeddingsBody, passedThroughChatBody } from './request.js';
-import { buildResponsesBody, responsesApiEnabled, responsesOrigin, responsesText } from './responses-request.js';
+import { buildResponsesBody, responsesApiEnabled, responsesOrigin, responsesOwnBody } from './responses-request.js';
 import { isResponseObject, parseResponsesResponse } from './responses-response.js';
 import { ResponsesStreamDecoder } from './responses-stream-decoder.js';
 import { ChatStreamDecoder } from './stream-decoder.js';
@@ -49,12 +49,14 @@ export interface OpenAIFamilyOptions {
 export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): ProviderV1 {
   const { id } = options;
   const responsesByDefault = options.responsesApi ?? false;
-  const post = (operation: OpenAIOperation, target: Candidate, body: unknown, accept: string): ProviderRequest => ({
+  /** `body`: a client's own (spliced: its text and bytes) or one to serialize. */
+  const post = (operation: OpenAIOperation, target: Candidate, body: unknown, accept: string, own?: SplicedBody): ProviderRequest => ({
     method: 'POST',
     path: options.pathFor(operation, target),
     // Not `{ ...JSON_HEADERS, accept, ...auth }`: a spread before a field takes V8's slow path (see core's addFields).
     headers: addFields({ 'content-type': 'application/json', accept } as Record<string, string>, options.authHeaders(target)),
-    body: typeof body === 'string' ? body : JSON.stringify(body),
+    body: own ? own.body : JSON.stringify(body),
+    bodyBytes: own?.bodyBytes,
   });
   return defineProvider({
     specificationVersion: 'v1',
@@ -70,9 +72,13 @@ export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): Provid
     buildRequest(request, target, { stream }) {
       const accept = stream ? 'text/event-stream' : 'application/json';
       const origin = responsesOrigin(request, target, responsesByDefault);
-      if (origin) return post('responses', target, responsesText(origin, { model: target.model, stream }) ?? buildResponsesBody(origin, { model: target.model, stream }), accept);
+      if (origin) {
+        const own = responsesOwnBody(origin, { model: target.model, stream });
+        return post('responses', target, own ? undefined : buildResponsesBody(origin, { model: target.model, stream }), accept, own);
+      }
       const bodyOptions = { stream, model: target.model, allowedFields: options.allowedFields, keepReasoning: options.keepReasoning };
-      return post('chat/completions', target, passedThroughChatBody(request, bodyOptions) ?? buildChatBody(request, bodyOptions), accept);
+      const own = passedThroughChatBody(request, bodyOptions);
+      return post('chat/completions', target, own ? undefined : buildChatBody(request, bodyOptions), accept, own);
     },
     parseResponse(response, target) {
       if (isResponseObject(response.json)) return parseResponsesResponse(response, id, target, options.errorRules);

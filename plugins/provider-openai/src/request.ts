@@ -1,6 +1,6 @@
 /** The unified request → the Chat Completions body the vendor receives. */
 import { type ChatMessage, type ChatRequest, type EmbeddingRequest } from '@switchyard/core';
-import { OPENAI_CHAT_COMPLETION, requestOriginOf, withModelReplaced } from '@switchyard/core/wire';
+import { modelEditIn, OPENAI_CHAT_COMPLETION, requestOriginOf, splicedBody, type BodyEdit, type SplicedBody } from '@switchyard/core/wire';
 
 export interface ChatBodyOptions {
   stream: boolean;
@@ -50,7 +50,7 @@ export function buildChatBody(request: ChatRequest, options: ChatBodyOptions): R
  * and no field or message data this codec drops. Saves serialising the body again. Undefined
  * when any of that does not hold: the caller serialises as before.
  */
-export function passedThroughChatBody(request: ChatRequest, options: ChatBodyOptions): string | undefined {
+export function passedThroughChatBody(request: ChatRequest, options: ChatBodyOptions): SplicedBody | undefined {
   const origin = requestOriginOf(request, OPENAI_CHAT_COMPLETION);
   if (origin?.text === undefined || origin.body !== request) return undefined;
   const fields = request as unknown as Record<string, unknown>;
@@ -60,16 +60,22 @@ export function passedThroughChatBody(request: ChatRequest, options: ChatBodyOpt
     if (message.providerMetadata !== undefined || (message.reasoning_content !== undefined && !options.keepReasoning)) return undefined;
   }
   if (options.stream !== (request.stream === true)) return undefined;
-  let text = withModelReplaced(origin.text, request.model, options.model);
-  if (text === undefined) return undefined;
-  if (!options.stream) return request.stream_options === undefined ? text : undefined;
-  // The client's own `include_usage: true` is sent as it is; any other stream_options are rebuilt with it.
-  if (request.stream_options !== undefined) return request.stream_options?.include_usage === true ? text : undefined;
-  // Usage arrives in a trailing chunk only when asked for: asked for here, as buildChatBody does.
-  const close = text.lastIndexOf('}');
-  if (close < 0) return undefined;
-  text = `${text.slice(0, close)},"stream_options":{"include_usage":true}${text.slice(close)}`;
-  return text;
+  const { text } = origin;
+  const model = modelEditIn(text, request.model, options.model);
+  if (model === undefined) return undefined;
+  const edits: BodyEdit[] = [model];
+  if (!options.stream) {
+    if (request.stream_options !== undefined) return undefined;
+  } else if (request.stream_options !== undefined) {
+    // The client's own `include_usage: true` is sent as it is; any other stream_options are rebuilt with it.
+    if (request.stream_options?.include_usage !== true) return undefined;
+  } else {
+    // Usage arrives in a trailing chunk only when asked for: asked for here, as buildChatBody does.
+    const close = text.lastIndexOf('}');
+    if (close < model.end) return undefined;
+    edits.push({ start: close, end: close, text: ',"stream_options":{"include_usage":true}' });
+  }
+  return splicedBody(text, origin.bytes, edits);
 }
 
 export function buildEmbeddingsBody(request: EmbeddingRequest, model: string): Record<string, unknown> {

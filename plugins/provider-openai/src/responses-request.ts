@@ -8,7 +8,7 @@
  * or off per endpoint (OpenAI-compatible servers and Azure's older API versions lack it).
  */
 import { type Candidate, type ChatRequest } from '@switchyard/core';
-import { originTextFor, requestOriginOf, OPENAI_RESPONSES, type RequestOrigin } from '@switchyard/core/wire';
+import { originBodyFor, requestOriginOf, OPENAI_RESPONSES, type RequestOrigin, type SplicedBody } from '@switchyard/core/wire';
 
 /** Fields of the client's body that are the gateway's, never the vendor's (the client's own `store` goes on as it is). */
 const GATEWAY_FIELDS = new Set(['model', 'stream', 'previous_response_id', 'switchyard']);
@@ -39,14 +39,14 @@ export function buildResponsesBody(origin: RequestOrigin, options: { model: stri
 }
 
 /**
- * `buildResponsesBody` as JSON text without serializing the body again (core's `originTextFor`),
+ * `buildResponsesBody` as JSON text without serializing the body again (core's `originBodyFor`),
  * when it is what that would send anyway: the text names none of the gateway's own fields but the
  * model, and a call that does not stream has no `stream_options` to leave out. Undefined
  * otherwise: the caller serializes. A Codex request sends its whole conversation and tools every
  * turn (tens to hundreds of KB).
  */
-export function responsesText(origin: RequestOrigin, options: { model: string; stream: boolean }): string | undefined {
+export function responsesOwnBody(origin: RequestOrigin, options: { model: string; stream: boolean }): SplicedBody | undefined {
   const body = origin.body;
   if (body.previous_response_id !== undefined || body.switchyard !== undefined || (!options.stream && body.stream_options !== undefined)) return undefined;
-  return originTextFor(origin, options.model, options.stream);
+  return originBodyFor(origin, options.model, options.stream);
 }

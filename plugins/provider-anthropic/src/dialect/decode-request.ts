@@ -29,6 +29,8 @@ export interface DecodeOptions {
   paths?: PathRecorder;
   /** The body's JSON text as the client sent it: kept as the origin's `text` when the body goes on unchanged. */
   bodyText?: string;
+  /** `bodyText` as the client's bytes (kept as the origin's `bytes` with its text). */
+  bodyBytes?: Uint8Array;
 }
 
 export interface DecodedMessages {
@@ -156,7 +158,10 @@ export function decodeMessagesRequest(body: unknown, headers: DialectHeaders, op
 
   const origin: { -readonly [K in keyof RequestOrigin]: RequestOrigin[K] } = { format: ANTHROPIC_MESSAGES, body: anthropicBody(body, decoder) };
   // The client's text goes with a body it still is (no hints taken out, no unsigned thinking dropped).
-  if (options.bodyText !== undefined && origin.body === body) origin.text = options.bodyText;
+  if (options.bodyText !== undefined && origin.body === body) {
+    origin.text = options.bodyText;
+    if (options.bodyBytes) origin.bytes = options.bodyBytes;
+  }
   if (forwarded) origin.headers = forwarded;
   const { capabilities, hints } = decoder.features;
   if (capabilities.length > 0) origin.untranslatable = capabilities;

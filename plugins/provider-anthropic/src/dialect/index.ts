@@ -54,8 +54,8 @@ export const anthropicMessagesDialect = defineDialect({
     const key = headerValue(headers, 'x-api-key');
     return key !== undefined && key.length > 0 ? key : bearerCredential(headers, query);
   },
-  decodeRequest({ body, headers, bodyText }) {
-    return decode(body, headers, bodyText === undefined ? {} : { bodyText });
+  decodeRequest({ body, headers, bodyText, bodyBytes }) {
+    return decode(body, headers, bodyText === undefined ? {} : { bodyText, bodyBytes });
   },
   encodeResponse: (response) => messageBody(response),
   createStreamEncoder: (info) => new MessagesStreamEncoder(info),

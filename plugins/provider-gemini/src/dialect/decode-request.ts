@@ -260,11 +260,13 @@ export interface GeminiDecodeInput {
   model: string | undefined;
   body: unknown;
   bodyText?: string;
+  /** `bodyText` as the client's bytes (kept as the origin's `bytes` with its text). */
+  bodyBytes?: Uint8Array;
   stream: boolean;
 }
 
 /** A `generateContent` / `streamGenerateContent` body → the unified request and its origin. */
-export function decodeGeminiRequest({ model: rawModel, body, bodyText, stream }: GeminiDecodeInput): DecodedRequest {
+export function decodeGeminiRequest({ model: rawModel, body, bodyText, bodyBytes, stream }: GeminiDecodeInput): DecodedRequest {
   let model: string;
   try {
     model = decodeURIComponent(rawModel ?? '');
@@ -291,7 +293,7 @@ export function decodeGeminiRequest({ model: rawModel, body, bodyText, stream }:
     else if (key === 'cachedContent' || key === 'cached_content') features.capability(key, 'cached content stored at Google');
     else features.capability(key, `the field "${key}"`);
   }
-  setRequestOrigin(request, { format: GEMINI_GENERATE_CONTENT, body, text: bodyText, ...(features.capabilities.length > 0 ? { untranslatable: features.capabilities } : {}) });
+  setRequestOrigin(request, { format: GEMINI_GENERATE_CONTENT, body, text: bodyText, bytes: bodyText === undefined ? undefined : bodyBytes, ...(features.capabilities.length > 0 ? { untranslatable: features.capabilities } : {}) });
   return { request, stream, hints: features.hints, capabilities: features.capabilities };
 }
 

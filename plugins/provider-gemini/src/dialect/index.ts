@@ -85,7 +85,7 @@ export const geminiDialect = defineDialect<GeminiDecoded>({
   routes: [...routesUnder('v1beta'), ...routesUnder('v1')],
   credential: (headers, query) => headerValue(headers, 'x-goog-api-key') ?? query.get('key') ?? bearerCredential(headers, query),
   decodeRequest: (call) => {
-    const { request, stream, hints, capabilities } = decodeGeminiRequest({ model: call.params.model, body: call.body, bodyText: call.bodyText, stream: call.route.stream === true });
+    const { request, stream, hints, capabilities } = decodeGeminiRequest({ model: call.params.model, body: call.body, bodyText: call.bodyText, bodyBytes: call.bodyBytes, stream: call.route.stream === true });
     // Written field by field: a spread followed by a field leaves V8's fast clone path (bench/README.md, Findings).
     return { request, stream, hints, capabilities, sse: call.query.get('alt') === 'sse' };
   },

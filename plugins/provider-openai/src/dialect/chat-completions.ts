@@ -18,11 +18,11 @@ export const openaiChatDialect = defineDialect({
     { method: 'GET', path: '/v1/models', operation: 'models' },
     { method: 'GET', path: '/v1/models/{model*}', operation: 'model' },
   ],
-  decodeRequest({ body, bodyText }) {
+  decodeRequest({ body, bodyText, bodyBytes }) {
     const stream = wantsStream(body);
     const request = body as ChatRequest;
     // A Chat Completions vendor gets the client's text. (Anything but an object is refused by the pipeline's checks, naming what is wrong.)
-    if (typeof body === 'object' && body !== null) setRequestOrigin(request, { format: OPENAI_CHAT_COMPLETION, body: request, text: bodyText });
+    if (typeof body === 'object' && body !== null) setRequestOrigin(request, { format: OPENAI_CHAT_COMPLETION, body: request, text: bodyText, bytes: bodyText === undefined ? undefined : bodyBytes });
     return { request, stream, hints: [], capabilities: [] };
   },
   encodeResponse: (response) => chatCompletionBody(response),

@@ -62,7 +62,7 @@ async function resolveReferences(input: ResponseItem[], responses: ResponseStore
   return Promise.all(input.map(async (item) => (item.type === 'item_reference' && typeof item.id === 'string' ? ((await responses.item(item.id)) ?? item) : item)));
 }
 
-export async function decodeResponsesRequest({ body, bodyText }: DialectCall, context: DialectContext): Promise<DecodedResponses> {
+export async function decodeResponsesRequest({ body, bodyText, bodyBytes }: DialectCall, context: DialectContext): Promise<DecodedResponses> {
   if (!isObject(body)) throw invalid('(body)', 'must be a JSON object');
   const stream = wantsStream(body);
   const { store, explicit } = storeFlag(body);
@@ -101,7 +101,7 @@ export async function decodeResponsesRequest({ body, bodyText }: DialectCall, co
   const upstreamInput = previousId ? statelessHistory(history).concat(statelessItems(input)) : input !== items ? statelessHistory(input) : statelessItems(input);
   const origin = upstreamInput === items ? body : Object.assign({}, body, { input: upstreamInput });
   // The client's text goes with a body it still is (no stored conversation or resolved reference put into it).
-  const text = origin === body && bodyText !== undefined ? { text: bodyText } : {};
+  const text = origin === body && bodyText !== undefined ? { text: bodyText, bytes: bodyBytes } : {};
   setRequestOrigin(request, { format: OPENAI_RESPONSES, body: origin, ...text, ...(capabilities.length > 0 ? { untranslatable: capabilities } : {}), ...(hints.length > 0 ? { hints } : {}) });
 
   // Refused before the vendor is paid: an answer the client asked to store that could not be.
