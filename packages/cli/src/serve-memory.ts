@@ -6,10 +6,14 @@
  * in flight plus about 20 MiB; most of what reaches its old generation is request garbage, which
  * V8's default keeps around by the tens of MiB. A tighter limit means more frequent full
  * collections, each over a small heap: CPU, and a longer latency tail. Measured with
- * `pnpm bench:serve` (docs/deploy.md has the table, 2026-12-04): 20 % peaks at 128–139 MiB
- * against 184–209 for V8's default, for 104–111 against 92–94 µs of CPU per request. 50 % was
- * 5–8 MiB higher with its CPU within noise of 20 % in one A/B (4–13 % lower in another), so serve
- * keeps 20 %: memory is the tighter of its targets.
+ * `pnpm bench:serve` (docs/deploy.md has the table, 2026-12-04): 20 % peaked at 128–139 MiB
+ * against 184–209 for V8's default, for 104–111 against 92–94 µs of CPU per request, and serve
+ * kept 20 % until a coding agent's turn was measured (2026-12-07, `pnpm bench:ab`, 110 KB
+ * requests): each of them promotes its body and parsed request, 20 % then runs a full collection
+ * every few megabytes, and a turn cost 870–960 µs of CPU against 360–640 at 50 %. Short requests
+ * cost the same at both (70–80 µs for Chat, 90 for a stream), and 50 % peaks 15–30 MiB higher
+ * (161–171 MiB against 136–156, the thin proxy's 159–179). Serve keeps 50 %: agents are the
+ * traffic, and a memory target bought with twice their CPU is the wrong trade.
  *
  * V8 reads this flag each time it sets the next collection's limit, so setting it at start-up
  * takes effect without a restart. The young generation cannot be resized this way: its size is
@@ -18,7 +22,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 
-export const SERVE_HEAP_GROWING_PERCENT = 20;
+export const SERVE_HEAP_GROWING_PERCENT = 50;
 
 const OWN_SETTING = /--heap[-_]growing[-_]percent\b/;
 
