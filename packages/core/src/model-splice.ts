@@ -8,7 +8,7 @@
  * one JSON.parse kept) leaves the caller to serialise as before.
  *
  * When the gateway kept the client's bytes (`RequestOrigin.bytes`), the edits are made to them
- * too (`SplicedBody.bytes`), so the body is never encoded again: a coding agent's turn is 100 KB
+ * too (`SplicedBody.bodyBytes`), so the body is never encoded again: a coding agent's turn is 100 KB
  * and more, and encoding its text took 56 µs where copying its bytes takes 11.
  */
 import type { RequestOrigin } from './request-origin.js';
@@ -23,7 +23,7 @@ export interface BodyEdit {
   text: string;
 }
 
-/** A body to send: its text, and the same as UTF-8 when it was made from the client's bytes (`WireRequest.bodyBytes`). */
+/** A body to send: its text, and the same as UTF-8 when it was made from the client's bytes (`ProviderRequest.bodyBytes`). */
 export interface SplicedBody {
   body: string;
   bodyBytes?: Uint8Array;
@@ -49,9 +49,12 @@ export function withModelReplaced(text: string, model: string, upstream: string)
  * `text` with the edits made (in order, none overlapping), and `bytes` (its UTF-8, when given)
  * with the same edits: the bytes between edits are copied, never encoded again. An edit's byte
  * offset is counted from the nearer end of the text (a model near the start, a field added
- * before the closing brace).
+ * before the closing brace). An edit that changes nothing (the model the client already names,
+ * written as it wrote it) is left out: with none left, the client's text and bytes go as they are.
  */
-export function splicedBody(text: string, bytes: Uint8Array | undefined, edits: readonly BodyEdit[]): SplicedBody {
+export function splicedBody(text: string, bytes: Uint8Array | undefined, allEdits: readonly BodyEdit[]): SplicedBody {
+  const edits = allEdits.filter((edit) => text.slice(edit.start, edit.end) !== edit.text);
+  if (edits.length === 0) return bytes ? { body: text, bodyBytes: bytes } : { body: text };
   let body = '';
   let from = 0;
   for (const edit of edits) {
@@ -91,17 +94,18 @@ function byteOffset(text: string, size: number, at: number): number {
  * check first.
  */
 export function originBodyFor(origin: RequestOrigin, upstream: string, stream: boolean): SplicedBody | undefined {
+  return ownBodyOf(origin, upstream, stream, origin.bytes);
+}
+
+/** `originBodyFor`'s text alone (no bytes are copied). */
+export function originTextFor(origin: RequestOrigin, upstream: string, stream: boolean): string | undefined {
+  return ownBodyOf(origin, upstream, stream, undefined)?.body;
+}
+
+function ownBodyOf(origin: RequestOrigin, upstream: string, stream: boolean, bytes: Uint8Array | undefined): SplicedBody | undefined {
   const { body, text } = origin;
   const flag = body.stream;
   if (text === undefined || typeof body.model !== 'string' || (stream ? flag !== true : flag !== undefined && flag !== false)) return undefined;
   const edit = modelEditIn(text, body.model, upstream);
-  if (!edit) return undefined;
-  // The model the vendor is asked for is the one the client wrote, as it wrote it: the client's body unchanged.
-  if (text.slice(edit.start, edit.end) === edit.text) return origin.bytes ? { body: text, bodyBytes: origin.bytes } : { body: text };
-  return splicedBody(text, origin.bytes, [edit]);
-}
-
-/** `originBodyFor`'s text alone. */
-export function originTextFor(origin: RequestOrigin, upstream: string, stream: boolean): string | undefined {
-  return originBodyFor({ format: origin.format, body: origin.body, ...(origin.text === undefined ? {} : { text: origin.text }) }, upstream, stream)?.body;
+  return edit && splicedBody(text, bytes, [edit]);
 }

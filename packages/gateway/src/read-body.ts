@@ -86,8 +86,9 @@ export function readJsonBody(req: IncomingMessage, limit: number, options: BodyR
       finish();
       if (options.allowEmpty && text.trim() === '') return resolve({ value: undefined, text });
       try {
+        const value: unknown = JSON.parse(text);
         // A text of Latin-1 characters only (most bodies) cannot hold U+FFFD: no search.
-        resolve(text.includes('\uFFFD') ? { value: JSON.parse(text), text } : { value: JSON.parse(text), text, bytes });
+        resolve(text.includes('\uFFFD') ? { value, text } : { value, text, bytes });
       } catch {
         reject(new BodyError(errorReply(400, 'the request body is not valid JSON (send Content-Type: application/json with a JSON object)', 'invalid_request_error', 'invalid_json')));
       }
