@@ -14,6 +14,7 @@ import type { AttemptOutcome, RequestOutcome } from './outcomes.js';
 import type { PIPELINE_MARKER } from './pipeline-marker.js';
 import type { PLUGIN_MARKER } from './plugin-marker.js';
 import type { ProviderV1 } from './provider.js';
+import type { RequestLimits } from './request-limits.js';
 import type { StateStore } from './state-store.js';
 import type { ZodType } from 'zod';
 import type { Candidate, Capability, ChatRequest, ChatResponse, ChatResult, EmbeddingRequest, EmbeddingResponse, EmbeddingResult, EndpointConfig, ModelsConfig, ResponseInfo, StreamPart } from './types.js';
@@ -35,6 +36,13 @@ export interface CallOptions {
   caller?: CallerIdentity;
   /** The client's session, when it names one beside the request (Claude Code's `X-Claude-Code-Session-Id`): prompt-cache affinity keeps a session on one deployment. */
   sessionId?: string;
+  /**
+   * The limits the request is checked against before any work (request-limits.ts): a gateway's
+   * `server.limits`, so a request its dialect decoded is held to what the operator configured,
+   * not to the defaults. Unset fields keep their defaults. Pass the same object every time (it
+   * is merged once).
+   */
+  limits?: Partial<RequestLimits>;
 }
 
 export interface Pipeline {

@@ -188,8 +188,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   }
 
   function checkedRun(mode: RequestMode, request: unknown, callOptions: CallOptions): Promise<ChatResponse | ChatStream | EmbeddingResponse> {
-    if (mode === 'embeddings') validateEmbeddingRequest(request);
-    else validateChatRequest(request);
+    if (mode === 'embeddings') validateEmbeddingRequest(request, callOptions.limits);
+    else validateChatRequest(request, callOptions.limits);
     const model = (request as ChatRequest).model;
     const configured = candidates().get(model);
     if (!configured) {

@@ -1,7 +1,7 @@
 /** Checks a request before any work: bad input fails with a coded error and no upstream attempt. */
 import { SwitchyardError } from './errors.js';
 import type { ChatRequest, EmbeddingRequest } from './types.js';
-import { checkRequestLimits } from './request-limits.js';
+import { checkRequestLimits, type RequestLimits } from './request-limits.js';
 import { checkSwitchyardHints } from './switchyard-hints.js';
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
@@ -14,9 +14,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-export function validateChatRequest(request: unknown): asserts request is ChatRequest {
+export function validateChatRequest(request: unknown, limits?: Partial<RequestLimits>): asserts request is ChatRequest {
   if (!isObject(request)) throw invalid('request must be a JSON object', '(body)');
-  checkRequestLimits(request);
+  checkRequestLimits(request, limits);
   if (typeof request.model !== 'string' || request.model.length === 0) throw invalid('model is required and must be a non-empty string', 'model');
   checkSwitchyardHints(request.switchyard);
   const messages = request.messages;
@@ -47,9 +47,9 @@ export function validateChatRequest(request: unknown): asserts request is ChatRe
   }
 }
 
-export function validateEmbeddingRequest(request: unknown): asserts request is EmbeddingRequest {
+export function validateEmbeddingRequest(request: unknown, limits?: Partial<RequestLimits>): asserts request is EmbeddingRequest {
   if (!isObject(request)) throw invalid('request must be a JSON object', '(body)');
-  checkRequestLimits(request);
+  checkRequestLimits(request, limits);
   if (typeof request.model !== 'string' || request.model.length === 0) throw invalid('model is required and must be a non-empty string', 'model');
   checkSwitchyardHints(request.switchyard);
   const input = request.input;

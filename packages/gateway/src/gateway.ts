@@ -261,7 +261,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       res,
       query,
       pipeline,
-      call: { signal: abort, requestId, traceparent: traceparentOf(req), deadlineMs: server.requestTimeoutMs, idempotencyKey: idempotencyKeyOf(req), caller, sessionId: sessionIdOf(req) },
+      call: { signal: abort, requestId, traceparent: traceparentOf(req), deadlineMs: server.requestTimeoutMs, idempotencyKey: idempotencyKeyOf(req), caller, sessionId: sessionIdOf(req), limits: server.limits },
       clock,
       logger,
       heartbeats,
