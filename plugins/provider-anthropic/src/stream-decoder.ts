@@ -86,9 +86,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
 
   readAfterCommitIn(text: string, start: number): boolean {
     // The event line, cut out once and compared whole (a different length fails at once).
-    const line = text.slice(start, text.indexOf('\n', start) + 1);
-    for (const unread of UNREAD_EVENTS) if (line === unread) return false;
-    return true;
+    return !UNREAD_EVENTS.includes(text.slice(start, text.indexOf('\n', start) + 1));
   }
 
   /** `ping` yields no part, before the commit point too. */
