@@ -49,15 +49,16 @@ export interface OpenAIFamilyOptions {
 export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): ProviderV1 {
   const { id } = options;
   const responsesByDefault = options.responsesApi ?? false;
-  /** `body`: a client's own (spliced: its text and bytes) or one to serialize. */
-  const post = (operation: OpenAIOperation, target: Candidate, body: unknown, accept: string, own?: SplicedBody): ProviderRequest => ({
+  /** `sent`: the client's own body (its text, and its bytes when kept), or one serialized here. */
+  const post = (operation: OpenAIOperation, target: Candidate, sent: SplicedBody, accept: string): ProviderRequest => ({
     method: 'POST',
     path: options.pathFor(operation, target),
     // Not `{ ...JSON_HEADERS, accept, ...auth }`: a spread before a field takes V8's slow path (see core's addFields).
     headers: addFields({ 'content-type': 'application/json', accept } as Record<string, string>, options.authHeaders(target)),
-    body: own ? own.body : JSON.stringify(body),
-    bodyBytes: own?.bodyBytes,
+    body: sent.body,
+    bodyBytes: sent.bodyBytes,
   });
+  const serialized = (body: unknown): SplicedBody => ({ body: JSON.stringify(body) });
   return defineProvider({
     specificationVersion: 'v1',
     id,
@@ -72,13 +73,9 @@ export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): Provid
     buildRequest(request, target, { stream }) {
       const accept = stream ? 'text/event-stream' : 'application/json';
       const origin = responsesOrigin(request, target, responsesByDefault);
-      if (origin) {
-        const own = responsesOwnBody(origin, { model: target.model, stream });
-        return post('responses', target, own ? undefined : buildResponsesBody(origin, { model: target.model, stream }), accept, own);
-      }
+      if (origin) return post('responses', target, responsesOwnBody(origin, { model: target.model, stream }) ?? serialized(buildResponsesBody(origin, { model: target.model, stream })), accept);
       const bodyOptions = { stream, model: target.model, allowedFields: options.allowedFields, keepReasoning: options.keepReasoning };
-      const own = passedThroughChatBody(request, bodyOptions);
-      return post('chat/completions', target, own ? undefined : buildChatBody(request, bodyOptions), accept, own);
+      return post('chat/completions', target, passedThroughChatBody(request, bodyOptions) ?? serialized(buildChatBody(request, bodyOptions)), accept);
     },
     parseResponse(response, target) {
       if (isResponseObject(response.json)) return parseResponsesResponse(response, id, target, options.errorRules);
@@ -103,7 +100,7 @@ export function defineOpenAIFamilyProvider(options: OpenAIFamilyOptions): Provid
         }
       : {}),
     buildEmbeddingsRequest(request, target) {
-      return post('embeddings', target, buildEmbeddingsBody(request, target.model), 'application/json');
+      return post('embeddings', target, serialized(buildEmbeddingsBody(request, target.model)), 'application/json');
     },
     parseEmbeddingsResponse(response, target) {
       const body = response.json as Partial<EmbeddingResponse> | undefined;
