@@ -65,7 +65,7 @@ export function prefillRequest(request: ChatRequest, partialText: string): ChatR
   const origin = requestOriginOf(request, ANTHROPIC_MESSAGES);
   const turns = origin?.body.messages;
   if (origin && Array.isArray(turns)) {
-    const { text: _unchanged, bytes: _alsoUnchanged, ...kept } = origin;
+    const { text: _unchanged, ...kept } = origin;
     setRequestOrigin(next, { ...kept, body: { ...origin.body, messages: [...turns, { role: 'assistant', content: partialText }] } });
   }
   return next;

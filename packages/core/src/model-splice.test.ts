@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from './clock.js';
 import { originBodyFor, originTextFor, splicedBody, withModelReplaced } from './model-splice.js';
-import type { RequestOrigin } from './request-origin.js';
+import { requestOriginOf, setRequestOrigin, type RequestOrigin } from './request-origin.js';
 
 /** What withModelReplaced promises, stated over the whole text: exactly one string-valued `"model"` member, and it is the model's. */
 function reference(text: string, model: string, upstream: string): string | undefined {
@@ -75,5 +75,15 @@ describe('splicedBody', () => {
     const other = originBodyFor({ format: 'x', body: JSON.parse(text) as Record<string, unknown>, text, bytes }, 'gpt-5', true);
     expect(Buffer.from(other!.bodyBytes!).toString()).toBe('{"model":"gpt-5","stream":true}');
     expect(originBodyFor({ format: 'x', body: JSON.parse(text) as Record<string, unknown>, text }, 'gpt-5', true)).toEqual({ body: '{"model":"gpt-5","stream":true}' });
+  });
+
+  it('are kept with an origin only beside its text (a continuation drops the text: its bytes go too)', () => {
+    const text = '{"model":"gpt"}';
+    const withText = {};
+    setRequestOrigin(withText, { format: 'x', body: { model: 'gpt' }, text, bytes: Buffer.from(text) });
+    expect(requestOriginOf(withText)?.bytes).toEqual(Buffer.from(text));
+    const continued = {};
+    setRequestOrigin(continued, { ...requestOriginOf(withText)!, body: { model: 'gpt', extra: 1 }, text: undefined });
+    expect(requestOriginOf(continued)).toEqual({ format: 'x', body: { model: 'gpt', extra: 1 }, text: undefined, bytes: undefined });
   });
 });

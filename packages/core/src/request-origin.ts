@@ -40,8 +40,9 @@ export interface RequestOrigin {
   readonly text?: string;
   /**
    * `text` as the client's bytes (its UTF-8), when the gateway kept them: a body sent on from
-   * them is copied, not encoded again (model-splice.ts). Only with `text`, and only when they
-   * are exactly its UTF-8 (the gateway leaves them out of a body that was not valid UTF-8).
+   * them is copied, not encoded again (model-splice.ts). Only with `text` (`setRequestOrigin`
+   * drops them from an origin without it), and only when they are exactly its UTF-8 (the gateway
+   * leaves them out of a body that was not valid UTF-8).
    */
   readonly bytes?: Uint8Array;
   /** The dialect's own request headers a vendor of the same dialect should get (`anthropic-beta`). */
@@ -61,9 +62,13 @@ export interface RequestOrigin {
 
 const origins = hiddenSlot<RequestOrigin>('switchyard.requestOrigin');
 
-/** Keeps the client's request (in its own dialect) with the unified request decoded from it. */
+/**
+ * Keeps the client's request (in its own dialect) with the unified request decoded from it.
+ * Bytes go only with their text: an origin made without the text (a continuation's body, a
+ * changed one) keeps no bytes, so whoever reads `bytes` may send them as the body.
+ */
 export function setRequestOrigin(request: object, origin: RequestOrigin): void {
-  origins.set(request, origin);
+  origins.set(request, origin.bytes !== undefined && origin.text === undefined ? { ...origin, bytes: undefined } : origin);
 }
 
 /** The client's request behind this unified request, when it came in `format` (or in any dialect without one). */

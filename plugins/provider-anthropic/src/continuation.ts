@@ -61,7 +61,7 @@ function derived(request: ChatRequest, messages: ChatMessage[], changes: Partial
     const copy: Record<string, unknown> = { ...origin.body };
     body(copy);
     // Changed, so no longer the client's text (model-splice.ts would send the old one).
-    setRequestOrigin(next, { ...origin, body: copy, text: undefined, bytes: undefined });
+    setRequestOrigin(next, { ...origin, body: copy, text: undefined });
   }
   return next;
 }

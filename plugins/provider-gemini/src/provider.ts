@@ -28,7 +28,7 @@ export const geminiProvider = defineProvider({
       path: `${modelPath(target.model)}${options.stream ? ':streamGenerateContent?alt=sse' : ':generateContent'}`,
       headers: geminiHeaders(target),
       body: origin.text ?? JSON.stringify(origin.body),
-      bodyBytes: origin.text === undefined ? undefined : origin.bytes,
+      bodyBytes: origin.bytes,
     };
   },
   parseResponse(response, target) {

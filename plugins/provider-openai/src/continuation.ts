@@ -28,6 +28,6 @@ export function openaiContinuation(request: ChatRequest, partialText: string): C
   const { previous_response_id: _state, ...body } = origin.body;
   const input = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? body.input : [];
   // Changed, so no longer the client's text (model-splice.ts would send the old one).
-  setRequestOrigin(next, { ...origin, text: undefined, bytes: undefined, body: { ...body, store: false, input: [...input, partialAnswerItem(partialText)] } });
+  setRequestOrigin(next, { ...origin, text: undefined, body: { ...body, store: false, input: [...input, partialAnswerItem(partialText)] } });
   return next;
 }

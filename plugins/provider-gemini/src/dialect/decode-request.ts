@@ -293,7 +293,7 @@ export function decodeGeminiRequest({ model: rawModel, body, bodyText, bodyBytes
     else if (key === 'cachedContent' || key === 'cached_content') features.capability(key, 'cached content stored at Google');
     else features.capability(key, `the field "${key}"`);
   }
-  setRequestOrigin(request, { format: GEMINI_GENERATE_CONTENT, body, text: bodyText, bytes: bodyText === undefined ? undefined : bodyBytes, ...(features.capabilities.length > 0 ? { untranslatable: features.capabilities } : {}) });
+  setRequestOrigin(request, { format: GEMINI_GENERATE_CONTENT, body, text: bodyText, bytes: bodyBytes, ...(features.capabilities.length > 0 ? { untranslatable: features.capabilities } : {}) });
   return { request, stream, hints: features.hints, capabilities: features.capabilities };
 }
 

@@ -22,7 +22,7 @@ export const openaiChatDialect = defineDialect({
     const stream = wantsStream(body);
     const request = body as ChatRequest;
     // A Chat Completions vendor gets the client's text. (Anything but an object is refused by the pipeline's checks, naming what is wrong.)
-    if (typeof body === 'object' && body !== null) setRequestOrigin(request, { format: OPENAI_CHAT_COMPLETION, body: request, text: bodyText, bytes: bodyText === undefined ? undefined : bodyBytes });
+    if (typeof body === 'object' && body !== null) setRequestOrigin(request, { format: OPENAI_CHAT_COMPLETION, body: request, text: bodyText, bytes: bodyBytes });
     return { request, stream, hints: [], capabilities: [] };
   },
   encodeResponse: (response) => chatCompletionBody(response),
