@@ -13,7 +13,7 @@ export { modelEditIn, originBodyFor, originTextFor, splicedBody, withModelReplac
 export type { DecodedSseEvent } from './provider.js';
 export { REDACTED, redactSecrets, SECRET_FRAGMENT_LENGTH } from './redact-secrets.js';
 export { type RequestOrigin, requestOriginOf, setRequestOrigin, type Untranslatable } from './request-origin.js';
-export { type SseEvent, SseParser } from './sse.js';
+export { type SseEvent, SseParser, sseEventNameAt } from './sse.js';
 export { startsAt } from './text-at.js';
 export { transportError } from './transport-error.js';
 export { readBodyText } from './transport.js';

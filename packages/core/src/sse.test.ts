@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { SseParser } from './sse.js';
+import { SseParser, sseEventNameAt } from './sse.js';
 
 const enc = new TextEncoder();
 
@@ -75,5 +75,34 @@ describe('SseParser', () => {
     const unended = new SseParser(100);
     unended.push('data: ');
     expect(() => unended.push('b'.repeat(200))).toThrow(/larger than the limit of 100 characters/);
+  });
+});
+
+describe('sseEventNameAt', () => {
+  const parsedName = (text: string) => parseAll([text]).events[0]?.event;
+
+  it('reads the name the parser reads, from the text in place', () => {
+    for (const text of ['event: message_start\ndata: {}\n\n', 'event:message_start\ndata: {}\n\n', 'event: response.created\r\ndata: {}\r\n\r\n']) {
+      expect(sseEventNameAt(text)).toBeDefined();
+      expect(sseEventNameAt(text)).toBe(parsedName(text));
+    }
+    const chunk = 'data: {"a":1}\n\nevent: ping\ndata: {}\n\n';
+    expect(sseEventNameAt(chunk, chunk.indexOf('event:'))).toBe('ping');
+  });
+
+  it('has no name for an event without a leading event line, or with white space the parser would keep', () => {
+    expect(sseEventNameAt('data: {"type":"ping"}\n\n')).toBeUndefined();
+    expect(sseEventNameAt('id: 1\nevent: ping\ndata: {}\n\n')).toBeUndefined();
+    expect(sseEventNameAt('event:\ndata: {}\n\n')).toBeUndefined();
+    // The parser keeps these spaces (" ping", "ping "); a client reading the JSON's type would not: such an event is read from its data.
+    expect(parsedName('event:  ping\ndata: {}\n\n')).toBe(' ping');
+    expect(sseEventNameAt('event:  ping\ndata: {}\n\n')).toBeUndefined();
+    expect(sseEventNameAt('event: ping \ndata: {}\n\n')).toBeUndefined();
+  });
+
+  it('does not look past the end of the event', () => {
+    const text = 'event: ping\ndata: {}\n\n';
+    expect(sseEventNameAt(text, 0, 9)).toBe('pi');
+    expect(sseEventNameAt('event: ping', 0)).toBe('ping');
   });
 });

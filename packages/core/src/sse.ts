@@ -6,6 +6,7 @@
  */
 import { responseTooLarge } from './response-limits.js';
 import { Utf8Chunks } from './utf8-chunks.js';
+import { startsAt } from './text-at.js';
 
 export interface SseEvent {
   event?: string;
@@ -156,4 +157,22 @@ export class SseParser {
 export function sseTextOf(event: SseEvent): string {
   const data = event.data.includes('\n') ? event.data.replace(/\n/g, '\ndata: ') : event.data;
   return event.event ? `event: ${event.event}\ndata: ${data}\n\n` : `data: ${data}\n\n`;
+}
+
+/**
+ * The name on an event's leading `event:` line, read from its text without parsing it (a lazy
+ * pass-through's decoders and encoders decide by it): the value as `SseParser` reads it (one
+ * space after the colon dropped). Undefined when the event does not start with that line, or when
+ * the name has white space at either end (`event:  x`): a parser would keep that space, while a
+ * client that goes by the JSON's `type` would not, so such an event is read from its data instead.
+ * `end`: where the event ends (its line is not looked for past it).
+ */
+export function sseEventNameAt(text: string, at = 0, end = text.length): string | undefined {
+  if (!startsAt(text, 'event:', at)) return undefined;
+  const from = at + (text.charCodeAt(at + 6) === 32 ? 7 : 6);
+  let to = text.indexOf('\n', from);
+  if (to < 0 || to > end) to = end;
+  if (to > from && text.charCodeAt(to - 1) === 13) to--;
+  if (to <= from || text.charCodeAt(from) <= 32 || text.charCodeAt(to - 1) <= 32) return undefined;
+  return text.slice(from, to);
 }

@@ -163,6 +163,25 @@ describe('Responses pass-through to an openai vendor', () => {
     }
   });
 
+  it('reads events whose event line has white space a parser keeps (`event:  name`) by their data: the gateway’s id in every one, the answer stored', async () => {
+    const spaced = VENDOR_STREAM.replaceAll('event: ', 'event:  ');
+    const openai = await vendor((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(spaced);
+    });
+    const pipeline = createPipeline({ endpoints: [{ name: 'openai', provider: 'openai', baseUrl: openai.url, apiKey: VENDOR_KEY }], models: { chat: [{ endpoint: 'openai', model: 'gpt-5-mini' }] }, providers: [openaiProvider] });
+    const { origin, client } = await startGateway(pipeline);
+    const wire = await raw(origin, '/v1/responses', { body: JSON.stringify({ ...CLIENT_BODY, store: true, stream: true }) });
+    expect(wire.status).toBe(200);
+    // Read by the event line's name taken as it is (" response.created"), no lifecycle event would get the gateway's id.
+    expect(wire.text).not.toContain('resp_pt1');
+    const id = /"id":"(resp_[0-9a-f]{32})"/.exec(wire.text)![1]!;
+    expect(wire.text).toBe(spaced.split('"resp_pt1"').join(`"${id}"`));
+    expect((await raw(origin, `/v1/responses/${id}`, { method: 'GET' })).status).toBe(200);
+    const final = await client.responses.stream({ ...CLIENT_BODY, store: false } as never).finalResponse();
+    expect(final.output_text).toBe('Sunny, 18C.');
+  });
+
   it('answers JSON with the vendor’s body as it came, the response id the gateway’s', async () => {
     const openai = await openaiVendor();
     const pipeline = createPipeline({ endpoints: [{ name: 'openai', provider: 'openai', baseUrl: openai.url, apiKey: VENDOR_KEY }], models: { chat: [{ endpoint: 'openai', model: 'gpt-5-mini' }] }, providers: [openaiProvider] });

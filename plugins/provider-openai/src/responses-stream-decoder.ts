@@ -8,7 +8,7 @@
  * encode). The terminal event is one `finish` part with the usage inside it.
  */
 import { type StreamDecoder, type StreamPart } from '@switchyard/core';
-import { OPENAI_RESPONSES, startsAt, type DecodedSseEvent } from '@switchyard/core/wire';
+import { OPENAI_RESPONSES, sseEventNameAt, startsAt, type DecodedSseEvent } from '@switchyard/core/wire';
 import { type ErrorRule } from '@switchyard/core/internal';
 import { classifyStreamError } from './classify-error.js';
 import { classifyResponseFailure } from './responses-errors.js';
@@ -24,12 +24,6 @@ const UNREAD_EVENTS = new Set(['response.content_part.added', 'response.content_
 
 /** Most of a stream's events: recognized in place, without cutting their name out of the text. */
 export const TEXT_DELTA_LINE = 'event: response.output_text.delta\n';
-
-/** The name on an event's `event:` line, which comes first (JSON data has no raw newline); undefined without one. */
-function eventNameAt(text: string, start: number): string | undefined {
-  if (!startsAt(text, 'event:', start)) return undefined;
-  return text.slice(start + (text.charCodeAt(start + 6) === 32 ? 7 : 6), text.indexOf('\n', start)).trimEnd();
-}
 
 export class ResponsesStreamDecoder implements StreamDecoder {
   readonly wireFormat = OPENAI_RESPONSES;
@@ -134,7 +128,7 @@ export class ResponsesStreamDecoder implements StreamDecoder {
 
   readAfterCommitIn(text: string, start: number): boolean {
     if (startsAt(text, TEXT_DELTA_LINE, start)) return false;
-    const name = eventNameAt(text, start);
+    const name = sseEventNameAt(text, start);
     return name === undefined || !(name.endsWith('.delta') || UNREAD_EVENTS.has(name));
   }
 
@@ -145,7 +139,7 @@ export class ResponsesStreamDecoder implements StreamDecoder {
    */
   partlessIn(text: string, start: number, end: number): boolean {
     if (startsAt(text, TEXT_DELTA_LINE, start)) return false;
-    const name = eventNameAt(text, start);
+    const name = sseEventNameAt(text, start);
     if (name === undefined) return false;
     if (UNREAD_EVENTS.has(name)) return true;
     if (name !== 'response.output_item.added') return false;

@@ -12,7 +12,7 @@
  * `message_stop` never reaches a part: `end()` writes it.
  */
 import { type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
-import { startsAt, wireTextOf } from '@switchyard/core/wire';
+import { sseEventNameAt, startsAt, wireTextOf } from '@switchyard/core/wire';
 import type { StreamEncoder } from '@switchyard/core/dialect';
 import { messageId, messagesUsage, stopReasonOf, toolUseId } from '../mapping.js';
 
@@ -143,11 +143,10 @@ export class MessagesStreamEncoder implements StreamEncoder {
   }
 
   private followEvent(text: string, part: StreamPart): void {
-    let name: string | undefined;
+    let name = sseEventNameAt(text);
     let data = text;
-    if (text.startsWith('event: ')) {
+    if (name !== undefined) {
       const eol = text.indexOf('\n');
-      name = text.slice(7, eol < 0 ? text.length : eol).trim();
       data = eol < 0 ? '' : text.slice(eol + 1);
     } else name = DATA_TYPE.exec(text)?.[1];
     switch (name) {

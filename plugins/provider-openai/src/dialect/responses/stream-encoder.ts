@@ -13,7 +13,7 @@
  * `response.failed` when the answer broke after its head.
  */
 import { type FinishReason, type ProviderMetadata, type StreamInfo, type StreamPart, type Usage } from '@switchyard/core';
-import { isUnreadEvents, startsAt, wireTextOf } from '@switchyard/core/wire';
+import { isUnreadEvents, sseEventNameAt, startsAt, wireTextOf } from '@switchyard/core/wire';
 import type { GatewayErrorReply as ErrorReply, StreamEncoder } from '@switchyard/core/dialect';
 import { finalResponseOf } from '../../responses-final.js';
 import { TEXT_DELTA_LINE } from '../../responses-stream-decoder.js';
@@ -97,13 +97,6 @@ function dataOf(text: string): Json | undefined {
   }
 }
 
-/** The event name of the SSE event `text.slice(at, end)` (`event: name` is its first line when present). */
-function nameOf(text: string, at = 0, end = text.length): string | undefined {
-  if (!startsAt(text, 'event:', at)) return undefined;
-  const eol = text.indexOf('\n', at);
-  return text.slice(at + (text.charCodeAt(at + 6) === 32 ? 7 : 6), eol < 0 || eol > end ? end : eol).trim();
-}
-
 function kindOf(type: unknown): ItemKind {
   return type === 'message' || type === 'reasoning' || type === 'function_call' ? type : 'other';
 }
@@ -164,7 +157,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         const text = at === 0 && end === one.length ? one : one.slice(at, end);
         at = end;
         const data = dataOf(text);
-        const type = typeof data?.type === 'string' ? data.type : nameOf(text);
+        const type = typeof data?.type === 'string' ? data.type : sseEventNameAt(text);
         if (data && type) this.absorbEvent(type, data);
       }
     }
@@ -270,7 +263,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         continue;
       }
       // The type from the event line; an event without one (a proxy dropped it) is read now.
-      let name = nameOf(input, at, end);
+      let name = sseEventNameAt(input, at, end);
       if (name === undefined) {
         const type = dataOf(input.slice(at, end))?.type;
         name = typeof type === 'string' ? type : undefined;
