@@ -14,8 +14,13 @@ export const isStream = (mode: Mode) => mode === 'stream' || mode.endsWith('-str
 
 const ask = [{ role: 'user', content: 'Say something short.' }];
 
-/** An agent's turn: its prompt, tools and history, 110 KB of JSON in either dialect. */
-const paragraph = 'Read the file, make the change the user asked for, run the "tests", and report.\n'.repeat(24);
+/**
+ * An agent's turn: its prompt, tools and history, 110 KB of JSON in either dialect. ASCII by
+ * default; `BENCH_AGENT_UTF8=1` puts an em dash in every line, as prose and file contents do (a
+ * body that is not ASCII takes V8's slow UTF-8 decoder from its first such character on).
+ */
+const line = process.env.BENCH_AGENT_UTF8 === '1' ? 'Read the file — make the change the user asked for, run the "tests", and report.\n' : 'Read the file, make the change the user asked for, run the "tests", and report.\n';
+const paragraph = line.repeat(24);
 const agentTools = Array.from({ length: 20 }, (_, i) => ({ name: `tool_${i}`, description: paragraph.slice(0, 900), schema: { type: 'object', properties: { path: { type: 'string' } } } }));
 const agentTurns = Array.from({ length: 41 }, (_, i) => ({ role: i % 2 === 1 ? 'assistant' : 'user', text: paragraph }));
 const agentMessages = JSON.stringify({

@@ -12,6 +12,7 @@ import { transportError } from './transport-error.js';
 import { responseTooLarge } from './response-limits.js';
 import type { SwitchyardError } from './errors.js';
 import { DONE } from './iterator-done.js';
+import { utf8Text } from './utf8-text.js';
 
 /** Buffered body bytes above which undici is asked to pause the socket until the reader catches up. */
 const HIGH_WATER_BYTES = 256 * 1024;
@@ -181,7 +182,7 @@ export class UndiciExchange implements Dispatcher.DispatchHandler {
     while (this.phase === 'body') await new Promise<void>((resolve) => (this.wake = resolve));
     if (this.tooLarge) throw this.tooLarge;
     if (this.phase === 'failed') throw this.failure();
-    const text = this.chunks.length === 1 ? this.chunks[0].toString('utf8') : Buffer.concat(this.chunks).toString('utf8');
+    const text = utf8Text(this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks));
     this.chunks.length = 0;
     this.buffered = 0;
     return text;

@@ -3,8 +3,10 @@
  * end, an invalid one becomes U+FFFD, and a leading byte order mark is dropped (what
  * `TextDecoder` does with `{ stream: true }`). Node's own UTF-8 slice does the work: for the
  * ASCII-heavy text vendors stream it costs a fraction of `TextDecoder`'s ICU converter, which was
- * 2 % of a streamed answer's CPU.
+ * 2 % of a streamed answer's CPU; a large chunk that is not ASCII goes through ICU (utf8-text.ts).
  */
+import { utf8Text } from './utf8-text.js';
+
 export class Utf8Chunks {
   /** The start of a sequence the last chunk ended inside. */
   private carry: Buffer | undefined;
@@ -21,7 +23,7 @@ export class Utf8Chunks {
       this.carry = Buffer.from(bytes.subarray(whole));
       bytes = bytes.subarray(0, whole);
     }
-    return this.text(bytes.toString('utf8'));
+    return this.text(utf8Text(bytes));
   }
 
   /** What an unfinished sequence at the end of the stream was (U+FFFD). */

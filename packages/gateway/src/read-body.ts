@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { BodyBudget } from './body-budget.js';
 import type { BodyDeadlines } from './body-deadlines.js';
 import { errorReply, type ErrorReply } from './openai-errors.js';
+import { utf8Text } from '@switchyard/core/wire';
 
 export class BodyError extends Error {
   constructor(
@@ -82,7 +83,7 @@ export function readJsonBody(req: IncomingMessage, limit: number, options: BodyR
       if (settled) return;
       // Most bodies arrive in one chunk: decoded as it is, without a copy.
       const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-      const text = bytes.toString('utf8');
+      const text = utf8Text(bytes);
       finish();
       if (options.allowEmpty && text.trim() === '') return resolve({ value: undefined, text });
       try {
