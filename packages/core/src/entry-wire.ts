@@ -15,7 +15,7 @@ export { REDACTED, redactSecrets, SECRET_FRAGMENT_LENGTH } from './redact-secret
 export { type RequestOrigin, requestOriginOf, setRequestOrigin, type Untranslatable } from './request-origin.js';
 export { type SseEvent, SseParser, sseEventNameAt } from './sse.js';
 export { startsAt } from './text-at.js';
-export { utf8Text } from './utf8-text.js';
+export { utf8Text, utf8TextChecked } from './utf8-text.js';
 export { transportError } from './transport-error.js';
 export { readBodyText } from './transport.js';
 export { isContentPart, type SwitchyardRequestOptions } from './types.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { TRANSCODED_FROM_BYTES, utf8Text } from './utf8-text.js';
+import { TRANSCODED_FROM_BYTES, utf8Text, utf8TextChecked } from './utf8-text.js';
 
 /** `text` repeated past `bytes` bytes of UTF-8. */
 const atLeast = (text: string, bytes: number) => text.repeat(Math.ceil(bytes / Math.max(1, Buffer.byteLength(text))) + 1);
@@ -36,5 +36,27 @@ describe('utf8Text', () => {
       Buffer.from(`é${'a'.repeat(100_000)}`),
     ];
     for (const bytes of cases) expect(utf8Text(bytes)).toBe(bytes.toString('utf8'));
+  });
+});
+
+describe('utf8TextChecked', () => {
+  it('gives utf8Text, and valid exactly when the text encodes back to the same bytes', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 100 }), fc.boolean(), fc.uint8Array({ maxLength: 4 }), fc.nat(), (text, long, junk, at) => {
+        const valid = Buffer.from(long ? atLeast(text, TRANSCODED_FROM_BYTES) : text);
+        const cut = at % (valid.length + 1);
+        const bytes = Buffer.concat([valid.subarray(0, cut), Buffer.from(junk.map((b) => b | 0x80)), valid.subarray(cut)]);
+        const checked = utf8TextChecked(bytes);
+        expect(checked.text).toBe(bytes.toString('utf8'));
+        expect(checked.valid).toBe(Buffer.from(checked.text).equals(bytes));
+      }),
+      { numRuns: 400, seed: 43 },
+    );
+  });
+
+  it('calls a text that holds U+FFFD itself valid (its bytes say it), and bytes that decode to one invalid', () => {
+    expect(utf8TextChecked(Buffer.from('{"text":"a\uFFFDb"}'))).toEqual({ text: '{"text":"a\uFFFDb"}', valid: true });
+    expect(utf8TextChecked(Buffer.from(atLeast('\uFFFD é', TRANSCODED_FROM_BYTES))).valid).toBe(true);
+    expect(utf8TextChecked(Buffer.from([0x61, 0xff, 0x62]))).toEqual({ text: 'a\uFFFDb', valid: false });
   });
 });

@@ -18,5 +18,20 @@ const canTranscode = typeof transcode === 'function' && process.versions.icu !==
 
 export function utf8Text(bytes: Buffer): string {
   if (!canTranscode || bytes.length < TRANSCODED_FROM_BYTES || isAscii(bytes) || !isUtf8(bytes)) return bytes.toString('utf8');
+  return transcoded(bytes);
+}
+
+/**
+ * `utf8Text`, and whether the bytes were valid UTF-8: exactly when the text encodes back to
+ * them (a request body may then be sent on as its bytes). Found by simdutf's checks, which the
+ * decode runs anyway, rather than by searching the text for U+FFFD, which a valid text may hold.
+ */
+export function utf8TextChecked(bytes: Buffer): { text: string; valid: boolean } {
+  if (isAscii(bytes)) return { text: bytes.toString('utf8'), valid: true };
+  const valid = isUtf8(bytes);
+  return { text: valid && canTranscode && bytes.length >= TRANSCODED_FROM_BYTES ? transcoded(bytes) : bytes.toString('utf8'), valid };
+}
+
+function transcoded(bytes: Buffer): string {
   return transcode(bytes, 'utf8', 'ucs2').toString('ucs2');
 }

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { BodyBudget } from './body-budget.js';
 import type { BodyDeadlines } from './body-deadlines.js';
 import { errorReply, type ErrorReply } from './openai-errors.js';
-import { utf8Text } from '@switchyard/core/wire';
+import { utf8TextChecked } from '@switchyard/core/wire';
 
 export class BodyError extends Error {
   constructor(
@@ -83,13 +83,12 @@ export function readJsonBody(req: IncomingMessage, limit: number, options: BodyR
       if (settled) return;
       // Most bodies arrive in one chunk: decoded as it is, without a copy.
       const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-      const text = utf8Text(bytes);
+      const { text, valid } = utf8TextChecked(bytes);
       finish();
       if (options.allowEmpty && text.trim() === '') return resolve({ value: undefined, text });
       try {
         const value: unknown = JSON.parse(text);
-        // A text of Latin-1 characters only (most bodies) cannot hold U+FFFD: no search.
-        resolve(text.includes('\uFFFD') ? { value, text } : { value, text, bytes });
+        resolve(valid ? { value, text, bytes } : { value, text });
       } catch {
         reject(new BodyError(errorReply(400, 'the request body is not valid JSON (send Content-Type: application/json with a JSON object)', 'invalid_request_error', 'invalid_json')));
       }
