@@ -1,13 +1,16 @@
 /**
  * The embedded record store of a single gateway: a journal file, one JSON line per change,
  * appended and fsynced before a write resolves (writes waiting together share one fsync), and
- * rewritten with only the live records once it has grown to several times their size. Loaded
- * whole at open; a torn last line (a kill in the middle of a write that was never acknowledged)
- * is dropped. No server, no native module: see docs/deploy.md for the measurements against
- * SQLite and PGlite that chose it.
+ * rewritten with only the live records once it has grown to several times their size. Records
+ * that expired leave memory a few at a time as writes come (`sweep`), and the file at the next
+ * rewrite: a gateway storing answers for a day holds a day of them, however long it runs. Read at
+ * open and rewritten in slices of bytes, never as one string (V8 caps a string at 512 MiB, and
+ * the default caps allow 1 GiB of stored Responses); a torn last line (a kill in the middle of a
+ * write that was never acknowledged) is dropped. No server, no native module: see docs/deploy.md
+ * for the measurements against SQLite and PGlite that chose it.
  */
 import { constants } from 'node:fs';
-import { access, mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
+import { access, mkdir, open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
@@ -21,6 +24,17 @@ type Line = [key: string, value?: unknown, expiresAt?: number | null];
 /** Rewritten once the file holds this many lines more than live records (and at least twice as many). */
 const COMPACT_AFTER_LINES = 10_000;
 
+/** Bytes read from the file, and written to its rewrite, at a time. */
+const SLICE_BYTES = 1024 * 1024;
+
+/**
+ * Records looked at for expiry per line written: more than each line can add, so a pass over
+ * every record ends while writes go on, and no write pays for a whole pass.
+ */
+const SWEPT_PER_LINE = 4;
+
+const NEWLINE = 0x0a;
+
 interface Pending {
   lines: string;
   done: (error?: unknown) => void;
@@ -28,6 +42,8 @@ interface Pending {
 
 export class JournalRecords implements DurableRecordStore {
   private readonly live = new Map<string, { value: unknown; expiresAt: number | null }>();
+  /** Where the sweep for expired records is in `live` (a Map's iterator sees what is added after it started). */
+  private sweeping: Iterator<[string, { expiresAt: number | null }]> | undefined;
   private handle: FileHandle | undefined;
   private lines = 0;
   private queue: Pending[] = [];
@@ -52,7 +68,7 @@ export class JournalRecords implements DurableRecordStore {
     try {
       await mkdir(dir, { recursive: true });
       await access(dir, constants.W_OK);
-      this.load(await readFile(this.file, 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? '' : Promise.reject(error))));
+      await this.load();
       this.handle = await open(this.file, 'a', 0o600);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
@@ -64,21 +80,43 @@ export class JournalRecords implements DurableRecordStore {
     }
   }
 
-  private load(text: string): void {
-    const rows = text.split('\n');
-    for (let i = 0; i < rows.length; i++) {
-      if (!rows[i]) continue;
-      let line: Line;
-      try {
-        line = JSON.parse(rows[i]) as Line;
-      } catch {
-        this.dropped++;
-        continue;
+  /** Reads the file a slice at a time: lines are split as bytes (a newline is never part of a longer UTF-8 character). */
+  private async load(): Promise<void> {
+    const input = await open(this.file, 'r').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
+    if (!input) return;
+    const now = this.clock.now();
+    try {
+      let rest: Buffer = Buffer.alloc(0);
+      for await (const chunk of input.createReadStream({ highWaterMark: SLICE_BYTES, autoClose: false })) {
+        const bytes: Buffer = rest.length > 0 ? Buffer.concat([rest, chunk as Buffer]) : (chunk as Buffer);
+        let from = 0;
+        for (let end = bytes.indexOf(NEWLINE); end !== -1; end = bytes.indexOf(NEWLINE, from)) {
+          this.loadLine(bytes.toString('utf8', from, end), now);
+          from = end + 1;
+        }
+        rest = bytes.subarray(from);
       }
-      this.lines++;
-      if (line.length === 1) this.live.delete(line[0]);
-      else this.live.set(line[0], { value: line[1], expiresAt: line[2] ?? null });
+      // What follows the last newline is a torn write: never acknowledged, so dropped.
+      if (rest.length > 0) this.loadLine(rest.toString('utf8'), now);
+    } finally {
+      await input.close();
     }
+  }
+
+  private loadLine(row: string, now: number): void {
+    if (!row) return;
+    let line: Line;
+    try {
+      line = JSON.parse(row) as Line;
+    } catch {
+      this.dropped++;
+      return;
+    }
+    this.lines++;
+    const expiresAt = line[2] ?? null;
+    // The last line of a key decides; an expired one leaves it out.
+    if (line.length === 1 || (expiresAt !== null && expiresAt <= now)) this.live.delete(line[0]);
+    else this.live.set(line[0], { value: line[1], expiresAt });
   }
 
   async get(key: string): Promise<DurableRecord | undefined> {
@@ -94,7 +132,28 @@ export class JournalRecords implements DurableRecordStore {
   async put(records: readonly DurableRecord[]): Promise<void> {
     if (records.length === 0) return;
     for (const r of records) this.live.set(r.key, { value: r.value, expiresAt: r.expiresAt });
+    this.sweep(records.length * SWEPT_PER_LINE);
     await this.append(records.map((r) => JSON.stringify([r.key, r.value, r.expiresAt] satisfies Line)));
+  }
+
+  /**
+   * Forgets up to `count` expired records, going on from where the last call stopped. They read as
+   * absent already; without this they stayed in memory, and in the file (which is rewritten only
+   * once it holds more than twice the records kept), for as long as the gateway ran.
+   */
+  private sweep(count: number): void {
+    let now: number | undefined;
+    for (let i = 0; i < count; i++) {
+      this.sweeping ??= this.live.entries();
+      const next = this.sweeping.next();
+      if (next.done) {
+        // One pass a call at most: a store of a few records is not walked again and again.
+        this.sweeping = undefined;
+        return;
+      }
+      const [key, { expiresAt }] = next.value;
+      if (expiresAt !== null && expiresAt <= (now ??= this.clock.now())) this.live.delete(key);
+    }
   }
 
   async delete(key: string): Promise<void> {
@@ -153,10 +212,10 @@ export class JournalRecords implements DurableRecordStore {
     this.writing = undefined;
   }
 
-  /** The live records to a new file, fsynced, renamed over the journal, the folder fsynced. */
+  /** The live records to a new file, a slice at a time, fsynced, renamed over the journal, the folder fsynced. */
   private async compact(): Promise<void> {
     const records = await this.list();
-    await replaceFile(this.file, (out) => out.write(records.map((r) => `${JSON.stringify([r.key, r.value, r.expiresAt] satisfies Line)}\n`).join('')), { mode: 0o600 });
+    await replaceFile(this.file, (out) => writeInSlices(out, records), { mode: 0o600 });
     await this.handle?.close();
     this.handle = await open(this.file, 'a', 0o600);
     this.lines = records.length;
@@ -167,4 +226,16 @@ export class JournalRecords implements DurableRecordStore {
     await this.handle?.close();
     this.handle = undefined;
   }
+}
+
+/** `records` as journal lines, written a slice of about `SLICE_BYTES` at a time (the event loop runs between slices). */
+async function writeInSlices(out: FileHandle, records: readonly DurableRecord[]): Promise<void> {
+  let slice = '';
+  for (const r of records) {
+    slice += `${JSON.stringify([r.key, r.value, r.expiresAt] satisfies Line)}\n`;
+    if (slice.length < SLICE_BYTES) continue;
+    await out.write(slice);
+    slice = '';
+  }
+  if (slice) await out.write(slice);
 }

@@ -2,7 +2,7 @@ import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { declareDurableKeys, MemoryStateStore, seededRandom } from '../src/index.js';
+import { declareDurableKeys, MemoryStateStore, seededRandom, VirtualClock } from '../src/index.js';
 import { RecordKeepingStore } from '../src/entry-config.js';
 import { JournalRecords } from '../src/internal.js';
 
@@ -57,6 +57,59 @@ describe('JournalRecords', () => {
     const again = new JournalRecords(file);
     await again.open();
     expect(await again.get('hot')).toEqual({ key: 'hot', value: 10_099, expiresAt: null });
+    await again.close();
+  });
+});
+
+describe('JournalRecords over a long run', () => {
+  it('forgets records as they expire, in memory and then in the file: answers stored for a day, day after day, hold one day of them', async () => {
+    const file = await journalFile();
+    const clock = new VirtualClock();
+    const journal = new JournalRecords(file, { clock });
+    const start = clock.now();
+    await journal.open();
+    // 12 000 answers, each kept 500 ms, one a millisecond (a busy gateway's stored Responses, its TTL scaled down), beside a record that never expires.
+    await journal.put([{ key: 'team', value: 'kept', expiresAt: null }]);
+    for (let i = 0; i < 12_000; i++) {
+      await journal.put([{ key: `answer:${i}`, value: { text: `answer ${i}` }, expiresAt: clock.now() + 500 }]);
+      await clock.advance(1);
+    }
+    // Those of the last 500 ms, give or take the sweep's lag: never the 12 000 written.
+    expect(journal.size()).toBeGreaterThanOrEqual(500);
+    expect(journal.size()).toBeLessThan(2_000);
+    const lines = (await readFile(file, 'utf8')).split('\n').filter(Boolean);
+    expect(lines.length).toBeLessThan(journal.size() + 10_001);
+    expect(lines.some((line) => line.startsWith('["answer:0"'))).toBe(false);
+    await journal.close();
+    const again = new JournalRecords(file, { clock });
+    await again.open();
+    expect(await again.get('team')).toEqual({ key: 'team', value: 'kept', expiresAt: null });
+    expect(await again.get('answer:11999')).toEqual({ key: 'answer:11999', value: { text: 'answer 11999' }, expiresAt: start + 11_999 + 500 });
+    expect(await again.get('answer:11000')).toBeUndefined();
+    expect(again.size()).toBeLessThan(2_000);
+    await again.close();
+  });
+
+  it('reads and rewrites a journal larger than its read and write slices, characters of several bytes cut across them', async () => {
+    const file = await journalFile();
+    // One record longer than a slice, and many short ones, each with characters of 2, 3 and 4 bytes.
+    const long = `\u00e9\u2014\ud83d\ude00${'x'.repeat(3 * 1024 * 1024)}\u00e9`;
+    const records = [{ key: 'long', value: long, expiresAt: null }, ...Array.from({ length: 40_000 }, (_, i) => ({ key: `short:${i}`, value: `${'\u00e9\u2014\ud83d\ude00'.repeat(i % 17)}${i}`, expiresAt: null }))];
+    const journal = new JournalRecords(file);
+    await journal.open();
+    await journal.put(records);
+    // Overwritten past the compaction's threshold: rewritten with the live ones, in slices.
+    for (let i = 0; i < 12; i++) await journal.put(Array.from({ length: 4_000 }, (_, j) => ({ key: `short:${j}`, value: `${'\u2014'.repeat(j % 5)}${j}`, expiresAt: null })));
+    await journal.close();
+    const lines = (await readFile(file, 'utf8')).split('\n').filter(Boolean);
+    expect(lines.length).toBeLessThan(records.length + 10_001);
+    const again = new JournalRecords(file);
+    await again.open();
+    expect(again.dropped).toBe(0);
+    expect(await again.get('long')).toEqual({ key: 'long', value: long, expiresAt: null });
+    expect(await again.get('short:3999')).toEqual({ key: 'short:3999', value: `${'\u2014'.repeat(3999 % 5)}3999`, expiresAt: null });
+    expect(await again.get('short:39999')).toEqual({ key: 'short:39999', value: `${'\u00e9\u2014\ud83d\ude00'.repeat(39999 % 17)}39999`, expiresAt: null });
+    expect(again.size()).toBe(records.length);
     await again.close();
   });
 });
