@@ -20,6 +20,8 @@ export const postgresRecordsOptionsSchema = z
     statementTimeoutMs: z.number().int().min(1).max(60_000).default(2_000),
     /** While PostgreSQL is down: how often the migrations and the connection are tried again. */
     retryMs: z.number().int().min(10).max(600_000).default(5_000),
+    /** How often, at most, a write is followed by deleting the rows that expired (stored Responses after their TTL). */
+    pruneEveryMs: z.number().int().min(10).max(86_400_000).default(600_000),
   })
   .strict();
 

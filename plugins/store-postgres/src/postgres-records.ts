@@ -23,10 +23,13 @@ export class PostgresRecords implements DurableRecordStore {
   private readonly options: PostgresRecordsOptions;
   private readonly pool: pg.Pool;
   private readonly table: string;
+  private readonly deleteExpired: string;
   private migrated: Promise<void> | undefined;
   private retry: ReturnType<typeof setTimeout> | undefined;
   private state: 'unknown' | 'up' | 'down' = 'unknown';
   private closed = false;
+  /** When the next write deletes the expired rows (epoch ms). */
+  private pruneAt = 0;
   private readonly watchers = new Set<(change: StoreAvailability) => void>();
   /** Told once per outage; defaults to a process warning. */
   onError: (error: SwitchyardError) => void = (error) => process.emitWarning(error.message, { type: 'SwitchyardWarning', code: error.code });
@@ -35,6 +38,7 @@ export class PostgresRecords implements DurableRecordStore {
     this.options = parsePostgresRecordsOptions(input);
     this.where = `PostgreSQL at ${redactUrl(this.options.url)}`;
     this.table = `"${this.options.schema}".switchyard_records`;
+    this.deleteExpired = `DELETE FROM ${this.table} WHERE expires_at IS NOT NULL AND expires_at <= $1`;
     this.pool = new pg.Pool({
       connectionString: this.options.url,
       max: this.options.poolSize,
@@ -79,7 +83,7 @@ export class PostgresRecords implements DurableRecordStore {
   private ensureMigrated(): Promise<void> {
     this.migrated ??= migrate(this.pool, this.options.schema).then(
       async () => {
-        await this.pool.query(`DELETE FROM ${this.table} WHERE expires_at IS NOT NULL AND expires_at <= $1`, [Date.now()]);
+        await this.pool.query(this.deleteExpired, [Date.now()]);
         this.up();
       },
       (error: unknown) => {
@@ -153,6 +157,20 @@ export class PostgresRecords implements DurableRecordStore {
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at, updated_at = now()`,
       [rows.map((r) => r.key), rows.map((r) => JSON.stringify(r.value)), rows.map((r) => r.expiresAt)],
     );
+    this.pruneIfDue();
+  }
+
+  /**
+   * Expired rows read as absent, but stay on disk until deleted: at open, and after a write every
+   * `pruneEveryMs` (several gateways may each do it; the statement is the same either way). Without
+   * this, a day's stored Responses were kept for as long as the database ran.
+   */
+  private pruneIfDue(): void {
+    const now = Date.now();
+    if (now < this.pruneAt || this.closed) return;
+    this.pruneAt = now + this.options.pruneEveryMs;
+    // The write it follows succeeded: a failure here is the next statement's to report.
+    this.pool.query(this.deleteExpired, [now]).catch(() => undefined);
   }
 
   async delete(key: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, expect, it, vi } from 'vitest';
 import { createPostgresRecords, MIGRATIONS, PostgresRecords } from '../src/index.js';
 import { describeWithPostgres, dropSchema, PG_URL, sql, uniqueSchema } from './support/postgres.js';
 
@@ -9,9 +9,9 @@ afterEach(async () => {
   await Promise.all(schemas.splice(0).map(dropSchema));
 });
 
-async function records(schema = uniqueSchema(), url = PG_URL): Promise<PostgresRecords> {
+async function records(schema = uniqueSchema(), url = PG_URL, pruneEveryMs?: number): Promise<PostgresRecords> {
   schemas.push(schema);
-  const store = createPostgresRecords({ url, schema, retryMs: 50, connectTimeoutMs: 500 });
+  const store = createPostgresRecords({ url, schema, retryMs: 50, connectTimeoutMs: 500, pruneEveryMs });
   store.onError = () => undefined;
   opened.push(store);
   await store.open();
@@ -64,6 +64,20 @@ describeWithPostgres('PostgresRecords on a real PostgreSQL', () => {
     expect(await store.get('doc')).toBeUndefined();
     await store.delete('new');
     expect((await store.list()).map((r) => r.key).sort()).toEqual(['count', 'old']);
+  });
+
+  it('deletes the rows that expired after a write, at most every pruneEveryMs: a day of stored answers does not stay on disk for ever', async () => {
+    const schema = uniqueSchema();
+    const store = await records(schema, PG_URL, 50);
+    const soon = Date.now() + 100;
+    await store.put([{ key: 'answer:1', value: 'a', expiresAt: soon }, { key: 'team', value: 'kept', expiresAt: null }]);
+    const keys = async () => (await sql(`SELECT key FROM "${schema}".switchyard_records ORDER BY key`)).rows.map((row: { key: string }) => row.key);
+    expect(await keys()).toEqual(['answer:1', 'team']);
+    await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(soon + 50), { timeout: 2_000, interval: 20 });
+    // Read as absent at once; gone from the table after the next write.
+    expect(await store.get('answer:1')).toBeUndefined();
+    await store.put([{ key: 'answer:2', value: 'b', expiresAt: Date.now() + 60_000 }]);
+    await vi.waitFor(async () => expect(await keys()).toEqual(['answer:2', 'team']), { timeout: 2_000, interval: 20 });
   });
 
   it('concurrent compare-and-set from two pools: exactly one wins each round', async () => {
