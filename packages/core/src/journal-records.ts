@@ -2,7 +2,7 @@
  * The embedded record store of a single gateway: a journal file, one JSON line per change,
  * appended and fsynced before a write resolves (writes waiting together share one fsync), and
  * rewritten with only the live records once it has grown to several times their size. Records
- * that expired leave memory a few at a time as writes come (`sweep`), and the file at the next
+ * that expired leave memory a few at a time as writes come (expiry-sweep.ts), and the file at the next
  * rewrite: a gateway storing answers for a day holds a day of them, however long it runs. Read at
  * open and rewritten in slices of bytes, never as one string (V8 caps a string at 512 MiB, and
  * the default caps allow 1 GiB of stored Responses); a torn last line (a kill in the middle of a
@@ -17,6 +17,7 @@ import { systemClock } from './clock.js';
 import type { DurableRecord, DurableRecordStore } from './durable-records.js';
 import { SwitchyardError } from './errors.js';
 import { replaceFile } from './replace-file.js';
+import { ExpirySweep } from './expiry-sweep.js';
 
 /** A line: [key, value, expiresAt] writes a record, [key] deletes it. */
 type Line = [key: string, value?: unknown, expiresAt?: number | null];
@@ -27,13 +28,12 @@ const COMPACT_AFTER_LINES = 10_000;
 /** Bytes read from the file, and written to its rewrite, at a time. */
 const SLICE_BYTES = 1024 * 1024;
 
-/**
- * Records looked at for expiry per line written: more than each line can add, so a pass over
- * every record ends while writes go on, and no write pays for a whole pass.
- */
-const SWEPT_PER_LINE = 4;
-
 const NEWLINE = 0x0a;
+
+interface LiveRecord {
+  value: unknown;
+  expiresAt: number | null;
+}
 
 interface Pending {
   lines: string;
@@ -41,9 +41,12 @@ interface Pending {
 }
 
 export class JournalRecords implements DurableRecordStore {
-  private readonly live = new Map<string, { value: unknown; expiresAt: number | null }>();
-  /** Where the sweep for expired records is in `live` (a Map's iterator sees what is added after it started). */
-  private sweeping: Iterator<[string, { expiresAt: number | null }]> | undefined;
+  private readonly live = new Map<string, LiveRecord>();
+  /**
+   * Expired records read as absent; without the sweep they stayed in memory, and in the file
+   * (rewritten only once it holds more than twice the records kept), for as long as the gateway ran.
+   */
+  private readonly sweep: ExpirySweep<LiveRecord>;
   private handle: FileHandle | undefined;
   private lines = 0;
   private queue: Pending[] = [];
@@ -56,7 +59,8 @@ export class JournalRecords implements DurableRecordStore {
     readonly file: string,
     options: { clock?: Clock } = {},
   ) {
-    this.clock = options.clock ?? systemClock;
+    const clock = (this.clock = options.clock ?? systemClock);
+    this.sweep = new ExpirySweep(this.live, (record, now) => record.expiresAt !== null && record.expiresAt <= now, () => clock.now());
   }
 
   get where(): string {
@@ -132,28 +136,8 @@ export class JournalRecords implements DurableRecordStore {
   async put(records: readonly DurableRecord[]): Promise<void> {
     if (records.length === 0) return;
     for (const r of records) this.live.set(r.key, { value: r.value, expiresAt: r.expiresAt });
-    this.sweep(records.length * SWEPT_PER_LINE);
+    this.sweep.written(records.length);
     await this.append(records.map((r) => JSON.stringify([r.key, r.value, r.expiresAt] satisfies Line)));
-  }
-
-  /**
-   * Forgets up to `count` expired records, going on from where the last call stopped. They read as
-   * absent already; without this they stayed in memory, and in the file (which is rewritten only
-   * once it holds more than twice the records kept), for as long as the gateway ran.
-   */
-  private sweep(count: number): void {
-    let now: number | undefined;
-    for (let i = 0; i < count; i++) {
-      this.sweeping ??= this.live.entries();
-      const next = this.sweeping.next();
-      if (next.done) {
-        // One pass a call at most: a store of a few records is not walked again and again.
-        this.sweeping = undefined;
-        return;
-      }
-      const [key, { expiresAt }] = next.value;
-      if (expiresAt !== null && expiresAt <= (now ??= this.clock.now())) this.live.delete(key);
-    }
   }
 
   async delete(key: string): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
+import { ExpirySweep } from './expiry-sweep.js';
 
 export interface StateStore {
   get<T = unknown>(key: string): Promise<T | undefined>;
@@ -76,18 +77,18 @@ export interface StoreSnapshot {
   entries: [key: string, value: unknown, expiresAt: number | null][];
 }
 
-/** Writes between two sweeps of expired entries that nobody read again (bounded memory). */
-const SWEEP_EVERY = 4096;
-
 export class MemoryStateStore implements StateStore {
   private readonly entries = new Map<string, Entry>();
-  private writes = 0;
+  /** Expired entries nobody reads again leave a slice at a time (bounded memory, no pause). */
+  private readonly sweep: ExpirySweep<Entry>;
 
   async close(): Promise<void> {
     this.entries.clear();
   }
 
-  constructor(private readonly clock: Clock = systemClock) {}
+  constructor(private readonly clock: Clock = systemClock) {
+    this.sweep = new ExpirySweep(this.entries, (entry, now) => entry.expiresAt <= now, () => clock.now());
+  }
 
   /** The entry under `key` unless it expired; `now` when the caller read the clock already. */
   private live(key: string, now?: number): Entry | undefined {
@@ -102,9 +103,7 @@ export class MemoryStateStore implements StateStore {
   }
 
   private written(): void {
-    if (++this.writes % SWEEP_EVERY !== 0) return;
-    const now = this.clock.now();
-    for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
+    this.sweep.written();
   }
 
   private expiry(ttlMs?: number): number {
