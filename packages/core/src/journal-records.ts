@@ -72,8 +72,10 @@ export class JournalRecords implements DurableRecordStore {
     try {
       await mkdir(dir, { recursive: true });
       await access(dir, constants.W_OK);
-      await this.load();
+      const unterminated = await this.load();
       this.handle = await open(this.file, 'a', 0o600);
+      // The next line must not be glued to a torn one: the pair would be dropped at the next open, an acknowledged write with it.
+      if (unterminated) await this.handle.write('\n');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
       throw new SwitchyardError('config', `records.file ${this.file} cannot be written (${code}): durable records (keys, spend, stored responses) need a writable location; give records.file one (systemd: StateDirectory=, Kubernetes: a volume)`, {
@@ -84,10 +86,13 @@ export class JournalRecords implements DurableRecordStore {
     }
   }
 
-  /** Reads the file a slice at a time: lines are split as bytes (a newline is never part of a longer UTF-8 character). */
-  private async load(): Promise<void> {
+  /**
+   * Reads the file a slice at a time: lines are split as bytes (a newline is never part of a
+   * longer UTF-8 character). True when the file does not end with a newline.
+   */
+  private async load(): Promise<boolean> {
     const input = await open(this.file, 'r').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
-    if (!input) return;
+    if (!input) return false;
     const now = this.clock.now();
     try {
       let rest: Buffer = Buffer.alloc(0);
@@ -100,8 +105,9 @@ export class JournalRecords implements DurableRecordStore {
         }
         rest = bytes.subarray(from);
       }
-      // What follows the last newline is a torn write: never acknowledged, so dropped.
+      // After the last newline: a write cut short (never acknowledged), dropped when it does not parse.
       if (rest.length > 0) this.loadLine(rest.toString('utf8'), now);
+      return rest.length > 0;
     } finally {
       await input.close();
     }

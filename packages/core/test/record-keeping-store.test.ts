@@ -41,7 +41,16 @@ describe('JournalRecords', () => {
     await again.open();
     expect(again.dropped).toBe(1);
     expect(await again.list()).toEqual([{ key: 'a', value: { n: 3 }, expiresAt: null }]);
+    // The first write after the torn line is acknowledged: it must survive the next open.
+    await again.put([{ key: 'd', value: 4, expiresAt: null }]);
     await again.close();
+    const third = new JournalRecords(file);
+    await third.open();
+    expect(await third.list()).toEqual([
+      { key: 'a', value: { n: 3 }, expiresAt: null },
+      { key: 'd', value: 4, expiresAt: null },
+    ]);
+    await third.close();
   });
 
   it('leaves out expired records and rewrites itself with the live ones once it has grown', async () => {
