@@ -7,7 +7,8 @@
  * Prints each build's CPU µs per request per mode (minimum, median and every round) and the
  * ratio of the medians.
  * Run: node --conditions=@switchyard/source --import tsx bench/ab.ts <other checkout> [kind=core] [modes=stream] [rounds=12] [requests=3000]
- *   (kind `served`: each checkout's production bundle under `switchyard serve`, built by its own deploy/bundle.sh)
+ *   (kind `served`: each checkout's production bundle under `switchyard serve`, built by its own deploy/bundle.sh;
+ *   `tenants`: the same with the ledger and virtual keys on, as bench/gateway.ts's `tenants` contender)
  *   (the other checkout with its dependencies installed: `git worktree add /tmp/base <commit> && (cd /tmp/base && pnpm install)`)
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
@@ -16,11 +17,11 @@ import { Pool } from 'undici';
 import { buildBenchEntry } from './build-contenders.js';
 import { cpuMs, forkContender, sendRequests } from './contender.js';
 import { REQUESTS, type Mode } from './requests.js';
-import { servedBundle, startServed } from './served.js';
+import { BENCH_TENANT_KEY, servedBundle, startServed } from './served.js';
 
 const [other, kind = 'core', modesArg = 'stream', roundsArg = '12', requestsArg = '3000'] = process.argv.slice(2);
 if (!other || !existsSync(`${other}/bench/gateway-servers.ts`)) {
-  console.error('usage: bench/ab.ts <other checkout> [kind=core|plugins|logged|served] [modes=stream,...] [rounds=12] [requests=3000]');
+  console.error('usage: bench/ab.ts <other checkout> [kind=core|plugins|logged|served|tenants] [modes=stream,...] [rounds=12] [requests=3000]');
   process.exit(2);
 }
 if (!existsSync('/proc/self/stat')) {
@@ -50,8 +51,8 @@ const builds = [
 const cpus = Number(execFileSync('nproc').toString());
 /** `served`: each checkout's production bundle under `switchyard serve` (built by its own deploy/bundle.sh); any other kind: its in-process contender. */
 async function startContender(build: (typeof builds)[number]): Promise<{ child: ChildProcess; info: Record<string, string> }> {
-  if (kind === 'served') {
-    const served = await startServed(servedBundle(build.checkout, `ab-${build.name}-bundle`), upstreamArgs[0]!, upstreamArgs[1]!, []);
+  if (kind === 'served' || kind === 'tenants') {
+    const served = await startServed(servedBundle(build.checkout, `ab-${build.name}-bundle`), upstreamArgs[0]!, upstreamArgs[1]!, [], kind === 'tenants');
     return { child: served.child, info: { healthy: served.url } };
   }
   return forkContender(await buildBenchEntry(build.servers, `ab-${build.name}-servers`), [kind, ...upstreamArgs]);
@@ -69,7 +70,7 @@ const pools = contenders.map((c) => {
 function load(index: number, mode: Mode, count: number): Promise<void> {
   const { pool, base } = pools[index]!;
   const { path, body } = REQUESTS[mode];
-  return sendRequests(pool, base + path, body, count, CONCURRENCY, `${builds[index]!.name}, ${mode},`);
+  return sendRequests(pool, base + path, body, count, CONCURRENCY, `${builds[index]!.name}, ${mode},`, kind === 'tenants' ? BENCH_TENANT_KEY : undefined);
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

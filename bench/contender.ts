@@ -36,12 +36,13 @@ export function rssMb(pid: number): number | undefined {
 }
 
 /** Sends `count` POSTs of `body` to `path` over `pool`, `concurrency` at a time; an answer other than 200 throws, naming `who`. */
-export async function sendRequests(pool: Pool, path: string, body: string, count: number, concurrency: number, who: string): Promise<void> {
+export async function sendRequests(pool: Pool, path: string, body: string, count: number, concurrency: number, who: string, key?: string): Promise<void> {
+  const headers: Record<string, string> = key ? { 'content-type': 'application/json', authorization: `Bearer ${key}` } : { 'content-type': 'application/json' };
   let sent = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (sent++ < count) {
-        const res = await pool.request({ path, method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        const res = await pool.request({ path, method: 'POST', headers, body });
         const text = await res.body.text();
         if (res.statusCode !== 200) throw new Error(`${who} answered ${res.statusCode}: ${text.slice(0, 200)}`);
       }

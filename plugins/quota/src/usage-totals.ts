@@ -3,15 +3,23 @@
  * compare-and-set, so several gateways on one Redis keep one exact set of books and a
  * restart on Redis loses nothing. While a shared store says it is unavailable (store-redis'
  * `available`), records wait here and are added once it answers again, so an outage delays the
- * totals instead of losing them to the store's local fallback. Records that arrive while a write
- * is under way are added together by the next one: one read, one copy (of what the records touch) and one compare-and-set
- * per day for the batch, not per request (at c = 32 the serialized per-record writes were the
- * ledger's whole cost, and every request waited for the writes queued before its own).
+ * totals instead of losing them to the store's local fallback. A write starts once the event
+ * loop's turn is over, so the answers that end in one turn share it, and records that arrive while
+ * a write is under way are added together by the next one: one read, one copy (of what the records
+ * touch) and one compare-and-set per day for the batch, not per request (at c = 32 the serialized
+ * per-record writes were the ledger's whole cost, and every request waited for the writes queued
+ * before its own). The copy takes each group the batch touches whole, so a day with thousands of
+ * gateway keys costs its batch that many entries: 1,000 keys active in a day made a request cost (CPU of
+ * gateway, client and mock vendor in one process) 590–640 µs against 180–200 with one key, when a
+ * batch was one answer; 356–382 with a turn's answers.
  */
 import type { StateStore } from '@switchyard/core';
 import { answerFrom, dayOf, daysBetween, withRecords, type DayDoc, type UsageAnswer, type UsageQuery, type UsageRecord } from './usage-record.js';
 
 const KEEP_DAYS = 400;
+
+/** Resolves once the event loop's current turn is over: the answers that end in it join one batch. */
+const endOfTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 const MAX_ROUNDS = 16;
 /** Records held during an outage; beyond this the oldest are dropped (the usage log still has them). */
 const MAX_WAITING = 100_000;
@@ -39,7 +47,7 @@ export class UsageTotals {
     }
     const batch: { records: UsageRecord[]; written: Promise<void> } = { records: [record], written: Promise.resolve() };
     this.batch = batch;
-    batch.written = this.chain.then(() => {
+    batch.written = this.chain.then(endOfTurn).then(() => {
       // From here on, a new record starts the next batch.
       if (this.batch === batch) this.batch = undefined;
       return this.write(batch.records);

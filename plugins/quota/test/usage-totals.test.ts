@@ -51,34 +51,60 @@ describe('usage totals', () => {
   });
 });
 
-/** A real memory store that counts its compare-and-set calls. */
+/** A real memory store that counts its compare-and-set calls, and can hold a read until told. */
 class CountingStore extends MemoryStateStore {
   casCalls = 0;
+  private held: { started: () => void; released: Promise<void> } | undefined;
+
   override async compareAndSet<T>(key: string, expected: T | undefined, next: T, ttlMs?: number): Promise<boolean> {
     this.casCalls++;
     return super.compareAndSet(key, expected, next, ttlMs);
   }
+
+  override async get<T>(key: string): Promise<T | undefined> {
+    const held = this.held;
+    this.held = undefined;
+    if (held) {
+      held.started();
+      await held.released;
+    }
+    return super.get<T>(key);
+  }
+
+  /** The next read waits for `release()`; `started` settles once it began. */
+  holdNextRead(): { started: Promise<void>; release: () => void } {
+    let release!: () => void;
+    let started!: () => void;
+    const begun = new Promise<void>((resolve) => (started = resolve));
+    this.held = { started, released: new Promise<void>((resolve) => (release = resolve)) };
+    return { started: begun, release };
+  }
 }
 
 describe('usage totals under concurrent requests', () => {
-  it('adds the records that arrive during a write together in the next one, exactly, each add settled once its record is in', async () => {
+  it('adds the answers that end in one turn of the event loop in one write, and those that arrive during a write in the next, exactly', async () => {
     const store = new CountingStore();
     const totals = new UsageTotals(store, 'q');
     await totals.add(record(0.1));
     expect(store.casCalls).toBe(1);
-    const second = totals.add(record(0.1));
-    // Ten more before that write started, then ten while it is under way: one write adds each group.
-    const joined = Array.from({ length: 10 }, (_, i) => totals.add(record(0.1, { requestId: `j${i}` })));
+    // Twenty answers ending in one turn, some after others' promises settled: one write adds them all.
+    const sameTurn = Array.from({ length: 11 }, (_, i) => totals.add(record(0.1, { requestId: `j${i}` })));
     await Promise.resolve();
     await Promise.resolve();
-    const next = Array.from({ length: 9 }, (_, i) => totals.add(record(0.2, { requestId: `r${i}`, tags: { team: i % 2 ? 'x' : 'y' } })));
-    await Promise.all([second, ...joined]);
+    sameTurn.push(...Array.from({ length: 9 }, (_, i) => totals.add(record(0.2, { requestId: `r${i}`, tags: { team: i % 2 ? 'x' : 'y' } }))));
+    await Promise.all(sameTurn);
     expect(store.casCalls).toBe(2);
-    await Promise.all(next);
-    expect(store.casCalls).toBe(3);
+    // A write under way (its read waits for the store): what arrives meanwhile is the next write's.
+    const reading = store.holdNextRead();
+    const during = totals.add(record(0.1, { requestId: 'd0' }));
+    await reading.started;
+    const after = [totals.add(record(0.1, { requestId: 'd1' })), totals.add(record(0.1, { requestId: 'd2' }))];
+    reading.release();
+    await Promise.all([during, ...after]);
+    expect(store.casCalls).toBe(4);
     const answer = await totals.answer(query);
-    expect(answer.total).toMatchObject({ requests: 21, billed: { costUsd: 3, inputTokens: 210 } });
-    expect(Object.fromEntries(Object.entries(answer.groups).map(([k, v]) => [k, v.requests]))).toEqual({ 'team=x': 16, 'team=y': 5 });
+    expect(answer.total).toMatchObject({ requests: 24, billed: { costUsd: 3.3, inputTokens: 240 } });
+    expect(Object.fromEntries(Object.entries(answer.groups).map(([k, v]) => [k, v.requests]))).toEqual({ 'team=x': 19, 'team=y': 5 });
   });
 
   it('adds records to a copy of a day: the same sums as adding in place, the day read from the store untouched', () => {
