@@ -35,6 +35,12 @@ interface LiveRecord {
   expiresAt: number | null;
 }
 
+/** Whether a record with this expiry (null: never) has expired at `now`. */
+const expiredAt = (expiresAt: number | null, now: number): boolean => expiresAt !== null && expiresAt <= now;
+
+/** A record as its journal line (without the newline). */
+const lineOf = (r: DurableRecord): string => JSON.stringify([r.key, r.value, r.expiresAt] satisfies Line);
+
 interface Pending {
   lines: string;
   done: (error?: unknown) => void;
@@ -60,7 +66,7 @@ export class JournalRecords implements DurableRecordStore {
     options: { clock?: Clock } = {},
   ) {
     const clock = (this.clock = options.clock ?? systemClock);
-    this.sweep = new ExpirySweep(this.live, (record, now) => record.expiresAt !== null && record.expiresAt <= now, () => clock.now());
+    this.sweep = new ExpirySweep(this.live, (record, now) => expiredAt(record.expiresAt, now), () => clock.now());
   }
 
   get where(): string {
@@ -125,7 +131,7 @@ export class JournalRecords implements DurableRecordStore {
     this.lines++;
     const expiresAt = line[2] ?? null;
     // The last line of a key decides; an expired one leaves it out.
-    if (line.length === 1 || (expiresAt !== null && expiresAt <= now)) this.live.delete(line[0]);
+    if (line.length === 1 || expiredAt(expiresAt, now)) this.live.delete(line[0]);
     else this.live.set(line[0], { value: line[1], expiresAt });
   }
 
@@ -135,7 +141,7 @@ export class JournalRecords implements DurableRecordStore {
 
   private peek(key: string): DurableRecord | undefined {
     const entry = this.live.get(key);
-    if (!entry || (entry.expiresAt !== null && entry.expiresAt <= this.clock.now())) return undefined;
+    if (!entry || expiredAt(entry.expiresAt, this.clock.now())) return undefined;
     return { key, value: entry.value, expiresAt: entry.expiresAt };
   }
 
@@ -143,7 +149,7 @@ export class JournalRecords implements DurableRecordStore {
     if (records.length === 0) return;
     for (const r of records) this.live.set(r.key, { value: r.value, expiresAt: r.expiresAt });
     this.sweep.written(records.length);
-    await this.append(records.map((r) => JSON.stringify([r.key, r.value, r.expiresAt] satisfies Line)));
+    await this.append(records.map(lineOf));
   }
 
   async delete(key: string): Promise<void> {
@@ -164,7 +170,7 @@ export class JournalRecords implements DurableRecordStore {
   async list(): Promise<DurableRecord[]> {
     const now = this.clock.now();
     const out: DurableRecord[] = [];
-    for (const [key, { value, expiresAt }] of this.live) if (expiresAt === null || expiresAt > now) out.push({ key, value, expiresAt });
+    for (const [key, { value, expiresAt }] of this.live) if (!expiredAt(expiresAt, now)) out.push({ key, value, expiresAt });
     return out;
   }
 
@@ -222,7 +228,7 @@ export class JournalRecords implements DurableRecordStore {
 async function writeInSlices(out: FileHandle, records: readonly DurableRecord[]): Promise<void> {
   let slice = '';
   for (const r of records) {
-    slice += `${JSON.stringify([r.key, r.value, r.expiresAt] satisfies Line)}\n`;
+    slice += `${lineOf(r)}\n`;
     if (slice.length < SLICE_BYTES) continue;
     await out.write(slice);
     slice = '';
