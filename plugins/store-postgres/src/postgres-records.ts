@@ -83,7 +83,9 @@ export class PostgresRecords implements DurableRecordStore {
   private ensureMigrated(): Promise<void> {
     this.migrated ??= migrate(this.pool, this.options.schema).then(
       async () => {
-        await this.pool.query(this.deleteExpired, [Date.now()]);
+        const now = Date.now();
+        await this.pool.query(this.deleteExpired, [now]);
+        this.pruneAt = now + this.options.pruneEveryMs;
         this.up();
       },
       (error: unknown) => {
