@@ -9,20 +9,20 @@
  * touch) and one compare-and-set per day for the batch, not per request (at c = 32 the serialized
  * per-record writes were the ledger's whole cost, and every request waited for the writes queued
  * before its own). The copy takes each group the batch touches whole, so a day with thousands of
- * gateway keys costs its batch that many entries: 1,000 keys active in a day made a request cost (CPU of
- * gateway, client and mock vendor in one process) 590–640 µs against 180–200 with one key, when a
- * batch was one answer; 356–382 with a turn's answers.
+ * gateway keys costs its batch that many entries: 1,000 keys active in a day made a request cost
+ * 590–640 µs of CPU (gateway, client and mock vendor in one process) against 180–200 with one
+ * key when a batch was one answer, and 356–382 with a turn's answers.
  */
 import type { StateStore } from '@switchyard/core';
 import { answerFrom, dayOf, daysBetween, withRecords, type DayDoc, type UsageAnswer, type UsageQuery, type UsageRecord } from './usage-record.js';
 
 const KEEP_DAYS = 400;
-
-/** Resolves once the event loop's current turn is over: the answers that end in it join one batch. */
-const endOfTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 const MAX_ROUNDS = 16;
 /** Records held during an outage; beyond this the oldest are dropped (the usage log still has them). */
 const MAX_WAITING = 100_000;
+
+/** Resolves once the event loop's current turn is over: the answers that end in it join one batch. */
+const endOfTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export class UsageTotals {
   private chain: Promise<unknown> = Promise.resolve();
