@@ -23,7 +23,7 @@
  *
  * Run: pnpm bench:instructions   (Debian: apt-get install valgrind)
  * Knobs: BENCH_MODES (default chat,stream,messages-stream,responses-stream,gemini-stream),
- * BENCH_TARGETS (default thin,core,served; also plugins, logged), BENCH_REQUESTS (1000),
+ * BENCH_TARGETS (default thin,core,served; also plugins, logged, tenants), BENCH_REQUESTS (1000),
  * BENCH_WARMUP (1500), BENCH_FUNCTIONS (N: also print where each contender's instructions go,
  * its N costliest source files and JavaScript functions; callgrind-profile.ts), BENCH_NODE_ARGS
  * (node flags for every contender: `--no-turbo-inlining` shows inlined functions on their own).
@@ -38,7 +38,7 @@ import { Pool } from 'undici';
 import { buildBenchEntry } from './build-contenders.js';
 import { forkContender, sendRequests } from './contender.js';
 import { REQUESTS, type Mode } from './requests.js';
-import { servedBundle, startServed } from './served.js';
+import { BENCH_TENANT_KEY, servedBundle, startServed } from './served.js';
 import { instructionProfile } from './callgrind-profile.js';
 import { printTable } from './table.js';
 
@@ -57,6 +57,7 @@ const label: Record<string, string> = {
   plugins: 'gateway, 4 policy plugins',
   logged: 'serve-like, in process (4 plugins)',
   served: 'switchyard serve (bundle, 4 plugins)',
+  tenants: 'switchyard serve + ledger + virtual keys',
 };
 
 for (const tool of ['valgrind', 'callgrind_control']) {
@@ -73,12 +74,12 @@ const callgrind = (name: string) => ['valgrind', '--tool=callgrind', '--separate
 
 const servers = await buildBenchEntry('./gateway-servers.ts', 'gateway-servers');
 const upstream = await forkContender(await buildBenchEntry('./gateway-upstream.ts', 'gateway-upstream'), []);
-const bundle = TARGETS.includes('served') ? servedBundle() : undefined;
+const bundle = TARGETS.includes('served') || TARGETS.includes('tenants') ? servedBundle() : undefined;
 
 async function startContender(target: string, name: string): Promise<{ child: ChildProcess; url: string }> {
   const launcher = callgrind(name);
-  if (target === 'served') {
-    const served = await startServed(bundle!, upstream.info.primary!, upstream.info.secondary!, NODE_ARGS, false, launcher);
+  if (target === 'served' || target === 'tenants') {
+    const served = await startServed(bundle!, upstream.info.primary!, upstream.info.secondary!, NODE_ARGS, target === 'tenants', launcher);
     return { child: served.child, url: served.url };
   }
   const [command, ...args] = launcher;
@@ -103,7 +104,7 @@ async function count(mode: Mode, target: string): Promise<number> {
   const { path: route, body } = REQUESTS[mode];
   const address = new URL(url + route);
   const pool = new Pool(address.origin, { connections: CONCURRENCY });
-  const load = (requests: number) => sendRequests(pool, address.pathname + address.search, body, requests, CONCURRENCY, `${label[target]}, ${mode},`);
+  const load = (requests: number) => sendRequests(pool, address.pathname + address.search, body, requests, CONCURRENCY, `${label[target]}, ${mode},`, target === 'tenants' ? BENCH_TENANT_KEY : undefined);
   try {
     await load(WARMUP);
     spawnSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });

@@ -44,18 +44,13 @@ export interface RecordKeepingOptions {
 
 type Kind = 'record' | 'tally';
 
-/** Key heads whose kind `kindOf` remembers before it starts again. */
+/** Keys whose kind `kindOf` remembers before it starts again. */
 const KINDS_REMEMBERED = 4_096;
-
-/** The longest declared prefix a key starts with, and its kind. */
-type Match = { length: number; kind: Kind } | undefined;
 
 export class RecordKeepingStore implements StateStore, DurableKeyRegistry {
   private readonly prefixes: [prefix: string, kind: Kind][] = [];
-  /** The declared prefixes that do not end in `:` (`…:keys`), asked for every key. */
-  private readonly unheaded: [prefix: string, kind: Kind][] = [];
-  /** Key head (up to its last `:`) → the longest `:`-ended prefix it starts with. */
-  private readonly kinds = new Map<string, Match>();
+  /** Key → its kind (null: soft), for the last keys asked (`kindOf`). */
+  private readonly kinds = new Map<string, Kind | null>();
   /** Tallies changed since their last checkpoint, with their expiry (epoch ms, null for never). */
   private dirty = new Map<string, number | null>();
   private flushing: Promise<void> = Promise.resolve();
@@ -113,28 +108,31 @@ export class RecordKeepingStore implements StateStore, DurableKeyRegistry {
     this.declared.set(owner, keys);
     for (const prefix of keys.records ?? []) this.prefixes.push([prefix, 'record']);
     for (const prefix of keys.tallies ?? []) this.prefixes.push([prefix, 'tally']);
-    this.unheaded.length = 0;
-    for (const entry of this.prefixes) if (!entry[0].endsWith(':')) this.unheaded.push(entry);
     this.kinds.clear();
   }
 
   /**
-   * Durable or not, and how: the longest declared prefix wins. Whether a prefix ending in `:`
-   * starts a key depends only on the key's head (up to its last `:`), so that answer is
-   * remembered per head (bounded): every stored response has a key of its own, but they share
-   * one head, and a request with virtual keys counts a dozen tallies (asking each of the plugins'
-   * prefixes every time was 4 µs of it). The few other prefixes are asked for each key.
+   * Durable or not, and how: the longest declared prefix wins. Remembered per key (bounded): a
+   * request with virtual keys counts the same half-dozen tallies every time, and the hot store has
+   * already hashed each key, so a known one costs one Map probe where slicing its head and
+   * asking the prefixes cost about 200 ns a key. Keys seen once (stored responses) are asked
+   * the prefixes, and pass through.
    */
   kindOf(key: string): Kind | undefined {
-    const head = key.slice(0, key.lastIndexOf(':') + 1);
-    let match = this.kinds.get(head);
-    if (match === undefined && !this.kinds.has(head)) {
-      for (const [prefix, kind] of this.prefixes) if (prefix.endsWith(':') && head.startsWith(prefix) && (!match || prefix.length > match.length)) match = { length: prefix.length, kind };
+    let kind = this.kinds.get(key);
+    if (kind === undefined) {
+      let longest = 0;
+      kind = null;
+      for (const [prefix, declared] of this.prefixes) {
+        if (prefix.length > longest && key.startsWith(prefix)) {
+          longest = prefix.length;
+          kind = declared;
+        }
+      }
       if (this.kinds.size >= KINDS_REMEMBERED) this.kinds.clear();
-      this.kinds.set(head, match);
+      this.kinds.set(key, kind);
     }
-    for (const [prefix, kind] of this.unheaded) if (key.startsWith(prefix) && (!match || prefix.length > match.length)) match = { length: prefix.length, kind };
-    return match?.kind;
+    return kind ?? undefined;
   }
 
   get available(): boolean | undefined {

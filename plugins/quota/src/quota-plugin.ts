@@ -9,8 +9,8 @@
  * recordRequest (cache hits and degraded answers for the report).
  */
 import { SERVICE, type SpendForecast, type UsageQueryService } from '@switchyard/contracts';
-import { candidateRef, declareDurableKeys, defineService, definePlugin, provideService, requireService, storeLocal, SwitchyardError, STAGE, tapEveryCall, type AttemptOutcome, type Candidate, type ChatRequest, type Pipeline, type RequestContext } from '@switchyard/core';
-import { failClosed, formatDuration, isUnsentFailure, reservationTokens } from '@switchyard/core/internal';
+import { candidateRef, declareDurableKeys, defineService, definePlugin, provideService, requireService, storeLocal, SwitchyardError, STAGE, tapEveryCall, type AttemptOutcome, type Candidate, type ChatRequest, type Classification, type Pipeline, type RequestContext } from '@switchyard/core';
+import { failClosed, formatDuration, isUnsentFailure, reservationTokens, tapMaybeAsync } from '@switchyard/core/internal';
 import { BudgetBook, describeExhaustion, type Exhaustion, type TokenHold } from './budgets.js';
 import { KeyStates, type KeyState } from './key-states.js';
 import { UsageLedger, type UsageReport } from './ledger.js';
@@ -103,33 +103,44 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
       pipeline.events.once('pipeline:close', stop);
     }
 
-    pipeline.hooks.route.tapPromise({ name: PLUGIN_NAME, stage: STAGE.FILTER }, async (candidates, _classification, ctx) => {
+    /** Candidates in a key state leave (a paced one goes last, unless pacing holds); `budgets[i]`: the limit that stops candidate i. */
+    const order = (candidates: Candidate[], states: readonly (KeyState | undefined)[], ctx: RequestContext, budgets: readonly (Exhaustion | undefined)[] = []): Candidate[] => {
+      const ready: Candidate[] = [];
+      const paced: Candidate[] = [];
+      const removed: Removal[] = [];
+      candidates.forEach((candidate, i) => {
+        const state = states[i];
+        const budget = budgets[i];
+        if (blocks(state)) removed.push({ candidate, state });
+        else if (budget) removed.push({ candidate, budget });
+        else (state ? paced : ready).push(candidate);
+      });
+      if (ready.length + paced.length === 0 && removed.length > 0) throw noneLeft(ctx, removed, clock.now());
+      // Paced keys still serve, after the ones with room left.
+      return paced.length === 0 ? ready : [...ready, ...paced];
+    };
+    const blocks = (state: KeyState | undefined): state is KeyState => state !== undefined && (state.condition !== 'paced' || holdPaced);
+    const withBudgets = async (candidates: Candidate[], states: readonly (KeyState | undefined)[], ctx: RequestContext): Promise<Candidate[]> => {
       const memo = new Map<string, Promise<Exhaustion | undefined>>();
       const requestLimit = await book.exhausted(book.requestBudgets(ctx), memo);
       if (requestLimit) throw noneLeft(ctx, candidates.map((candidate) => ({ candidate, budget: requestLimit })), clock.now());
       // The request's token bound: a candidate whose own tpm budget cannot take it is passed over (each attempt holds it when it starts).
       const tokens = book.hasTokenLimits ? reservationTokens(candidates, ctx.request, options.tokenBound) : 0;
-      const ready: Candidate[] = [];
-      const paced: Candidate[] = [];
-      const removed: Removal[] = [];
-      for (const candidate of candidates) {
-        const state = await keys.get(candidate);
-        if (state && (state.condition !== 'paced' || holdPaced)) {
-          removed.push({ candidate, state });
-          continue;
-        }
-        const budget = await book.exhausted(book.candidateBudgets(candidate), memo, tokens);
-        if (budget) removed.push({ candidate, budget });
-        else (state ? paced : ready).push(candidate);
-      }
-      if (ready.length + paced.length === 0 && removed.length > 0) throw noneLeft(ctx, removed, clock.now());
+      const budgets: (Exhaustion | undefined)[] = [];
+      for (const [i, candidate] of candidates.entries()) budgets.push(blocks(states[i]) ? undefined : await book.exhausted(book.candidateBudgets(candidate), memo, tokens));
+      const kept = order(candidates, states, ctx, budgets);
       if (tokens > 0) {
         const held = await book.hold(book.requestBudgets(ctx), tokens);
         if (!('counters' in held)) throw noneLeft(ctx, candidates.map((candidate) => ({ candidate, budget: held })), clock.now());
         ctx.state.quotaHolds = { tokens, request: held, attempts: new Map() };
       }
-      // Paced keys still serve, after the ones with room left.
-      return [...ready, ...paced];
+      return kept;
+    };
+    // Without budgets, and on a store in this process, answered in the same tick (no promise per request).
+    tapMaybeAsync(pipeline.hooks.route, { name: PLUGIN_NAME, stage: STAGE.FILTER }, (candidates: Candidate[], _classification: Classification, ctx: RequestContext) => {
+      const states = keys.statesOf(candidates);
+      if (book.size > 0) return states instanceof Promise ? states.then((s) => withBudgets(candidates, s, ctx)) : withBudgets(candidates, states, ctx);
+      return states instanceof Promise ? states.then((s) => order(candidates, s, ctx)) : order(candidates, states, ctx);
     });
 
     if (book.hasTokenLimits) {

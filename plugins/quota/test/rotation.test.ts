@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createPipeline, MemoryStateStore, VirtualClock } from '@switchyard/core';
+import { testProvider } from '../../../packages/core/test/support/test-provider.js';
 import { quota } from '../src/index.js';
 import { answer, ask, failure, rig, upstream, type Reply, type Rig, type Seen } from './harness.js';
 
@@ -85,6 +87,35 @@ describe('key rotation', () => {
     const err = await pipeline.chat(ask()).catch((e) => e);
     expect(err).toMatchObject({ kind: 'payment', status: 402 });
     expect(err.message).toContain('a/m0#0 (key a#0) parked: out of balance (402)');
+  });
+});
+
+describe('reading the key states', () => {
+  /** A store that, like Redis, answers only with promises, and counts the reads of key states. */
+  class RemoteLikeStore extends MemoryStateStore {
+    override getManyNow = undefined as never;
+    reads: string[][] = [];
+    override get<T>(key: string): Promise<T | undefined> {
+      if (/:(parked|resting|paced):/.test(key)) this.reads.push([key]);
+      return super.get<T>(key);
+    }
+    override getMany<T>(keys: readonly string[]): Promise<(T | undefined)[]> {
+      if (keys.some((key) => /:(parked|resting|paced):/.test(key))) this.reads.push([...keys]);
+      return Promise.all(keys.map((key) => super.get<T>(key)));
+    }
+  }
+
+  it('is one read of the store for every candidate and condition (one MGET on Redis), and still rotates', async () => {
+    const up = await upstream(({ key, model }) => (key === 'sk-0' ? failure(429, 'slow down', undefined, { 'retry-after': '30' }) : { body: answer('ok', model) }));
+    const clock = new VirtualClock(Date.UTC(2025, 0, 31, 23, 0, 0));
+    const store = new RemoteLikeStore(clock);
+    const pipeline = createPipeline({ endpoints: [{ name: 'a', provider: 'test', baseUrl: up.server.url, apiKeys: ['sk-0', 'sk-1'] }], models: { chat: [{ endpoint: 'a', model: 'm0' }] }, plugins: [quota()], providers: [testProvider], clock, store });
+    current = { pipeline, clock, close: async () => (await pipeline.close(), await up.server.close()) };
+    await pipeline.chat(ask());
+    await pipeline.chat(ask());
+    expect(up.seen.map((s) => s.key)).toEqual(['sk-0', 'sk-1', 'sk-1']);
+    expect(store.reads).toHaveLength(2);
+    expect(store.reads[1]).toEqual(['quota:parked:a#0', 'quota:resting:a/m0#0', 'quota:paced:a/m0#0', 'quota:parked:a#1', 'quota:resting:a/m0#1', 'quota:paced:a/m0#1']);
   });
 });
 
