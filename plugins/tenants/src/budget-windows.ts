@@ -19,25 +19,28 @@ export interface Window {
   id: string;
   /** When the next window starts (epoch ms). */
   resetsAt: number;
-  /** A TTL for the window's counters. */
-  ttlMs: number;
 }
 
-/** The window each period was last asked for: asked for every scope of every request, it is the same until it resets. */
-const current: Record<Period, { startsAt: number; resetsAt: number; id: string } | undefined> = { day: undefined, month: undefined };
+/** The window each period was last asked for: asked for every scope of every request, it is the same object until it resets. */
+const current: Record<Period, { window: Window; startsAt: number } | undefined> = { day: undefined, month: undefined };
 
 export function windowOf(period: Period, now: number): Window {
   let known = current[period];
-  if (!known || now < known.startsAt || now >= known.resetsAt) {
+  if (!known || now < known.startsAt || now >= known.window.resetsAt) {
     // A date and its ISO text cost a microsecond: made once per window, not per scope and request.
     const date = new Date(now);
     const year = date.getUTCFullYear();
     const month = date.getUTCMonth();
     const startsAt = period === 'day' ? Date.UTC(year, month, date.getUTCDate()) : Date.UTC(year, month, 1);
     const resetsAt = period === 'day' ? Date.UTC(year, month, date.getUTCDate() + 1) : Date.UTC(year, month + 1, 1);
-    current[period] = known = { startsAt, resetsAt, id: date.toISOString().slice(0, period === 'day' ? 10 : 7) };
+    current[period] = known = { window: { period, id: date.toISOString().slice(0, period === 'day' ? 10 : 7), resetsAt }, startsAt };
   }
-  return { period, id: known.id, resetsAt: known.resetsAt, ttlMs: known.resetsAt - now + KEEP_AFTER_MS[period] };
+  return known.window;
+}
+
+/** A TTL for a window's counters written at `now`: they outlive it a little. */
+export function counterTtlMs(window: Window, now: number): number {
+  return window.resetsAt - now + KEEP_AFTER_MS[window.period];
 }
 
 export function minuteOf(now: number): number {

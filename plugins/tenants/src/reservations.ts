@@ -13,11 +13,13 @@
  */
 import { TENANT_ERRORS } from '@switchyard/contracts';
 import { SwitchyardError, type StateStore } from '@switchyard/core';
-import { formatUsd, fromMicros, minuteOf, MINUTE_MS, PERIODS, toMicros, windowOf, type Window } from './budget-windows.js';
+import { counterTtlMs, formatUsd, fromMicros, minuteOf, MINUTE_MS, PERIODS, toMicros, windowOf, type Window } from './budget-windows.js';
 import type { Budget, BudgetWindow, Limits } from './options.js';
 
 /** A crashed gateway's requests in flight stop counting this long after the key's last change. */
 const IN_FLIGHT_TTL_MS = 15 * MINUTE_MS;
+/** Keys whose scopes `scopesOf` remembers before it starts again. */
+const SCOPES_REMEMBERED = 10_000;
 
 export interface SpendScope {
   scope: 'key' | 'team';
@@ -33,6 +35,8 @@ export interface SpendScope {
 }
 
 export interface Reservation {
+  /** When it was made (epoch ms): its counters' TTLs count from there. */
+  at: number;
   scopes: SpendScope[];
   /** Per scope: micro-dollars reserved there (0 where no budget applies). */
   reserved: number[];
@@ -67,6 +71,9 @@ interface Step {
 }
 
 export class SpendCounters {
+  /** Key id → its scopes in the windows they were made for, and what they were made from. */
+  private readonly scopesMemo = new Map<string, { caller: Caller; day: Window; month: Window; scopes: SpendScope[] }>();
+
   constructor(
     private readonly store: StateStore,
     private readonly prefix: string,
@@ -84,13 +91,24 @@ export class SpendCounters {
     return `${this.prefix}:in-flight:${id}`;
   }
 
+  /**
+   * The key's and its team's spend scopes in the day and month of `now`. The same objects (and
+   * counter names, hashed once by the store) for every request of a key until a window turns or
+   * its budgets change: making them was a microsecond a request.
+   */
   scopesOf(caller: Caller, now: number): SpendScope[] {
+    const day = windowOf('day', now);
+    const month = windowOf('month', now);
+    const known = this.scopesMemo.get(caller.keyId);
+    if (known && known.day === day && known.month === month && sameScopes(known.caller, caller)) return known.scopes;
     const scopes: SpendScope[] = [];
-    for (const period of PERIODS) {
-      const window = windowOf(period, now);
+    for (const window of [day, month]) {
+      const period = window.period;
       scopes.push({ scope: 'key', id: caller.keyId, name: caller.keyName, label: `key ${caller.keyId} (${caller.keyName})`, window, counter: this.spendKey('key', caller.keyId, window), budget: caller.budget?.[period] });
       if (caller.team !== undefined) scopes.push({ scope: 'team', id: caller.team, name: caller.team, label: `team ${caller.team}`, window, counter: this.spendKey('team', caller.team, window), budget: caller.teamBudget?.[period] });
     }
+    if (this.scopesMemo.size >= SCOPES_REMEMBERED) this.scopesMemo.clear();
+    this.scopesMemo.set(caller.keyId, { caller, day, month, scopes });
     return scopes;
   }
 
@@ -102,7 +120,7 @@ export class SpendCounters {
   reserve(caller: Caller, estimateMicros: number, now: number, estimateTokens = 0): Reservation | Promise<Reservation> {
     const scopes = this.scopesOf(caller, now);
     const reserved = scopes.map((s) => (s.budget ? estimateMicros : 0));
-    const steps: (Step | undefined)[] = scopes.map((s) => (s.budget ? { key: s.counter, by: estimateMicros, ttlMs: s.window.ttlMs, refuse: (value) => budgetRefusal(s, value, estimateMicros, now) } : undefined));
+    const steps: (Step | undefined)[] = scopes.map((s) => (s.budget ? { key: s.counter, by: estimateMicros, ttlMs: counterTtlMs(s.window, now), refuse: (value) => budgetRefusal(s, value, estimateMicros, now) } : undefined));
     const limits = caller.limits ?? {};
     if (limits.rpm !== undefined) {
       const rpm = limits.rpm;
@@ -120,11 +138,11 @@ export class SpendCounters {
       steps.push({ key: tpmKey, by: estimateTokens, ttlMs: 2 * MINUTE_MS, refuse: (v) => (v > tpm || (estimateTokens === 0 && v >= tpm) ? limitRefusal(caller, `${tpm} tokens a minute${estimateTokens > tpm ? ` (this request may use up to ${estimateTokens})` : ''}`, MINUTE_MS - (now % MINUTE_MS)) : undefined) });
     }
     const tpmReserved = tpmKey ? estimateTokens : undefined;
-    if (steps.every((step) => step === undefined)) return { scopes, reserved, values: reserved, inFlightKey, tpmKey, tpmReserved };
-    return this.check(scopes, reserved, steps, inFlightKey, tpmKey, tpmReserved);
+    if (steps.every((step) => step === undefined)) return { at: now, scopes, reserved, values: reserved, inFlightKey, tpmKey, tpmReserved };
+    return this.check(now, scopes, reserved, steps, inFlightKey, tpmKey, tpmReserved);
   }
 
-  private async check(scopes: SpendScope[], reserved: number[], steps: (Step | undefined)[], inFlightKey: string | undefined, tpmKey: string | undefined, tpmReserved: number | undefined): Promise<Reservation> {
+  private async check(at: number, scopes: SpendScope[], reserved: number[], steps: (Step | undefined)[], inFlightKey: string | undefined, tpmKey: string | undefined, tpmReserved: number | undefined): Promise<Reservation> {
     const values = await Promise.all(steps.map((step) => (step ? this.store.increment(step.key, step.by, step.ttlMs) : Promise.resolve(0))));
     let refusal: SwitchyardError | undefined;
     for (let i = 0; i < steps.length && !refusal; i++) refusal = steps[i]?.refuse?.(values[i]);
@@ -132,7 +150,7 @@ export class SpendCounters {
       await Promise.all(steps.map((step) => (step ? this.store.increment(step.key, -step.by, step.ttlMs) : undefined)));
       throw refusal;
     }
-    return { scopes, reserved, values: values.slice(0, scopes.length), inFlightKey, tpmKey, tpmReserved };
+    return { at, scopes, reserved, values: values.slice(0, scopes.length), inFlightKey, tpmKey, tpmReserved };
   }
 
   /** Adds the real cost in place of the reservation; the spend of each budgeted scope after it. */
@@ -140,7 +158,7 @@ export class SpendCounters {
     const { scopes } = reservation;
     const work: Promise<number>[] = scopes.map((s, i) => {
       const delta = actualMicros - reservation.reserved[i];
-      if (delta !== 0) return this.store.increment(s.counter, delta, s.window.ttlMs);
+      if (delta !== 0) return this.store.increment(s.counter, delta, counterTtlMs(s.window, reservation.at));
       return Promise.resolve(reservation.values[i]);
     });
     const extra: Promise<unknown>[] = [];
@@ -155,7 +173,7 @@ export class SpendCounters {
 
   /** The cost of an attempt recorded after its request settled (a hedge loser, aborted as the winner answered, ends later). */
   addLate(reservation: Reservation, actualMicros: number, tokens: number): Promise<ScopeSpend[]> {
-    return this.settle({ scopes: reservation.scopes, reserved: reservation.scopes.map(() => 0), values: reservation.values, tpmKey: reservation.tpmKey }, actualMicros, tokens);
+    return this.settle({ at: reservation.at, scopes: reservation.scopes, reserved: reservation.scopes.map(() => 0), values: reservation.values, tpmKey: reservation.tpmKey }, actualMicros, tokens);
   }
 
   /** Spend so far in each window of a key or team (micro-dollars), and the key's counts this minute. */
@@ -169,6 +187,11 @@ export class SpendCounters {
     ]);
     return { day: day ?? 0, month: month ?? 0, rpm: rpm ?? 0, tpm: tpm ?? 0, inFlight: inFlight ?? 0 };
   }
+}
+
+/** Scopes made for `a` serve `b`: the same key name, team and budgets. */
+function sameScopes(a: Caller, b: Caller): boolean {
+  return a.keyName === b.keyName && a.team === b.team && a.budget === b.budget && a.teamBudget === b.teamBudget;
 }
 
 /** The hard limit of a budget window, in micro-dollars. */
