@@ -239,18 +239,27 @@ export class StatusBoard {
     const m = this.modelBucket(e.model, now);
     m.requests++;
     if (!e.ok) m.errors++;
+    // Most requests are one attempt: counted without the map that merges a deployment's several.
+    const [only] = e.attempts;
+    if (e.attempts.length === 1) {
+      if (only!.outcome !== 'ignored' || only!.ok) this.countDeployment(only!.candidate.deploymentId, only!.ok, now);
+      return;
+    }
     const answered = new Map<string, boolean>();
     for (const a of e.attempts) {
       if (a.outcome === 'ignored' && !a.ok) continue;
       answered.set(a.candidate.deploymentId, (answered.get(a.candidate.deploymentId) ?? false) || a.ok);
     }
-    for (const [deploymentId, ok] of answered) {
-      const t = this.track(deploymentId);
-      const b = this.bucket(t, now);
-      t.requests++;
-      b.requests++;
-      if (!ok) b.errors++;
-    }
+    for (const [deploymentId, ok] of answered) this.countDeployment(deploymentId, ok, now);
+  }
+
+  /** A request one of whose attempts went to this deployment: `ok` when one of them answered. */
+  private countDeployment(deploymentId: string, ok: boolean, now: number): void {
+    const t = this.track(deploymentId);
+    const b = this.bucket(t, now);
+    t.requests++;
+    b.requests++;
+    if (!ok) b.errors++;
   }
 
   /** `callers`: track gateway keys too (the pipeline has virtual keys). Every request's outcome is read: the model verdicts count what clients saw. */
