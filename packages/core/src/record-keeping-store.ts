@@ -217,8 +217,7 @@ export class RecordKeepingStore implements StateStore, DurableKeyRegistry {
   }
 
   private touch(key: string, ttlMs: number | undefined): void {
-    const known = this.dirty.get(key);
-    this.dirty.set(key, ttlMs === undefined ? (known ?? null) : this.expiresAt(ttlMs));
+    this.dirty.set(key, ttlMs === undefined ? (this.dirty.get(key) ?? null) : this.expiresAt(ttlMs));
   }
 
   /** Checkpoints the tallies changed since the last one (what the interval and close run). */
