@@ -12,6 +12,9 @@ import pg from 'pg';
 import { migrate } from './migrations.js';
 import { parsePostgresRecordsOptions, redactUrl, type PostgresRecordsOptions, type PostgresRecordsOptionsInput } from './options.js';
 
+/** Expired rows one statement deletes: a backlog (a restart after days of stored answers) goes in short statements, never one past the statement timeout. */
+const PRUNE_BATCH = 1_000;
+
 interface Row {
   key: string;
   value: unknown;
@@ -30,6 +33,8 @@ export class PostgresRecords implements DurableRecordStore {
   private closed = false;
   /** When the next write deletes the expired rows (epoch ms). */
   private pruneAt = 0;
+  /** A prune under way (one at a time). */
+  private pruning = false;
   private readonly watchers = new Set<(change: StoreAvailability) => void>();
   /** Told once per outage; defaults to a process warning. */
   onError: (error: SwitchyardError) => void = (error) => process.emitWarning(error.message, { type: 'SwitchyardWarning', code: error.code });
@@ -38,7 +43,8 @@ export class PostgresRecords implements DurableRecordStore {
     this.options = parsePostgresRecordsOptions(input);
     this.where = `PostgreSQL at ${redactUrl(this.options.url)}`;
     this.table = `"${this.options.schema}".switchyard_records`;
-    this.deleteExpired = `DELETE FROM ${this.table} WHERE expires_at IS NOT NULL AND expires_at <= $1`;
+    // Oldest first along the expiry index; rows another statement holds (a write, another gateway's prune) are left to the next batch or prune.
+    this.deleteExpired = `DELETE FROM ${this.table} WHERE key IN (SELECT key FROM ${this.table} WHERE expires_at IS NOT NULL AND expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`;
     this.pool = new pg.Pool({
       connectionString: this.options.url,
       max: this.options.poolSize,
@@ -82,11 +88,10 @@ export class PostgresRecords implements DurableRecordStore {
 
   private ensureMigrated(): Promise<void> {
     this.migrated ??= migrate(this.pool, this.options.schema).then(
-      async () => {
-        const now = Date.now();
-        await this.pool.query(this.deleteExpired, [now]);
-        this.pruneAt = now + this.options.pruneEveryMs;
+      () => {
         this.up();
+        // After the store is up, not before: a backlog of expired rows must not keep it down.
+        this.prune();
       },
       (error: unknown) => {
         this.migrated = undefined;
@@ -164,15 +169,32 @@ export class PostgresRecords implements DurableRecordStore {
 
   /**
    * Expired rows read as absent, but stay on disk until deleted: at open, and after a write every
-   * `pruneEveryMs` (several gateways may each do it; the statement is the same either way). Without
-   * this, a day's stored Responses were kept for as long as the database ran.
+   * `pruneEveryMs` (several gateways may each do it: each deletes rows the others do not hold).
+   * Without this, a day's stored Responses were kept for as long as the database ran.
    */
   private pruneIfDue(): void {
+    if (Date.now() >= this.pruneAt) this.prune();
+  }
+
+  /**
+   * Deletes the expired rows `PRUNE_BATCH` at a time, in the background. A failure (a statement
+   * timeout, PostgreSQL gone) ends this prune quietly: the statements the gateway waits on
+   * report outages, and the next prune starts where this one stopped.
+   */
+  private prune(): void {
+    if (this.pruning || this.closed) return;
     const now = Date.now();
-    if (now < this.pruneAt || this.closed) return;
     this.pruneAt = now + this.options.pruneEveryMs;
-    // The write it follows succeeded: a failure here is the next statement's to report.
-    this.pool.query(this.deleteExpired, [now]).catch(() => undefined);
+    this.pruning = true;
+    void (async () => {
+      try {
+        while (!this.closed && (await this.pool.query(this.deleteExpired, [now, PRUNE_BATCH])).rowCount === PRUNE_BATCH);
+      } catch {
+        // Told by the next statement that fails, if PostgreSQL is really gone.
+      } finally {
+        this.pruning = false;
+      }
+    })();
   }
 
   async delete(key: string): Promise<void> {

@@ -1,4 +1,5 @@
 import { afterEach, expect, it, vi } from 'vitest';
+import pg from 'pg';
 import { createPostgresRecords, MIGRATIONS, PostgresRecords } from '../src/index.js';
 import { describeWithPostgres, dropSchema, PG_URL, sql, uniqueSchema } from './support/postgres.js';
 
@@ -9,9 +10,9 @@ afterEach(async () => {
   await Promise.all(schemas.splice(0).map(dropSchema));
 });
 
-async function records(schema = uniqueSchema(), url = PG_URL, pruneEveryMs?: number): Promise<PostgresRecords> {
+async function records(schema = uniqueSchema(), url = PG_URL, pruneEveryMs?: number, statementTimeoutMs?: number): Promise<PostgresRecords> {
   schemas.push(schema);
-  const store = createPostgresRecords({ url, schema, retryMs: 50, connectTimeoutMs: 500, pruneEveryMs });
+  const store = createPostgresRecords({ url, schema, retryMs: 50, connectTimeoutMs: 500, pruneEveryMs, statementTimeoutMs });
   store.onError = () => undefined;
   opened.push(store);
   await store.open();
@@ -78,6 +79,30 @@ describeWithPostgres('PostgresRecords on a real PostgreSQL', () => {
     expect(await store.get('answer:1')).toBeUndefined();
     await store.put([{ key: 'answer:2', value: 'b', expiresAt: Date.now() + 60_000 }]);
     await vi.waitFor(async () => expect(await keys()).toEqual(['answer:2', 'team']), { timeout: 2_000, interval: 20 });
+  });
+
+  it('a backlog of expired rows is deleted in batches at open, around rows another transaction holds, and never keeps the store down', async () => {
+    const schema = uniqueSchema();
+    // The schema, then 2,500 expired rows and one kept, as a gateway stopped for days leaves them.
+    await (await records(schema)).close();
+    const past = Date.now() - 60_000;
+    await sql(`INSERT INTO "${schema}".switchyard_records (key, value, expires_at) SELECT 'answer:' || i, to_jsonb(repeat('x', 200)), $1::bigint + i FROM generate_series(1, 2500) AS i`, [past]);
+    await sql(`INSERT INTO "${schema}".switchyard_records (key, value, expires_at) VALUES ('team', '"kept"', NULL)`);
+    // Another transaction holds one expired row (a write to it, another gateway): one DELETE of them all waited for it past the statement timeout.
+    const holder = new pg.Client({ connectionString: PG_URL });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT key FROM "${schema}".switchyard_records WHERE key = 'answer:1200' FOR UPDATE`);
+      const store = await records(schema, PG_URL, undefined, 500);
+      expect(store.available).toBe(true);
+      await store.put([{ key: 'written', value: 1, expiresAt: null }]);
+      const left = async () => (await sql(`SELECT key FROM "${schema}".switchyard_records ORDER BY key`)).rows.map((row: { key: string }) => row.key);
+      await vi.waitFor(async () => expect(await left()).toEqual(['answer:1200', 'team', 'written']), { timeout: 5_000, interval: 50 });
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
   });
 
   it('concurrent compare-and-set from two pools: exactly one wins each round', async () => {
