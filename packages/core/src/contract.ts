@@ -286,6 +286,8 @@ export type PipelineHooks = {
   readonly continueStream: AsyncSeriesBailHook<[StreamInterruption, RequestContext], AsyncIterable<StreamPart> | undefined>;
   /** Parallel: the final outcome, for metrics, logs and usage reports. */
   readonly recordRequest: AsyncParallelHook<[RequestOutcome, RequestContext]>;
+  /** Parallel, once, as the pipeline closes and before the store and transport it owns do: a plugin's background work (writes no answer waited for) ends here. */
+  readonly close: AsyncParallelHook<[]>;
 };
 
 /* ---------------------------------------------------------------- the upstream transport */

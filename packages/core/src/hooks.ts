@@ -70,5 +70,6 @@ export function createPipelineHooks(): PipelineHooks {
     degrade: new AsyncSeriesBailHook<[SwitchyardError, RequestContext], DegradeResult | undefined>(['error', 'context'], 'degrade'),
     continueStream: new AsyncSeriesBailHook<[StreamInterruption, RequestContext], AsyncIterable<StreamPart> | undefined>(['interruption', 'context'], 'continueStream'),
     recordRequest: new AsyncParallelHook<[RequestOutcome, RequestContext]>(['outcome', 'context'], 'recordRequest'),
+    close: new AsyncParallelHook<[]>([], 'close'),
   });
 }

@@ -140,6 +140,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     close() {
       closing ??= (async () => {
         events.emit('pipeline:close');
+        // Plugins' background writes end before the store they write to closes (a failing tap is reported and contained: containRecordTaps).
+        if (hooks.close.taps.length > 0) await hooks.close.promise();
         // A store or transport passed in without `owned: true` may be shared (a gateway reload): its owner closes it.
         if (ownedTransport.owned) await transport.close?.();
         if (ownedStore.owned) await store.close?.();

@@ -39,4 +39,24 @@ describe('a pipeline closes what it owns', () => {
     expect(transport.closed).toBe(0);
     expect(storeClosed).toBe(0);
   });
+
+  it("runs the plugins' close taps first (their background writes reach the store before it closes); a failing one is reported and the close goes on", async () => {
+    const store = new MemoryStateStore();
+    const order: string[] = [];
+    store.close = async () => void order.push('store closed');
+    const pipeline = createPipeline({ ...config, providers: [testProvider], store: { use: store, owned: true } });
+    const errors: unknown[] = [];
+    pipeline.events.on('plugin-error', (e) => errors.push(e));
+    pipeline.hooks.close.tapPromise('writer', async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      await store.set('written', true);
+      order.push('writer done');
+    });
+    pipeline.hooks.close.tapPromise('broken', async () => {
+      throw new Error('disk gone');
+    });
+    await pipeline.close();
+    expect(order).toEqual(['writer done', 'store closed']);
+    expect(errors).toEqual([expect.objectContaining({ plugin: 'broken', stage: 'close', error: expect.objectContaining({ message: 'disk gone' }) })]);
+  });
 });

@@ -1,7 +1,10 @@
 /** Day totals in the StateStore: exact sums, and an outage of a shared store delays them instead of losing them. */
 import { describe, expect, it } from 'vitest';
-import { MemoryStateStore } from '@switchyard/core';
+import { createPipeline, getService, MemoryStateStore, VirtualClock } from '@switchyard/core';
+import { testProvider } from '../../../packages/core/test/support/test-provider.js';
 import { UsageTotals } from '../src/usage-totals.js';
+import { quota, USAGE_SERVICE } from '../src/index.js';
+import { ask, upstream } from './harness.js';
 import { addRecord, emptyDay, parseUsageQuery, withRecords, type DayDoc, type UsageRecord } from '../src/usage-record.js';
 
 /** A store that can say it is unavailable, as @switchyard/store-redis does during an outage. */
@@ -130,5 +133,43 @@ describe('usage totals under concurrent requests', () => {
     await Promise.all([first, ...late]);
     expect(await store.get('q:usage:2026-12-01')).toMatchObject({ total: { requests: 2, billedCostMicros: 3_000_000 } });
     expect(await store.get('q:usage:2026-12-02')).toMatchObject({ total: { requests: 1, billedCostMicros: 4_000_000 } });
+  });
+});
+
+describe('usage totals and the answer', () => {
+  it("an answer does not wait for its totals write; the usage service and the pipeline's close do", async () => {
+    const up = await upstream();
+    const clock = new VirtualClock(Date.UTC(2026, 11, 1, 10));
+    const store = new CountingStore(clock);
+    const pipeline = createPipeline({ endpoints: [{ name: 'a', provider: 'test', baseUrl: up.server.url, apiKey: 'sk-a' }], models: { chat: [{ endpoint: 'a', model: 'm0' }] }, plugins: [quota({ ledger: {} })], providers: [testProvider], clock, store });
+    try {
+      // The totals write's read waits for the store: the answer comes anyway.
+      const writing = store.holdNextRead();
+      await pipeline.chat(ask());
+      await writing.started;
+      expect(await store.get('quota:usage:2026-12-01')).toBeUndefined();
+      const usage = getService(pipeline, USAGE_SERVICE)!;
+      let flushed = false;
+      const flushing = usage.flush().then(() => (flushed = true));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(flushed).toBe(false);
+      writing.release();
+      await flushing;
+      expect(await store.get('quota:usage:2026-12-01')).toMatchObject({ total: { requests: 1 } });
+      // A write under way when the pipeline closes ends first.
+      const last = store.holdNextRead();
+      await pipeline.chat(ask());
+      await last.started;
+      let closed = false;
+      const closing = pipeline.close().then(() => (closed = true));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(closed).toBe(false);
+      last.release();
+      await closing;
+      expect(await store.get('quota:usage:2026-12-01')).toMatchObject({ total: { requests: 2 } });
+    } finally {
+      await pipeline.close();
+      await up.server.close();
+    }
   });
 });
