@@ -172,14 +172,18 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
     }
 
     // Fail closed: a charge that cannot be made refuses the request instead of letting it through free.
-    pipeline.hooks.recordAttempt.tapPromise(failClosed({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }), async (outcome, ctx) => {
-      const { candidate } = outcome;
+    // Answered at once when nothing is left to await (no budget to spend, no key to rest, no pace to keep).
+    tapMaybeAsync(pipeline.hooks.recordAttempt, failClosed({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }), (outcome: AttemptOutcome, ctx: RequestContext) => {
       const attemptHold = ctx.state.quotaHolds?.attempts.get(outcome.attempt);
-      if (attemptHold) {
-        // What the attempt used is spent below; its hold goes back first.
-        ctx.state.quotaHolds!.attempts.delete(outcome.attempt);
-        await book.release(attemptHold);
-      }
+      if (!attemptHold) return account(outcome, ctx);
+      // What the attempt used is spent below; its hold goes back first.
+      ctx.state.quotaHolds!.attempts.delete(outcome.attempt);
+      return book.release(attemptHold).then(() => account(outcome, ctx));
+    });
+
+    /** Bills an attempt and reports it; spends budgets, rests or parks its key and paces it where that applies. */
+    function account(outcome: AttemptOutcome, ctx: RequestContext): void | Promise<void> {
+      const { candidate } = outcome;
       // An attempt refused before it left (a request the codec could not build) cost nothing.
       const counted = outcome.outcome !== 'ignored' && !isUnsentFailure(outcome.error);
       const price = priceFor(candidate, options.prices);
@@ -202,19 +206,23 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
         // A report, not a charge: the answer does not wait for it (it cost the ledger's p99 at c = 32 7 ms); reads and close do.
         void totals.add(record).catch(onLedgerError);
       }
+      const pause = counted && options.pacing !== false ? pacingPauseMs(outcome.headers, clock.now(), options.pacing) : undefined;
+      if (book.size === 0 && !(counted && outcome.error) && pause === undefined) return;
+      return spendAndRotate(outcome, ctx, counted, tokens.inputTokens + tokens.outputTokens, costUsd, pause);
+    }
+
+    async function spendAndRotate(outcome: AttemptOutcome, ctx: RequestContext, counted: boolean, usedTokens: number, costUsd: number, pause: number | undefined): Promise<void> {
+      const { candidate } = outcome;
       // A cancelled attempt the vendor got (a client that left, a hedge that lost) spends budgets too; it is no request of its own.
-      const reached = await book.spend(candidate, ctx, { rpm: counted ? 1 : 0, tpm: tokens.inputTokens + tokens.outputTokens, spend: costUsd });
+      const reached = await book.spend(candidate, ctx, { rpm: counted ? 1 : 0, tpm: usedTokens, spend: costUsd });
       if (reached.length > 0) {
         const spent = new Set(reached.map((r) => r.scope));
         prune(ctx, (c) => book.candidateBudgets(c).some((b) => spent.has(b.id)));
       }
       if (!counted) return;
       await rotate(outcome, ctx);
-      if (options.pacing !== false) {
-        const pause = pacingPauseMs(outcome.headers, clock.now(), options.pacing);
-        if (pause !== undefined) await keys.set('paced', candidate, pause, 'vendor quota headers ran low');
-      }
-    });
+      if (pause !== undefined) await keys.set('paced', candidate, pause, 'vendor quota headers ran low');
+    }
 
     pipeline.hooks.recordRequest.tapPromise(PLUGIN_NAME, async (outcome) => {
       if (outcome.ok && outcome.response?.switchyard?.cached && !outcome.degraded) ledger.addCacheHit();
