@@ -142,30 +142,24 @@ describe('usage totals and the answer', () => {
     const clock = new VirtualClock(Date.UTC(2026, 11, 1, 10));
     const store = new CountingStore(clock);
     const pipeline = createPipeline({ endpoints: [{ name: 'a', provider: 'test', baseUrl: up.server.url, apiKey: 'sk-a' }], models: { chat: [{ endpoint: 'a', model: 'm0' }] }, plugins: [quota({ ledger: {} })], providers: [testProvider], clock, store });
-    try {
-      // The totals write's read waits for the store: the answer comes anyway.
+    /** A chat answered while its totals write waits on the store; `waiter` (a flush, the close) waits for that write. */
+    const answeredBefore = async (waiter: () => Promise<unknown>) => {
       const writing = store.holdNextRead();
       await pipeline.chat(ask());
       await writing.started;
-      expect(await store.get('quota:usage:2026-12-01')).toBeUndefined();
-      const usage = getService(pipeline, USAGE_SERVICE)!;
-      let flushed = false;
-      const flushing = usage.flush().then(() => (flushed = true));
+      let settled = false;
+      const waiting = waiter().then(() => (settled = true));
       await new Promise((resolve) => setImmediate(resolve));
-      expect(flushed).toBe(false);
+      expect(settled).toBe(false);
       writing.release();
-      await flushing;
+      await waiting;
+    };
+    try {
+      const usage = getService(pipeline, USAGE_SERVICE)!;
+      await answeredBefore(() => usage.flush());
       expect(await store.get('quota:usage:2026-12-01')).toMatchObject({ total: { requests: 1 } });
       // A write under way when the pipeline closes ends first.
-      const last = store.holdNextRead();
-      await pipeline.chat(ask());
-      await last.started;
-      let closed = false;
-      const closing = pipeline.close().then(() => (closed = true));
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(closed).toBe(false);
-      last.release();
-      await closing;
+      await answeredBefore(() => pipeline.close());
       expect(await store.get('quota:usage:2026-12-01')).toMatchObject({ total: { requests: 2 } });
     } finally {
       await pipeline.close();
