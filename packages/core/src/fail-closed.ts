@@ -24,10 +24,10 @@ export function failClosedError(tap: { name: string }, stage: string, error: unk
 const noop = () => undefined;
 
 /**
- * Wraps every record tap (and close tap) as it is registered: its failure is reported as a
+ * Wraps every record tap and close tap as it is registered: its failure is reported as a
  * `plugin-error` event and swallowed, or, for a fail-closed tap, turned into the request's
- * refusal. A close tap that fails so leaves the others to finish before the store closes. A tap keeps its
- * kind (sync, callback or promise), so one that answers at once adds no promise.
+ * refusal (a close tap that fails leaves the others to finish before the store closes). A tap
+ * keeps its kind (sync, callback or promise), so one that answers at once adds no promise.
  */
 export function containRecordTaps(hooks: PipelineHooks, events: SwitchyardEventBus): void {
   for (const [stage, hook] of [['recordAttempt', hooks.recordAttempt], ['recordRequest', hooks.recordRequest], ['close', hooks.close]] as const) {
