@@ -22,7 +22,7 @@ import { billAttempt } from './attempt-bill.js';
 import { outputSpeedFor, priceFor } from './prices.js';
 import { UsageLog } from './usage-log.js';
 import { forecastSpend, watchBudgetForecasts, type ForecastPeriod } from './forecast.js';
-import { parseForecastPeriod, parseUsageQuery, type UsageAnswer, type UsageRecord } from './usage-record.js';
+import { isoTime, parseForecastPeriod, parseUsageQuery, type UsageAnswer, type UsageRecord } from './usage-record.js';
 import { UsageTotals } from './usage-totals.js';
 import { checkBudgetsAgainst } from './validate.js';
 
@@ -196,7 +196,7 @@ export const quota = definePlugin<QuotaOptions, QuotaOptionsInput>({
       const tags = ctx.request.switchyard?.tags ?? {};
       ledger.addAttempt({ candidate, model: ctx.model, tags, ok: outcome.ok, counted, tokens, costUsd, priced: price !== undefined });
       if (totals) {
-        const record: UsageRecord = { at: new Date(clock.now()).toISOString(), requestId: ctx.id, attempt: outcome.attempt, model: ctx.model, deployment: candidate.deploymentId, endpoint: candidate.endpoint.name, provider: candidate.provider, key: candidate.keyId, tags, outcome: outcome.outcome, ok: outcome.ok, ...tokens, costUsd, estimated: bill.estimated, estimate: bill.estimate };
+        const record: UsageRecord = { at: isoTime(clock.now()), requestId: ctx.id, attempt: outcome.attempt, model: ctx.model, deployment: candidate.deploymentId, endpoint: candidate.endpoint.name, provider: candidate.provider, key: candidate.keyId, tags, outcome: outcome.outcome, ok: outcome.ok, ...tokens, costUsd, estimated: bill.estimated, estimate: bill.estimate };
         // Who called: the gateway key (a tenant's virtual key) and its team.
         if (ctx.caller) {
           record.gatewayKey = ctx.caller.keyId;

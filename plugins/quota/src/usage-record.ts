@@ -75,6 +75,19 @@ function zero(): DayTotals {
 
 export const micros = (usd: number) => Math.round(usd * 1_000_000);
 
+/** The last time `isoTime` wrote, and its text. */
+let lastMs = Number.NaN;
+let lastIso = '';
+
+/** `new Date(ms).toISOString()`, remembered for the millisecond last asked: a record per attempt, several a millisecond under load, and a Date and its text cost 0.6 µs. */
+export function isoTime(ms: number): string {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+}
+
 /** The time part of a UTC time as `toISOString` writes it (the date part is checked apart). */
 const UTC_TIME = /^T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?Z$/;
 /** The last day `dayOf` made with a Date: a valid date, so a UTC time that starts with it is of that day. */
