@@ -240,9 +240,9 @@ export class StatusBoard {
     m.requests++;
     if (!e.ok) m.errors++;
     // Most requests are one attempt: counted without the map that merges a deployment's several.
-    const [only] = e.attempts;
     if (e.attempts.length === 1) {
-      if (only!.outcome !== 'ignored' || only!.ok) this.countDeployment(only!.candidate.deploymentId, only!.ok, now);
+      const only = e.attempts[0]!;
+      if (only.outcome !== 'ignored' || only.ok) this.countDeployment(only.candidate.deploymentId, only.ok, now);
       return;
     }
     const answered = new Map<string, boolean>();

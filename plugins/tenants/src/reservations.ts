@@ -13,7 +13,7 @@
  */
 import { TENANT_ERRORS } from '@switchyard/contracts';
 import { SwitchyardError, type StateStore } from '@switchyard/core';
-import { counterTtlMs, formatUsd, fromMicros, minuteOf, MINUTE_MS, PERIODS, toMicros, windowOf, type Window } from './budget-windows.js';
+import { counterTtlMs, formatUsd, fromMicros, minuteOf, MINUTE_MS, toMicros, windowOf, type Window } from './budget-windows.js';
 import type { Budget, BudgetWindow, Limits } from './options.js';
 
 /** A crashed gateway's requests in flight stop counting this long after the key's last change. */

@@ -26,6 +26,9 @@ describe('spend scopes', () => {
     expect(names(clock.now())).toEqual(['p:spend:key:k1:2026-05-31:-', 'p:spend:team:blue:2026-05-31:5', 'p:spend:key:k1:2026-05:10', 'p:spend:team:blue:2026-05:-']);
     // The next request an hour later: the next day and month.
     expect(names(clock.now() + 3_600_000)).toEqual(['p:spend:key:k1:2026-06-01:-', 'p:spend:team:blue:2026-06-01:5', 'p:spend:key:k1:2026-06:10', 'p:spend:team:blue:2026-06:-']);
+    // The key moved to another team (with a budget of the same shape): its spend counts on that team's counters at once, never the old team's.
+    const moved = { ...caller, team: 'red' };
+    expect(names(clock.now() + 3_600_000, moved)).toEqual(['p:spend:key:k1:2026-06-01:-', 'p:spend:team:red:2026-06-01:5', 'p:spend:key:k1:2026-06:10', 'p:spend:team:red:2026-06:-']);
     // A budget changed (the admin API replaces the key's record): the new one counts at once.
     const raised = { ...caller, budget: { month: { limitUsd: 20, soft: 0.8, hard: 1 } } };
     expect(names(clock.now() + 3_600_000, raised)).toEqual(['p:spend:key:k1:2026-06-01:-', 'p:spend:team:blue:2026-06-01:5', 'p:spend:key:k1:2026-06:20', 'p:spend:team:blue:2026-06:-']);
