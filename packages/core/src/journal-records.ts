@@ -1,7 +1,8 @@
 /**
  * The embedded record store of a single gateway: a journal file, one JSON line per change,
  * appended and fsynced before a write resolves (writes waiting together share one fsync), and
- * rewritten with only the live records once it has grown to several times their size. Records
+ * rewritten with only the live records once it has grown to several times their size, beside the
+ * writes rather than in front of them (journal-rewrite.ts). Records
  * that expired leave memory a few at a time as writes come (expiry-sweep.ts), and the file at the next
  * rewrite: a gateway storing answers for a day holds a day of them, however long it runs. Read at
  * open and rewritten in slices of bytes, never as one string (V8 caps a string at 512 MiB, and
@@ -16,8 +17,8 @@ import type { Clock } from './clock.js';
 import { systemClock } from './clock.js';
 import type { DurableRecord, DurableRecordStore } from './durable-records.js';
 import { SwitchyardError } from './errors.js';
-import { replaceFile } from './replace-file.js';
 import { ExpirySweep } from './expiry-sweep.js';
+import { JournalRewrite, type ReplaceFile } from './journal-rewrite.js';
 
 /** A line: [key, value, expiresAt] writes a record, [key] deletes it. */
 type Line = [key: string, value?: unknown, expiresAt?: number | null];
@@ -43,7 +44,16 @@ const lineOf = (r: DurableRecord): string => JSON.stringify([r.key, r.value, r.e
 
 interface Pending {
   lines: string;
+  count: number;
   done: (error?: unknown) => void;
+}
+
+export interface JournalOptions {
+  clock?: Clock;
+  /** A rewrite that failed (the journal goes on in its old file, and tries again after another `COMPACT_AFTER_LINES` lines). */
+  onRewriteError?: (error: unknown) => void;
+  /** The atomic replace a rewrite ends with (tests hold it to write beside a rewrite). */
+  replace?: ReplaceFile;
 }
 
 export class JournalRecords implements DurableRecordStore {
@@ -57,13 +67,16 @@ export class JournalRecords implements DurableRecordStore {
   private lines = 0;
   private queue: Pending[] = [];
   private writing: Promise<void> | undefined;
+  private rewrite: JournalRewrite | undefined;
+  /** No rewrite before the file holds this many lines (after a failed one, another `COMPACT_AFTER_LINES`). */
+  private rewriteAfter = 0;
   private readonly clock: Clock;
   /** Lines dropped at open (a torn write); for the start log. */
   dropped = 0;
 
   constructor(
     readonly file: string,
-    options: { clock?: Clock } = {},
+    private readonly options: JournalOptions = {},
   ) {
     const clock = (this.clock = options.clock ?? systemClock);
     this.sweep = new ExpirySweep(this.live, (record, now) => expiredAt(record.expiresAt, now), () => clock.now());
@@ -168,6 +181,10 @@ export class JournalRecords implements DurableRecordStore {
   }
 
   async list(): Promise<DurableRecord[]> {
+    return this.liveRecords();
+  }
+
+  private liveRecords(): DurableRecord[] {
     const now = this.clock.now();
     const out: DurableRecord[] = [];
     for (const [key, { value, expiresAt }] of this.live) if (!expiredAt(expiresAt, now)) out.push({ key, value, expiresAt });
@@ -184,54 +201,77 @@ export class JournalRecords implements DurableRecordStore {
     // before `writing` held it, and `close` would wait on it forever.
     if (!this.handle) return Promise.reject(new Error(`the journal ${this.file} is not open`));
     return new Promise((resolve, reject) => {
-      this.queue.push({ lines: `${lines.join('\n')}\n`, done: (error) => (error ? reject(error) : resolve()) });
+      this.queue.push({ lines: `${lines.join('\n')}\n`, count: lines.length, done: (error) => (error ? reject(error) : resolve()) });
       this.lines += lines.length;
       this.writing ??= this.drain();
     });
   }
 
-  /** One write and one fsync for everything queued meanwhile (group commit). */
+  /**
+   * One write and one fsync for everything queued meanwhile (group commit). A rewrite ready to
+   * switch over does so between two batches: the only moment no line is being appended.
+   */
   private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
+    while (this.queue.length > 0 || this.rewrite?.ready) {
+      if (this.rewrite?.ready) {
+        await this.switchOver(this.rewrite);
+        continue;
+      }
       const batch = this.queue;
       this.queue = [];
+      const text = batch.length === 1 ? batch[0]!.lines : batch.map((p) => p.lines).join('');
+      this.rewrite?.appended(text, countOf(batch));
       try {
         if (!this.handle) throw new Error('the journal is closed');
-        await this.handle.write(batch.map((p) => p.lines).join(''));
+        await this.handle.write(text);
         await this.handle.datasync();
-        if (this.lines > COMPACT_AFTER_LINES + this.live.size && this.lines > 2 * this.live.size) await this.compact();
         for (const p of batch) p.done();
       } catch (error) {
         for (const p of batch) p.done(error);
       }
+      if (!this.rewrite && this.lines >= this.rewriteAfter && this.lines > COMPACT_AFTER_LINES + this.live.size && this.lines > 2 * this.live.size) this.startRewrite();
     }
     this.writing = undefined;
   }
 
-  /** The live records to a new file, a slice at a time, fsynced, renamed over the journal, the folder fsynced. */
-  private async compact(): Promise<void> {
-    const records = await this.list();
-    await replaceFile(this.file, (out) => writeInSlices(out, records), { mode: 0o600 });
+  /** The live records to a new file, while writes go on to this one (journal-rewrite.ts). */
+  private startRewrite(): void {
+    this.rewrite = new JournalRewrite(this.file, this.liveRecords(), lineOf, SLICE_BYTES, {
+      replace: this.options.replace,
+      ready: () => {
+        this.writing ??= this.drain();
+      },
+      failed: (error) => {
+        this.rewrite = undefined;
+        this.rewriteAfter = this.lines + COMPACT_AFTER_LINES;
+        this.options.onRewriteError?.(error);
+      },
+    });
+  }
+
+  private async switchOver(rewrite: JournalRewrite): Promise<void> {
+    if (!(await rewrite.switchOver())) return;
+    this.rewrite = undefined;
     await this.handle?.close();
-    this.handle = await open(this.file, 'a', 0o600);
-    this.lines = records.length;
+    this.lines = rewrite.lines + countOf(this.queue);
+    try {
+      this.handle = await open(this.file, 'a', 0o600);
+    } catch (error) {
+      // Writes are refused from here (a 503 at the gateway) rather than appended to a file no longer in place.
+      this.handle = undefined;
+      this.options.onRewriteError?.(error);
+    }
   }
 
   async close(): Promise<void> {
-    while (this.writing) await this.writing;
+    while (this.writing || this.rewrite) await (this.writing ?? this.rewrite!.outcome);
     await this.handle?.close();
     this.handle = undefined;
   }
 }
 
-/** `records` as journal lines, written a slice of about `SLICE_BYTES` at a time (the event loop runs between slices). */
-async function writeInSlices(out: FileHandle, records: readonly DurableRecord[]): Promise<void> {
-  let slice = '';
-  for (const r of records) {
-    slice += `${lineOf(r)}\n`;
-    if (slice.length < SLICE_BYTES) continue;
-    await out.write(slice);
-    slice = '';
-  }
-  if (slice) await out.write(slice);
-}
+const countOf = (batch: readonly Pending[]): number => {
+  let lines = 0;
+  for (const p of batch) lines += p.count;
+  return lines;
+};

@@ -3,7 +3,7 @@
  * synced, renamed over the file, and the folder synced, so a crash leaves the old file or the new
  * one, whole, never a mix. Used by the record journal's compaction and plugin-degrade's queue.
  */
-import { open, rename, type FileHandle } from 'node:fs/promises';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
 export interface ReplaceFileOptions {
@@ -17,12 +17,18 @@ export async function replaceFile(file: string, write: (out: FileHandle) => Prom
   const temporary = `${file}.${process.pid}.tmp`;
   const out = await open(temporary, 'w', options.mode);
   try {
-    await write(out);
-    await out.datasync();
-  } finally {
-    await out.close();
+    try {
+      await write(out);
+      await out.datasync();
+    } finally {
+      await out.close();
+    }
+    await rename(temporary, file);
+  } catch (error) {
+    // A half-written copy would stay beside the file until the next replace of the same process.
+    await rm(temporary, { force: true }).catch(() => undefined);
+    throw error;
   }
-  await rename(temporary, file);
   const synced = syncFolder(path.dirname(file));
   await (options.folderSync === 'if-supported' ? synced.catch(() => undefined) : synced);
 }

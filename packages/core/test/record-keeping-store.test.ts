@@ -1,10 +1,10 @@
-import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { declareDurableKeys, MemoryStateStore, seededRandom, VirtualClock } from '../src/index.js';
 import { RecordKeepingStore } from '../src/entry-config.js';
-import { JournalRecords } from '../src/internal.js';
+import { JournalRecords, replaceFile } from '../src/internal.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -60,12 +60,107 @@ describe('JournalRecords', () => {
     await journal.put([{ key: 'gone', value: 1, expiresAt: Date.now() - 1 }]);
     expect(await journal.get('gone')).toBeUndefined();
     await journal.put(Array.from({ length: 10_100 }, (_, i) => ({ key: 'hot', value: i, expiresAt: null })));
+    // The rewrite runs beside the writes; the close waits for it.
+    await journal.close();
     const lines = (await readFile(file, 'utf8')).split('\n').filter(Boolean);
     expect(lines.length).toBeLessThan(10);
-    await journal.close();
     const again = new JournalRecords(file);
     await again.open();
     expect(await again.get('hot')).toEqual({ key: 'hot', value: 10_099, expiresAt: null });
+    await again.close();
+  });
+});
+
+/** A gate a test opens when it chooses. */
+function gate(): { wait: Promise<void>; open: () => void; reached: Promise<void>; reach: () => void } {
+  let open!: () => void;
+  let reach!: () => void;
+  const wait = new Promise<void>((resolve) => (open = resolve));
+  const reached = new Promise<void>((resolve) => (reach = resolve));
+  return { wait, open, reached, reach };
+}
+
+describe('JournalRecords rewriting itself beside its writes', () => {
+  const overwrites = (n: number) => Array.from({ length: n }, (_, i) => ({ key: 'hot', value: i, expiresAt: null }));
+
+  it('acknowledges writes made during a rewrite before it ends, and the new file holds them, those of its last step included', async () => {
+    const file = await journalFile();
+    const copying = gate();
+    const switching = gate();
+    // The real replace, held before it copies the snapshot and again after the last of the tail.
+    const replace: typeof replaceFile = (target, write, options) =>
+      replaceFile(target, async (out) => {
+        copying.reach();
+        await copying.wait;
+        await write(out);
+        switching.reach();
+        await switching.wait;
+      }, options);
+    const journal = new JournalRecords(file, { replace });
+    await journal.open();
+    await journal.put(Array.from({ length: 100 }, (_, i) => ({ key: `keep:${i}`, value: i, expiresAt: null })));
+    // Past the threshold: the batch is acknowledged and the rewrite starts behind it.
+    await journal.put(overwrites(10_100));
+    await copying.reached;
+    // The rewrite is held: these would wait for it if it held the journal's writes.
+    await journal.put([{ key: 'during', value: 'written while the snapshot is copied', expiresAt: null }]);
+    await journal.delete('keep:0');
+    expect(await journal.compareAndSet('keep:1', 1, 'changed during the rewrite', null)).toBe(true);
+    copying.open();
+    await switching.reached;
+    // The last step holds the writes: this one goes to the new file once it is in place.
+    const last = journal.put([{ key: 'last', value: 'written during the switch', expiresAt: null }]);
+    switching.open();
+    await last;
+    await journal.close();
+
+    const lines = (await readFile(file, 'utf8')).split('\n').filter(Boolean);
+    expect(lines.length).toBeLessThan(110);
+    const again = new JournalRecords(file);
+    await again.open();
+    expect(again.dropped).toBe(0);
+    expect(await again.get('keep:0')).toBeUndefined();
+    expect((await again.get('keep:1'))?.value).toBe('changed during the rewrite');
+    expect((await again.get('keep:99'))?.value).toBe(99);
+    expect((await again.get('hot'))?.value).toBe(10_099);
+    expect((await again.get('during'))?.value).toBe('written while the snapshot is copied');
+    expect((await again.get('last'))?.value).toBe('written during the switch');
+    expect(again.size()).toBe(102);
+    await again.close();
+  });
+
+  it('keeps its file and goes on writing when a rewrite fails, reports it, and rewrites again later', async () => {
+    const file = await journalFile();
+    const failures: unknown[] = [];
+    let attempts = 0;
+    const replace: typeof replaceFile = (target, write, options) =>
+      replaceFile(target, async (out) => {
+        await write(out);
+        if (++attempts === 1) throw new Error('disk full');
+      }, options);
+    const journal = new JournalRecords(file, { replace, onRewriteError: (error) => failures.push(error) });
+    await journal.open();
+    await journal.put([{ key: 'kept', value: 1, expiresAt: null }]);
+    await journal.put(overwrites(10_100));
+    await vi.waitFor(() => expect(failures).toHaveLength(1));
+    expect((failures[0] as Error).message).toBe('disk full');
+    await journal.put([{ key: 'after', value: 2, expiresAt: null }]);
+    expect((await readFile(file, 'utf8')).split('\n').filter(Boolean).length).toBe(10_102);
+    expect((await readdir(path.dirname(file))).sort()).toEqual(['records.journal']);
+    // Not again on the next write: after another 10 000 lines.
+    await journal.put(overwrites(10));
+    expect(attempts).toBe(1);
+    await journal.put(overwrites(10_000));
+    await journal.close();
+    expect(attempts).toBe(2);
+    expect((await readFile(file, 'utf8')).split('\n').filter(Boolean).length).toBeLessThan(10);
+    const again = new JournalRecords(file);
+    await again.open();
+    expect(await again.list()).toEqual([
+      { key: 'kept', value: 1, expiresAt: null },
+      { key: 'hot', value: 9_999, expiresAt: null },
+      { key: 'after', value: 2, expiresAt: null },
+    ]);
     await again.close();
   });
 });

@@ -31,5 +31,6 @@ describe('replaceFile', () => {
     });
     await expect(failing).rejects.toThrow('disk full');
     expect(await readFile(file, 'utf8')).toBe('old\n');
+    expect(await readdir(dir)).toEqual(['queue']);
   });
 });

@@ -51,10 +51,12 @@ export async function openGatewayStore(config: LoadedConfig, options: { importer
   const shared = memory === undefined;
 
   let recordStore: DurableRecordStore | undefined;
+  const journal = (file: string): JournalRecords =>
+    new JournalRecords(file, { clock, onRewriteError: (error) => options.onWarning?.('the records journal could not be rewritten with its live records; it goes on growing, and tries again after 10 000 more lines', { where: file, error: (error as Error).message }) });
   try {
     if (records && records.use) recordStore = await loadRecords({ use: records.use, options: records.options }, importer);
-    else if (records && records.file) recordStore = new JournalRecords(path.resolve(baseDir, records.file), { clock });
-    else if (!shared && records !== false && !records?.inStore && (config.source || stateDirectory())) recordStore = new JournalRecords(path.resolve(stateDirectory() ?? baseDir, DEFAULT_RECORDS_FILE), { clock });
+    else if (records && records.file) recordStore = journal(path.resolve(baseDir, records.file));
+    else if (!shared && records !== false && !records?.inStore && (config.source || stateDirectory())) recordStore = journal(path.resolve(stateDirectory() ?? baseDir, DEFAULT_RECORDS_FILE));
     else if (shared && records !== false) await (hot as Partial<PersistenceCheck>).assertDurable?.();
   } catch (error) {
     await hot.close?.();
