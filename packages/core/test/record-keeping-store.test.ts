@@ -105,7 +105,7 @@ describe('JournalRecords rewriting itself beside its writes', () => {
     // The rewrite is held: these would wait for it if it held the journal's writes.
     await journal.put([{ key: 'during', value: 'written while the snapshot is copied', expiresAt: null }]);
     await journal.delete('keep:0');
-    expect(await journal.compareAndSet('keep:1', 1, 'changed during the rewrite', null)).toBe(true);
+    expect(await journal.compareAndSet<unknown>('keep:1', 1, 'changed during the rewrite', null)).toBe(true);
     copying.open();
     await switching.reached;
     // The last step holds the writes: this one goes to the new file once it is in place.
