@@ -1,6 +1,8 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { declareDurableKeys, MemoryStateStore, VirtualClock } from '@switchyard/core';
 import { RecordKeepingStore } from '@switchyard/core/config';
@@ -85,6 +87,29 @@ describe('ResponseStore', () => {
     // Deleting the old one gives its bytes back as recorded.
     expect(await responses.delete('resp_old')).toBe(true);
     expect(await responses.load('resp_old')).toBeUndefined();
+  });
+
+  it('holds an answer given as text in a string of its own, not the chunk of the stream it was cut from', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const clock = new VirtualClock();
+    const store = new MemoryStateStore(clock);
+    const responses = new ResponseStore(store, clock, 60_000, undefined, { maxBytesPerKey: 1e9, maxBytes: 1e9 });
+    const answers = 2_000;
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < answers; i++) {
+      const answer = { ...response, id: `resp_${i}`, output: [] };
+      // The terminal event's response, cut out of a chunk that held the stream's other events too (8 KB).
+      const chunk = `event: response.output_text.delta\ndata: {"delta":"${'x'.repeat(8_000)}"}\n\nevent: response.completed\ndata: {"type":"response.completed","response":${JSON.stringify(answer)}}\n\n`;
+      const from = chunk.indexOf('{"id"');
+      await responses.save(answer, [], undefined, chunk.slice(from, chunk.lastIndexOf('}}') + 1));
+    }
+    gc();
+    const held = (process.memoryUsage().heapUsed - before) / answers;
+    // About 0.6 KB each (the text, its entry and its key); the chunks would be 8 KB more each.
+    expect(held).toBeLessThan(2_000);
+    expect((await responses.load(`resp_${answers - 1}`))!.response.id).toBe(`resp_${answers - 1}`);
   });
 
   it('hands every reader a fresh copy: changing what load returned changes nothing stored', async () => {

@@ -66,10 +66,19 @@ export function withItemIds(items: readonly ResponseItem[]): ResponseItem[] {
   return items.map((item) => (typeof item.id === 'string' && item.id.length > 0 ? item : Object.assign({}, item, { id: newId(ITEM_ID_PREFIX[item.type ?? 'message'] ?? 'item') })));
 }
 
-/** `JSON.stringify(record)`, its `response` written as the text given. */
+/**
+ * `JSON.stringify(record)`, its `response` written as the text given, as a string of its own.
+ * The text given is cut out of the vendor's event, itself cut out of the chunk it came in: V8
+ * keeps such a slice as a view of the whole chunk, and the concatenation as a list of its pieces.
+ * Kept as they are, a stored answer held its chunk for the TTL: 4.9 KB a bench answer against
+ * 0.6 KB, uncounted by the caps. Reading a character makes V8 copy the pieces into one string (the
+ * cheapest way it offers: 0.5 µs for the bench's 600 characters), which lets the chunk go.
+ */
 function withResponseText(record: StoredResponse, responseText: string): string {
   const { response: _written, ...rest } = record;
-  return `{"response":${responseText},${JSON.stringify(rest).slice(1)}`;
+  const text = `{"response":${responseText},${JSON.stringify(rest).slice(1)}`;
+  text.charCodeAt(0);
+  return text;
 }
 
 export class ResponseStore {
