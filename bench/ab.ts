@@ -10,6 +10,9 @@
  *   (kind `served`: each checkout's production bundle under `switchyard serve`, built by its own deploy/bundle.sh;
  *   `tenants`: the same with the ledger and virtual keys on, as bench/gateway.ts's `tenants` contender)
  *   (the other checkout with its dependencies installed: `git worktree add /tmp/base <commit> && (cd /tmp/base && pnpm install)`)
+ * Variants of this checkout instead (kind `served` or `tenants`): give `.` as the other checkout and
+ * say how the other differs: BENCH_AB_OTHER_CONFIG (YAML appended to its config, e.g. `records:
+ * false`) and BENCH_AB_OTHER_BODY (JSON merged into its requests' bodies, e.g. `{"store":false}`).
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -28,6 +31,9 @@ if (!existsSync('/proc/self/stat')) {
   console.error('bench/ab.ts reads CPU time from /proc and pins with taskset: Linux only');
   process.exit(2);
 }
+const OTHER_CONFIG = process.env.BENCH_AB_OTHER_CONFIG ?? '';
+const OTHER_BODY = process.env.BENCH_AB_OTHER_BODY ? (JSON.parse(process.env.BENCH_AB_OTHER_BODY) as Record<string, unknown>) : undefined;
+if ((OTHER_CONFIG || OTHER_BODY) && kind !== 'served' && kind !== 'tenants') throw new Error('BENCH_AB_OTHER_CONFIG and BENCH_AB_OTHER_BODY are for the served and tenants kinds');
 const modes = modesArg.split(',') as Mode[];
 for (const mode of modes) if (!REQUESTS[mode]) throw new Error(`unknown mode ${mode}: one of ${Object.keys(REQUESTS).join(', ')}`);
 const rounds = Number(roundsArg);
@@ -44,18 +50,27 @@ function pin(pid: number, cpu: string): void {
 
 const upstream = await forkContender(await buildBenchEntry('./gateway-upstream.ts', 'gateway-upstream'), []);
 const upstreamArgs = [upstream.info.primary!, upstream.info.secondary!, upstream.info.dead!];
+/** `.`: variants of this checkout (one bundle for both). */
+const same = other === '.';
 const builds = [
-  { name: 'other', checkout: other as string | undefined, servers: `${other}/bench/gateway-servers.ts` },
+  { name: 'other', checkout: same ? undefined : (other as string | undefined), servers: `${other}/bench/gateway-servers.ts` },
   { name: 'this', checkout: undefined, servers: './gateway-servers.ts' },
 ];
 const cpus = Number(execFileSync('nproc').toString());
 /** `served`: each checkout's production bundle under `switchyard serve` (built by its own deploy/bundle.sh); any other kind: its in-process contender. */
 async function startContender(build: (typeof builds)[number]): Promise<{ child: ChildProcess; info: Record<string, string> }> {
   if (kind === 'served' || kind === 'tenants') {
-    const served = await startServed(servedBundle(build.checkout, `ab-${build.name}-bundle`), upstreamArgs[0]!, upstreamArgs[1]!, [], kind === 'tenants');
+    const variant = build.name === 'other' ? OTHER_CONFIG : '';
+    const served = await startServed(bundleOf(build), upstreamArgs[0]!, upstreamArgs[1]!, [], kind === 'tenants', [], variant);
     return { child: served.child, info: { healthy: served.url } };
   }
   return forkContender(await buildBenchEntry(build.servers, `ab-${build.name}-servers`), [kind, ...upstreamArgs]);
+}
+const bundles = new Map<string, string>();
+function bundleOf(build: (typeof builds)[number]): string {
+  const name = same ? 'ab-this-bundle' : `ab-${build.name}-bundle`;
+  if (!bundles.has(name)) bundles.set(name, servedBundle(build.checkout, name));
+  return bundles.get(name)!;
 }
 const contenders = await Promise.all(builds.map(startContender));
 for (const c of contenders) pin(c.child.pid!, String(cpus - 1));
@@ -69,7 +84,8 @@ const pools = contenders.map((c) => {
 
 function load(index: number, mode: Mode, count: number): Promise<void> {
   const { pool, base } = pools[index]!;
-  const { path, body } = REQUESTS[mode];
+  const { path } = REQUESTS[mode];
+  const body = index === 0 && OTHER_BODY ? JSON.stringify({ ...(JSON.parse(REQUESTS[mode].body) as object), ...OTHER_BODY }) : REQUESTS[mode].body;
   return sendRequests(pool, base + path, body, count, CONCURRENCY, `${builds[index]!.name}, ${mode},`, kind === 'tenants' ? BENCH_TENANT_KEY : undefined);
 }
 

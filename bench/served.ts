@@ -81,12 +81,13 @@ export interface Served {
 
 /**
  * Starts `node <bundle>/bin.js serve` (plus BENCH_NODE_ARGS) and resolves once it listens.
- * `launcher`: a command node runs under (instructions.ts: valgrind and its options).
+ * `launcher`: a command node runs under (instructions.ts: valgrind and its options);
+ * `configExtra`: YAML appended to the config (ab.ts's variants: `records: false`).
  */
-export async function startServed(bundle: string, primary: string, secondary: string, nodeArgs: string[], tenants = false, launcher: string[] = []): Promise<Served> {
+export async function startServed(bundle: string, primary: string, secondary: string, nodeArgs: string[], tenants = false, launcher: string[] = [], configExtra = ''): Promise<Served> {
   const dir = mkdtempSync(path.join(tmpdir(), 'switchyard-bench-'));
   const config = path.join(dir, 'switchyard.yaml');
-  writeFileSync(config, servedConfig(primary, secondary, tenants));
+  writeFileSync(config, servedConfig(primary, secondary, tenants) + (configExtra ? `${configExtra}\n` : ''));
   const log = path.join(dir, 'stdout.log');
   const out = openSync(log, 'w');
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
