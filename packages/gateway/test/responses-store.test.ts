@@ -12,6 +12,7 @@ import { anthropicProvider } from '@switchyard/provider-anthropic';
 import { openaiProvider } from '@switchyard/provider-openai';
 import { ResponseStore, type StoredResponse } from '@switchyard/provider-openai/dialect';
 import { raw, startGateway, stopAll, vendor, VENDOR_KEY, type Loopback } from './support/harness.js';
+import { recordingLogger } from './support/log-recorder.js';
 import { anthropicVendor, responsesVendor, textScript, WEATHER_RESULT, weatherScript, type Script } from './support/scripted-vendors.js';
 
 afterEach(stopAll);
@@ -176,5 +177,30 @@ describe('stored responses', () => {
       expect(res.status, `${method} ${path}`).toBe(status);
       expect(res.json.error.type, `${method} ${path}`).toBe('invalid_request_error');
     }
+  });
+
+  it('an answer kept by default past the store\'s cap still reaches the client; the failure is warned of once a minute, with the count since', async () => {
+    const clock = new VirtualClock();
+    const { pipeline } = await twoVendors(textScript('not kept'), clock);
+    const logs = recordingLogger();
+    // Every answer is larger than the cap: none can be kept.
+    const { client, origin } = await startGateway(pipeline, { logger: logs, server: { responseStore: { maxBytesPerKey: 10, maxBytes: 10, maxConversationBytes: 1_000_000 } } });
+    const warnings = () => logs.lines.filter((line) => line.event === 'response_store_failed');
+    /** A turn that continues from `id`: it waits for this gateway's pending writes, then finds nothing. */
+    const settled = async (id: string) => expect((await raw(origin, '/v1/responses', { body: JSON.stringify({ model: 'claude', input: 'more', previous_response_id: id }) })).status).toBe(400);
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const response = await client.responses.create({ model: 'claude', input: `turn ${i}` });
+      expect(response.output_text).toBe('not kept');
+      ids.push(response.id);
+    }
+    await settled(ids[3]!);
+    expect(warnings()).toEqual([expect.objectContaining({ level: 'warn', errorCode: 'SWITCHYARD_ERR_RESPONSE_STORE_FULL', requestId: expect.any(String) })]);
+    expect(warnings()[0]!.error).toContain('server.responseStore.maxBytesPerKey');
+    await clock.advance(60_000);
+    await client.responses.create({ model: 'claude', input: 'a minute later' });
+    await settled(ids[3]!);
+    expect(warnings()).toHaveLength(2);
+    expect(warnings()[1]).toMatchObject({ errorCode: 'SWITCHYARD_ERR_RESPONSE_STORE_FULL', unloggedSince: 3 });
   });
 });

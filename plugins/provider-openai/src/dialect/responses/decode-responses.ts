@@ -18,6 +18,7 @@ import { CONVERSATION_TOO_LARGE, PREVIOUS_RESPONSE_NOT_FOUND } from './errors.js
 import { requestEcho, type RequestEcho } from './response-body.js';
 import { ResponseStore, withItemIds } from './response-store.js';
 import { statelessItems } from './vendor-state.js';
+import { warnNotStored } from './store-warnings.js';
 import { writeBehind, writesSettled } from './write-behind.js';
 import type { ToolNames } from './tool-names.js';
 import type { Json, ResponseItem, ResponseObject } from './wire-types.js';
@@ -111,7 +112,7 @@ export async function decodeResponsesRequest({ body, bodyText, bodyBytes }: Dial
       await responses.save(response, withItemIds(history.concat(input)), vendor, text);
     } catch (error) {
       // The answer still reaches the client; only continuing from it will not work.
-      context.warn({ event: 'response_store_failed', requestId: context.requestId, error: (error as Error).message }, 'storing a response failed');
+      warnNotStored(context, error);
     }
   };
   // Asked for: stored before the client sees the end. Defaulted (OpenAI's `store: true`): written after, batched, within the store's caps.
