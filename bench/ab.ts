@@ -85,7 +85,7 @@ const pools = contenders.map((c) => {
 function load(index: number, mode: Mode, count: number): Promise<void> {
   const { pool, base } = pools[index]!;
   const { path } = REQUESTS[mode];
-  const body = index === 0 && OTHER_BODY ? JSON.stringify({ ...(JSON.parse(REQUESTS[mode].body) as object), ...OTHER_BODY }) : REQUESTS[mode].body;
+  const body = builds[index]!.name === 'other' && OTHER_BODY ? JSON.stringify({ ...(JSON.parse(REQUESTS[mode].body) as object), ...OTHER_BODY }) : REQUESTS[mode].body;
   return sendRequests(pool, base + path, body, count, CONCURRENCY, `${builds[index]!.name}, ${mode},`, kind === 'tenants' ? BENCH_TENANT_KEY : undefined);
 }
 

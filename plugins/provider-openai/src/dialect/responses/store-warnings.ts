@@ -18,7 +18,8 @@ interface Quiet {
 const quietCauses = new WeakMap<object, Map<string, Quiet>>();
 
 export function warnNotStored(context: DialectContext, error: unknown): void {
-  const code = typeof (error as { code?: unknown })?.code === 'string' ? ((error as { code: string }).code) : undefined;
+  const coded = (error as { code?: unknown } | undefined)?.code;
+  const code = typeof coded === 'string' ? coded : undefined;
   let causes = quietCauses.get(context.store);
   if (!causes) quietCauses.set(context.store, (causes = new Map()));
   const cause = `${context.owner ?? ''}\u0000${code ?? ''}`;
