@@ -41,6 +41,7 @@ import { answerClientError } from './client-errors.js';
 import { idempotencyKeyOf, requestIdOf, sessionIdOf, traceparentOf } from './request-meta.js';
 import { usageRoute } from './usage-route.js';
 import { assertKeysServed, assertSafeBinding, resolveServerOptions, type ServerOptions } from './server-options.js';
+import { withStoreCapsHeld } from './store-caps.js';
 
 export interface GatewayOptions {
   /** The pipeline to serve. The gateway owns it from now on and closes it on close() or reload(). */
@@ -158,9 +159,15 @@ export function createGateway(options: GatewayOptions): Gateway {
     return () => detach.forEach((d) => d());
   };
   const newSlot = (pipeline: Pipeline) => new PipelineSlot(pipeline, observe, (error) => logger.error({ error: (error as Error).message }, 'closing a pipeline failed'));
+  /** `server` as requests see it: stored Responses' caps held within the heap when they live in this process (store-caps.ts). */
+  let served: Readonly<ServerOptions> = server;
+  const holdStoreCaps = (pipeline: Pipeline) => {
+    served = withStoreCapsHeld(server, pipeline.store, (fields, message) => logger.warn(fields, message));
+  };
   if (options.pipeline) {
     assertKeysServed(server, tenantsOf(options.pipeline) !== undefined);
     slot = newSlot(options.pipeline);
+    holdStoreCaps(options.pipeline);
   }
 
   const httpServer = http.createServer({ ServerResponse: GatewayResponse }, (req, res) => {
@@ -268,7 +275,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       errorOptions,
       dialect,
       startedAt,
-      server,
+      server: served,
       bodyText: body?.text,
       bodyBytes: body?.bytes,
     };
@@ -384,6 +391,7 @@ export function createGateway(options: GatewayOptions): Gateway {
             throw error;
           }
           slot = newSlot(pipeline);
+          holdStoreCaps(pipeline);
           browserGuard = guardFor(pipeline);
         } catch (error) {
           await home?.close();

@@ -1,0 +1,42 @@
+/**
+ * The caps of stored Responses a gateway applies (`server.responseStore`). A store whose state
+ * lives in this process (`StateStore.getManyNow`: the in-memory store, alone or in front of the
+ * records journal) keeps every stored answer in V8's heap, whose limit node sets from the
+ * machine's memory: 4 GiB here, about 500 MiB on a 2 GiB VM. The default cap, 1 GiB of stored
+ * text, is more than a small machine's whole heap: a gateway that stored that much stopped with
+ * an out-of-memory error, and again at every start, restoring its journal into memory. There the
+ * caps are held to a quarter of the heap limit (a stored character takes one byte, two outside
+ * Latin-1, and its record and keys more), and the gateway says so once.
+ */
+import { getHeapStatistics } from 'node:v8';
+import type { StateStore } from '@switchyard/core';
+import type { StoredObjectCaps } from '@switchyard/core/dialect';
+import type { ServerOptions } from './server-options.js';
+
+/** The share of V8's heap limit stored answers may take when they live in this process. */
+export const IN_PROCESS_HEAP_SHARE = 0.25;
+
+export interface HeldCaps {
+  caps: StoredObjectCaps;
+  /** Set when the configured caps were lowered: what was configured and the heap limit that lowered it. */
+  lowered?: { configuredMaxBytes: number; heapLimitBytes: number };
+}
+
+export function storeCapsFor(caps: StoredObjectCaps, store: StateStore, heapLimitBytes = getHeapStatistics().heap_size_limit): HeldCaps {
+  if (!store.getManyNow) return { caps };
+  const most = Math.floor(heapLimitBytes * IN_PROCESS_HEAP_SHARE);
+  if (caps.maxBytes <= most) return { caps };
+  return { caps: { ...caps, maxBytes: most, maxBytesPerKey: Math.min(caps.maxBytesPerKey, most) }, lowered: { configuredMaxBytes: caps.maxBytes, heapLimitBytes } };
+}
+
+/** `server` with its stored Responses' caps held for `store`, warning once when they were lowered. */
+export function withStoreCapsHeld(server: Readonly<ServerOptions>, store: StateStore, warn: (fields: Record<string, unknown>, message: string) => void, heapLimitBytes?: number): Readonly<ServerOptions> {
+  const held = storeCapsFor(server.responseStore, store, heapLimitBytes);
+  if (!held.lowered) return server;
+  const { configuredMaxBytes, heapLimitBytes: limit } = held.lowered;
+  warn(
+    { event: 'response_store_capped', configuredMaxBytes, maxBytes: held.caps.maxBytes, heapLimitBytes: limit },
+    `stored Responses live in this process's heap (limit ${limit} bytes): server.responseStore.maxBytes ${configuredMaxBytes} lowered to ${held.caps.maxBytes}; keep them in Redis (store.use), or raise the heap with NODE_OPTIONS=--max-old-space-size`,
+  );
+  return { ...server, responseStore: held.caps };
+}
