@@ -187,6 +187,9 @@ function percentile(sorted: number[], p: number): number | null {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]);
 }
 
+/** An attempt the deployment took part in: one ignored before it left, and not answered, is not counted against it. */
+const reachedDeployment = (a: SwitchyardEvents['request:end'][0]['attempts'][number]): boolean => a.outcome !== 'ignored' || a.ok;
+
 export class StatusBoard {
   private readonly deployments = new Map<string, DeploymentTrack>();
   private readonly modelBuckets = new Map<string, ModelBucket[]>();
@@ -242,12 +245,12 @@ export class StatusBoard {
     // Most requests are one attempt: counted without the map that merges a deployment's several.
     if (e.attempts.length === 1) {
       const only = e.attempts[0]!;
-      if (only.outcome !== 'ignored' || only.ok) this.countDeployment(only.candidate.deploymentId, only.ok, now);
+      if (reachedDeployment(only)) this.countDeployment(only.candidate.deploymentId, only.ok, now);
       return;
     }
     const answered = new Map<string, boolean>();
     for (const a of e.attempts) {
-      if (a.outcome === 'ignored' && !a.ok) continue;
+      if (!reachedDeployment(a)) continue;
       answered.set(a.candidate.deploymentId, (answered.get(a.candidate.deploymentId) ?? false) || a.ok);
     }
     for (const [deploymentId, ok] of answered) this.countDeployment(deploymentId, ok, now);

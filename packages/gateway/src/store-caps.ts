@@ -14,29 +14,17 @@ import type { StoredObjectCaps } from '@switchyard/core/dialect';
 import type { ServerOptions } from './server-options.js';
 
 /** The share of V8's heap limit stored answers may take when they live in this process. */
-export const IN_PROCESS_HEAP_SHARE = 0.25;
-
-export interface HeldCaps {
-  caps: StoredObjectCaps;
-  /** Set when the configured caps were lowered: what was configured and the heap limit that lowered it. */
-  lowered?: { configuredMaxBytes: number; heapLimitBytes: number };
-}
-
-export function storeCapsFor(caps: StoredObjectCaps, store: StateStore, heapLimitBytes = getHeapStatistics().heap_size_limit): HeldCaps {
-  if (!store.getManyNow) return { caps };
-  const most = Math.floor(heapLimitBytes * IN_PROCESS_HEAP_SHARE);
-  if (caps.maxBytes <= most) return { caps };
-  return { caps: { ...caps, maxBytes: most, maxBytesPerKey: Math.min(caps.maxBytesPerKey, most) }, lowered: { configuredMaxBytes: caps.maxBytes, heapLimitBytes } };
-}
+const IN_PROCESS_HEAP_SHARE = 0.25;
 
 /** `server` with its stored Responses' caps held for `store`, warning once when they were lowered. */
-export function withStoreCapsHeld(server: Readonly<ServerOptions>, store: StateStore, warn: (fields: Record<string, unknown>, message: string) => void, heapLimitBytes?: number): Readonly<ServerOptions> {
-  const held = storeCapsFor(server.responseStore, store, heapLimitBytes);
-  if (!held.lowered) return server;
-  const { configuredMaxBytes, heapLimitBytes: limit } = held.lowered;
+export function withStoreCapsHeld(server: Readonly<ServerOptions>, store: StateStore, warn: (fields: Record<string, unknown>, message: string) => void, heapLimitBytes = getHeapStatistics().heap_size_limit): Readonly<ServerOptions> {
+  const configured = server.responseStore;
+  const most = Math.floor(heapLimitBytes * IN_PROCESS_HEAP_SHARE);
+  if (!store.getManyNow || configured.maxBytes <= most) return server;
+  const caps: StoredObjectCaps = { ...configured, maxBytes: most, maxBytesPerKey: Math.min(configured.maxBytesPerKey, most) };
   warn(
-    { event: 'response_store_capped', configuredMaxBytes, maxBytes: held.caps.maxBytes, heapLimitBytes: limit },
-    `stored Responses live in this process's heap (limit ${limit} bytes): server.responseStore.maxBytes ${configuredMaxBytes} lowered to ${held.caps.maxBytes}; keep them in Redis (store.use), or raise the heap with NODE_OPTIONS=--max-old-space-size`,
+    { event: 'response_store_capped', configuredMaxBytes: configured.maxBytes, maxBytes: most, heapLimitBytes },
+    `stored Responses live in this process's heap (limit ${heapLimitBytes} bytes): server.responseStore.maxBytes ${configured.maxBytes} lowered to ${most}; keep them in Redis (store.use), or raise the heap with NODE_OPTIONS=--max-old-space-size`,
   );
-  return { ...server, responseStore: held.caps };
+  return { ...server, responseStore: caps };
 }
