@@ -6,7 +6,8 @@
  * text, is more than a small machine's whole heap: a gateway that stored that much stopped with
  * an out-of-memory error, and again at every start, restoring its journal into memory. There the
  * caps are held to a quarter of the heap limit (a stored character takes one byte, two outside
- * Latin-1, and its record and keys more), and the gateway says so once.
+ * Latin-1, and its record and keys more), each key's in the same proportion, and the gateway says
+ * so once.
  */
 import { getHeapStatistics } from 'node:v8';
 import type { StateStore } from '@switchyard/core';
@@ -21,7 +22,10 @@ export function withStoreCapsHeld(server: Readonly<ServerOptions>, store: StateS
   const configured = server.responseStore;
   const most = Math.floor(heapLimitBytes * IN_PROCESS_HEAP_SHARE);
   if (!store.getManyNow || configured.maxBytes <= most) return server;
-  const caps: StoredObjectCaps = { ...configured, maxBytes: most, maxBytesPerKey: Math.min(configured.maxBytesPerKey, most) };
+  // A key keeps its configured share of the whole (1/16 by default): one tenant filling its own
+  // allowance must still leave the others theirs.
+  const perKey = Math.max(1, Math.floor((configured.maxBytesPerKey * most) / configured.maxBytes));
+  const caps: StoredObjectCaps = { ...configured, maxBytes: most, maxBytesPerKey: Math.min(configured.maxBytesPerKey, perKey) };
   warn(
     { event: 'response_store_capped', configuredMaxBytes: configured.maxBytes, maxBytes: most, heapLimitBytes },
     `stored Responses live in this process's heap (limit ${heapLimitBytes} bytes): server.responseStore.maxBytes ${configured.maxBytes} lowered to ${most}; keep them in Redis (store.use), or raise the heap with NODE_OPTIONS=--max-old-space-size`,

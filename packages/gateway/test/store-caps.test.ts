@@ -31,10 +31,13 @@ describe('stored Responses in this process', () => {
     // A 2 GiB machine's heap: about 512 MiB.
     const held = withStoreCapsHeld(defaults, new MemoryStateStore(), warn, 512 * MiB);
     expect(defaults.responseStore.maxBytes).toBe(1024 * MiB);
-    expect(held.responseStore).toEqual({ ...defaults.responseStore, maxBytes: 128 * MiB, maxBytesPerKey: 64 * MiB });
+    // Each key keeps its share of the whole (64 MiB of 1 GiB by default): one tenant cannot fill what the others store in.
+    expect(held.responseStore).toEqual({ ...defaults.responseStore, maxBytes: 128 * MiB, maxBytesPerKey: 8 * MiB });
     expect(warnings).toEqual([[{ event: 'response_store_capped', configuredMaxBytes: 1024 * MiB, maxBytes: 128 * MiB, heapLimitBytes: 512 * MiB }, expect.stringContaining('raise the heap with NODE_OPTIONS=--max-old-space-size')]]);
-    // A heap this small lowers the key's cap too.
-    expect(withStoreCapsHeld(defaults, new MemoryStateStore(), warn, 128 * MiB).responseStore).toMatchObject({ maxBytes: 32 * MiB, maxBytesPerKey: 32 * MiB });
+    expect(withStoreCapsHeld(defaults, new MemoryStateStore(), warn, 128 * MiB).responseStore).toMatchObject({ maxBytes: 32 * MiB, maxBytesPerKey: 2 * MiB });
+    // A key allowed half of the whole keeps half: never more than the whole, never all of it.
+    const halves = resolveServerOptions({ responseStore: { maxBytesPerKey: 512 * MiB, maxBytes: 1024 * MiB, maxConversationBytes: 4 * MiB } });
+    expect(withStoreCapsHeld(halves, new MemoryStateStore(), warn, 512 * MiB).responseStore).toMatchObject({ maxBytes: 128 * MiB, maxBytesPerKey: 64 * MiB });
     // The rest of the server's settings are the configured ones.
     expect({ ...held, responseStore: defaults.responseStore }).toEqual(defaults);
   });
