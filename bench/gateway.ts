@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { buildBenchEntry } from './build-contenders.js';
 import { cpuMs, forkContender, rssMb } from './contender.js';
-import { isAgentSized, isStream, REQUESTS as bodies, type Mode } from './requests.js';
+import { isAgentSized, isLong, isStream, REQUESTS as bodies, type Mode } from './requests.js';
 import { BENCH_TENANT_KEY, servedBundle, startServed } from './served.js';
 import { printTable } from './table.js';
 
@@ -27,7 +27,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 0.5 : 1));
 const MAX_REQUESTS = Number(process.env.BENCH_MAX_REQUESTS ?? 50_000);
 /** Concurrencies of the chat cells; the other dialects run at c = 32 only (or the largest given below it). */
 const CONCURRENCIES = (process.env.BENCH_CONCURRENCIES ?? (QUICK ? '32' : '1,32,128')).split(',').map(Number);
-const ALL_MODES = 'chat,stream,messages,messages-stream,responses,responses-stream,gemini,gemini-stream,agent-messages-stream,agent-responses-stream';
+const ALL_MODES = 'chat,stream,messages,messages-stream,responses,responses-stream,gemini,gemini-stream,stream-long,messages-stream-long,responses-stream-long,gemini-stream-long,agent-messages-stream,agent-responses-stream';
 const MODES = (process.env.BENCH_MODES ?? (QUICK ? 'chat,stream,gemini,gemini-stream' : ALL_MODES)).split(',') as Mode[];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
 /** BENCH_FAILURES=0 leaves out the failure scenarios (dead primary, breaker, 429, hedge, continuation). */
@@ -341,7 +341,9 @@ printTable(rows, 4);
 // The ratios the targets are stated in (issues 28, 35, 41; bench/README.md): all from the same run.
 const summary: string[][] = [['target', 'measured (spread)', 'goal']];
 /** The goal a contender's ratio to the thin proxy is held to (issue 41): served chat ≥ 0.8, served streams ≥ 0.7, core-only streams ≥ 0.85. */
-const ratioGoal = (target: Target, mode: Mode) => (isAgentSized(mode) ? '' : target === 'served' ? (isStream(mode) ? '≥ 0.70' : '≥ 0.80') : target === 'core' ? (isStream(mode) ? '≥ 0.85' : '≥ 0.90') : '');
+/** Issue 41's goals are stated for the lab's requests: an agent's turn and a long answer are shown beside them. */
+const heldToGoals = (mode: Mode) => !isAgentSized(mode) && !isLong(mode);
+const ratioGoal = (target: Target, mode: Mode) => (!heldToGoals(mode) ? '' : target === 'served' ? (isStream(mode) ? '≥ 0.70' : '≥ 0.80') : target === 'core' ? (isStream(mode) ? '≥ 0.85' : '≥ 0.90') : '');
 const gatewayKinds = (['core', 'plugins', 'logged', 'served', 'tenants'] as const).filter((kind) => contenders[kind]);
 for (const mode of MODES) {
   for (const c of concurrenciesOf(mode).filter((n) => n >= 32)) {
@@ -385,7 +387,7 @@ if (CONCURRENCIES.includes(32)) {
   for (const mode of MODES) {
     const thinP99 = overhead(mode, 32, 'thin', (r) => r.p99);
     for (const target of ['thin', ...gatewayKinds] as const) {
-      summary.push([`p99 overhead over direct, c=32, ${mode}, ${label[target]} (ms)`, f(overhead(mode, 32, target, (r) => r.p99)), target === 'served' && isStream(mode) && !isAgentSized(mode) ? `≤ 2 × thin (${f(thinP99 === undefined ? undefined : 2 * thinP99)})` : '']);
+      summary.push([`p99 overhead over direct, c=32, ${mode}, ${label[target]} (ms)`, f(overhead(mode, 32, target, (r) => r.p99)), target === 'served' && isStream(mode) && heldToGoals(mode) ? `≤ 2 × thin (${f(thinP99 === undefined ? undefined : 2 * thinP99)})` : '']);
     }
   }
 }

@@ -4,15 +4,39 @@
  * to an `anthropic` endpoint, OpenAI Responses to an `openai` endpoint, the Gemini API to a
  * `gemini` endpoint, JSON and streaming. Paths are under a contender's `/v1`.
  *
+ * The `*-long` modes ask each stream for a long answer (bench/upstream.ts, `LONG_ASK`): 200 words,
+ * one event per chunk, as vendors stream tokens. A short answer in one write measures what a
+ * request costs; a long one in many chunks what each chunk costs as well.
+ *
  * `agent-messages-stream` and `agent-responses-stream` send what a coding agent sends each turn
  * (Claude Code, Codex): the same answer, but a request of 110 KB (system prompt or
  * instructions, 20 tools, 41 turns of history).
  */
-export type Mode = 'chat' | 'stream' | 'messages' | 'messages-stream' | 'responses' | 'responses-stream' | 'gemini' | 'gemini-stream' | 'agent-messages-stream' | 'agent-responses-stream';
+import { LONG_ASK } from './upstream.js';
 
-export const isStream = (mode: Mode) => mode === 'stream' || mode.endsWith('-stream');
+export type Mode =
+  | 'chat'
+  | 'stream'
+  | 'messages'
+  | 'messages-stream'
+  | 'responses'
+  | 'responses-stream'
+  | 'gemini'
+  | 'gemini-stream'
+  | 'stream-long'
+  | 'messages-stream-long'
+  | 'responses-stream-long'
+  | 'gemini-stream-long'
+  | 'agent-messages-stream'
+  | 'agent-responses-stream';
+
+export const isStream = (mode: Mode) => mode === 'stream' || mode.endsWith('-stream') || isLong(mode);
+
+/** The modes that ask for a long answer streamed one event per chunk. */
+export const isLong = (mode: Mode) => mode.endsWith('-long');
 
 const ask = [{ role: 'user', content: 'Say something short.' }];
+const askLong = [{ role: 'user', content: LONG_ASK }];
 
 /**
  * An agent's turn: its prompt, tools and history, 110 KB of JSON in either dialect. ASCII by
@@ -49,6 +73,10 @@ export const REQUESTS: Readonly<Record<Mode, { path: string; body: string }>> = 
   'responses-stream': { path: '/responses', body: JSON.stringify({ model: 'gpt', input: 'Say something short.', stream: true }) },
   gemini: { path: '/models/gemini:generateContent', body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Say something short.' }] }] }) },
   'gemini-stream': { path: '/models/gemini:streamGenerateContent?alt=sse', body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Say something short.' }] }] }) },
+  'stream-long': { path: '/chat/completions', body: JSON.stringify({ model: 'chat', messages: askLong, stream: true }) },
+  'messages-stream-long': { path: '/messages', body: JSON.stringify({ model: 'claude', max_tokens: 1024, messages: askLong, stream: true }) },
+  'responses-stream-long': { path: '/responses', body: JSON.stringify({ model: 'gpt', input: LONG_ASK, stream: true }) },
+  'gemini-stream-long': { path: '/models/gemini:streamGenerateContent?alt=sse', body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: LONG_ASK }] }] }) },
   'agent-messages-stream': { path: '/messages', body: agentMessages },
   'agent-responses-stream': { path: '/responses', body: agentResponses },
 };

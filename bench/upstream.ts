@@ -20,13 +20,17 @@ const completion = JSON.stringify({
 const SHORT = 'The quick brown fox jumps over the lazy dog again and again .'.split(' ');
 const STREAM_EVENTS = Number(process.env.BENCH_STREAM_EVENTS ?? SHORT.length);
 const CHUNK_EVENTS = Number(process.env.BENCH_STREAM_CHUNK_EVENTS ?? 0);
-const words = Array.from({ length: STREAM_EVENTS }, (_, i) => SHORT[i % SHORT.length]!);
-const sse =
-  words.map((w, i) => `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1, model: 'bench-model', choices: [{ index: 0, delta: i === 0 ? { role: 'assistant', content: w } : { content: ` ${w}` }, finish_reason: null }] })}\n\n`).join('') +
-  `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1, model: 'bench-model', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 12, completion_tokens: 13, total_tokens: 25 } })}\n\n` +
-  'data: [DONE]\n\n';
+const wordsOf = (count: number) => Array.from({ length: count }, (_, i) => SHORT[i % SHORT.length]!);
 
-/** The same answer as Anthropic's Messages API writes it (JSON and its SSE events). */
+/**
+ * What a request whose text holds this asks for: a long answer (`LONG_ANSWER_WORDS` words) written
+ * one event per chunk, as vendors stream tokens (the `*-long` modes of bench/requests.ts). The
+ * text travels to the vendor in every dialect's pass-through, so no contender's config changes.
+ */
+export const LONG_ASK = 'Say something long.';
+export const LONG_ANSWER_WORDS = 200;
+
+/** The same answer as Anthropic's Messages API writes it (JSON). */
 const message = JSON.stringify({
   id: 'msg_bench',
   type: 'message',
@@ -38,34 +42,13 @@ const message = JSON.stringify({
   usage: { input_tokens: 12, output_tokens: 10 },
 });
 const anthropicEvent = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-const messageSse =
-  anthropicEvent('message_start', { message: { id: 'msg_bench', type: 'message', role: 'assistant', model: 'bench-model', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 12, output_tokens: 1 } } }) +
-  anthropicEvent('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }) +
-  anthropicEvent('ping', {}) +
-  words.map((w, i) => anthropicEvent('content_block_delta', { index: 0, delta: { type: 'text_delta', text: i === 0 ? w : ` ${w}` } })).join('') +
-  anthropicEvent('content_block_stop', { index: 0 }) +
-  anthropicEvent('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 13 } }) +
-  anthropicEvent('message_stop', {});
 
-/** The same answer as OpenAI's Responses API writes it (JSON and its typed events). */
+/** The same answer as OpenAI's Responses API writes it (JSON). */
 const responseObject = (status: string, output: unknown[], usage: unknown) => ({ id: 'resp_bench', object: 'response', created_at: 1, status, model: 'bench-model', output, usage });
 const outputText = 'The quick brown fox jumps over the lazy dog.';
 const outputMessage = (text: string) => ({ id: 'msg_bench', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] });
 const responseUsage = { input_tokens: 12, output_tokens: 10, total_tokens: 22 };
 const response = JSON.stringify(responseObject('completed', [outputMessage(outputText)], responseUsage));
-let sequence = 0;
-const responsesEvent = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`;
-const streamedText = words.map((w, i) => (i === 0 ? w : ` ${w}`)).join('');
-const responseSse =
-  responsesEvent('response.created', { response: responseObject('in_progress', [], null) }) +
-  responsesEvent('response.in_progress', { response: responseObject('in_progress', [], null) }) +
-  responsesEvent('response.output_item.added', { output_index: 0, item: { id: 'msg_bench', type: 'message', status: 'in_progress', role: 'assistant', content: [] } }) +
-  responsesEvent('response.content_part.added', { item_id: 'msg_bench', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }) +
-  words.map((w, i) => responsesEvent('response.output_text.delta', { item_id: 'msg_bench', output_index: 0, content_index: 0, delta: i === 0 ? w : ` ${w}` })).join('') +
-  responsesEvent('response.output_text.done', { item_id: 'msg_bench', output_index: 0, content_index: 0, text: streamedText }) +
-  responsesEvent('response.content_part.done', { item_id: 'msg_bench', output_index: 0, content_index: 0, part: { type: 'output_text', text: streamedText, annotations: [] } }) +
-  responsesEvent('response.output_item.done', { output_index: 0, item: outputMessage(streamedText) }) +
-  responsesEvent('response.completed', { response: responseObject('completed', [outputMessage(streamedText)], { input_tokens: 12, output_tokens: 13, total_tokens: 25 }) });
 
 /** The same answer as the Gemini API writes it: one `GenerateContentResponse`, and its SSE chunks (CRLF-framed, as Google sends them). */
 const geminiChunk = (text: string, last: boolean) => ({
@@ -75,14 +58,51 @@ const geminiChunk = (text: string, last: boolean) => ({
   responseId: 'gemini-bench',
 });
 const geminiJson = JSON.stringify(geminiChunk('The quick brown fox jumps over the lazy dog.', true));
-const geminiSse = words.map((w, i) => `data: ${JSON.stringify(geminiChunk(i === 0 ? w : ` ${w}`, i === words.length - 1))}\r\n\r\n`).join('');
+
+/** A streamed answer of these words in each vendor's SSE: Chat Completions, Messages, Responses and Gemini. */
+function streamsOf(words: string[]): { chat: string; messages: string; responses: string; gemini: string } {
+  const delta = (w: string, i: number) => (i === 0 ? w : ` ${w}`);
+  const chat =
+    words.map((w, i) => `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1, model: 'bench-model', choices: [{ index: 0, delta: i === 0 ? { role: 'assistant', content: w } : { content: ` ${w}` }, finish_reason: null }] })}\n\n`).join('') +
+    `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1, model: 'bench-model', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 12, completion_tokens: words.length, total_tokens: 12 + words.length } })}\n\n` +
+    'data: [DONE]\n\n';
+  const messages =
+    anthropicEvent('message_start', { message: { id: 'msg_bench', type: 'message', role: 'assistant', model: 'bench-model', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 12, output_tokens: 1 } } }) +
+    anthropicEvent('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }) +
+    anthropicEvent('ping', {}) +
+    words.map((w, i) => anthropicEvent('content_block_delta', { index: 0, delta: { type: 'text_delta', text: delta(w, i) } })).join('') +
+    anthropicEvent('content_block_stop', { index: 0 }) +
+    anthropicEvent('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: words.length } }) +
+    anthropicEvent('message_stop', {});
+  let sequence = 0;
+  const responsesEvent = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`;
+  const streamedText = words.map(delta).join('');
+  const responses =
+    responsesEvent('response.created', { response: responseObject('in_progress', [], null) }) +
+    responsesEvent('response.in_progress', { response: responseObject('in_progress', [], null) }) +
+    responsesEvent('response.output_item.added', { output_index: 0, item: { id: 'msg_bench', type: 'message', status: 'in_progress', role: 'assistant', content: [] } }) +
+    responsesEvent('response.content_part.added', { item_id: 'msg_bench', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }) +
+    words.map((w, i) => responsesEvent('response.output_text.delta', { item_id: 'msg_bench', output_index: 0, content_index: 0, delta: delta(w, i) })).join('') +
+    responsesEvent('response.output_text.done', { item_id: 'msg_bench', output_index: 0, content_index: 0, text: streamedText }) +
+    responsesEvent('response.content_part.done', { item_id: 'msg_bench', output_index: 0, content_index: 0, part: { type: 'output_text', text: streamedText, annotations: [] } }) +
+    responsesEvent('response.output_item.done', { output_index: 0, item: outputMessage(streamedText) }) +
+    responsesEvent('response.completed', { response: responseObject('completed', [outputMessage(streamedText)], { input_tokens: 12, output_tokens: words.length, total_tokens: 12 + words.length }) });
+  const gemini = words.map((w, i) => `data: ${JSON.stringify(geminiChunk(delta(w, i), i === words.length - 1))}\r\n\r\n`).join('');
+  return { chat, messages, responses, gemini };
+}
+
+const short = streamsOf(wordsOf(STREAM_EVENTS));
+const long = streamsOf(wordsOf(LONG_ANSWER_WORDS));
+/** An SSE text's events (what a vendor flushes one at a time). */
+const eventsOf = (sse: string) => sse.split(/(?<=\r?\n\r?\n)/);
 
 /** What the mock answers on each API path: the JSON body and the SSE text. */
-const ANSWERS: Record<string, { json: string; sse: string }> = {
-  '/v1/chat/completions': { json: completion, sse },
-  '/v1/messages': { json: message, sse: messageSse },
-  '/v1/responses': { json: response, sse: responseSse },
+const ANSWERS: Record<string, { json: string; sse: string; longEvents: string[] }> = {
+  '/v1/chat/completions': { json: completion, sse: short.chat, longEvents: eventsOf(long.chat) },
+  '/v1/messages': { json: message, sse: short.messages, longEvents: eventsOf(long.messages) },
+  '/v1/responses': { json: response, sse: short.responses, longEvents: eventsOf(long.responses) },
 };
+const GEMINI = { json: geminiJson, sse: short.gemini, longEvents: eventsOf(long.gemini) };
 
 export interface Upstream {
   url: string;
@@ -135,16 +155,21 @@ export async function startUpstream(): Promise<Upstream> {
       }
       const path = url.split('?', 1)[0]!;
       const gemini = path.endsWith('GenerateContent') || path.endsWith(':generateContent');
-      const answer = gemini ? { json: geminiJson, sse: geminiSse } : (ANSWERS[path] ?? ANSWERS['/v1/chat/completions']!);
-      if (gemini ? path.endsWith(':streamGenerateContent') : Buffer.concat(chunks).includes('"stream":true')) {
+      const answer = gemini ? GEMINI : (ANSWERS[path] ?? ANSWERS['/v1/chat/completions']!);
+      const body = Buffer.concat(chunks);
+      if (gemini ? path.endsWith(':streamGenerateContent') : body.includes('"stream":true')) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
+        if (body.includes(LONG_ASK)) {
+          writeInChunks(res, answer.longEvents, 1);
+          return;
+        }
         if (behaviour?.[1] === 'cut') {
-          const events = answer.sse.split(/(?<=\r?\n\r?\n)/);
+          const events = eventsOf(answer.sse);
           res.write(events.slice(0, Math.ceil(events.length / 2)).join(''), () => res.destroy());
           return;
         }
         if (CHUNK_EVENTS > 0) {
-          writeInChunks(res, answer.sse.split(/(?<=\r?\n\r?\n)/), CHUNK_EVENTS);
+          writeInChunks(res, eventsOf(answer.sse), CHUNK_EVENTS);
           return;
         }
         res.end(answer.sse);
