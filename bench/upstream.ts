@@ -24,11 +24,15 @@ const wordsOf = (count: number) => Array.from({ length: count }, (_, i) => SHORT
 
 /**
  * What a request whose text holds this asks for: a long answer (`LONG_ANSWER_WORDS` words) written
- * one event per chunk, as vendors stream tokens (the `*-long` modes of bench/requests.ts). The
- * text travels to the vendor in every dialect's pass-through, so no contender's config changes.
+ * one event every `LONG_EVENT_GAP_MS` (BENCH_LONG_EVENT_MS, default 1), as vendors stream tokens
+ * (the `*-long` modes of bench/requests.ts): each event reaches a contender in a read of its own,
+ * however fast the contender is (events a turn of the event loop apart pile up in the socket
+ * behind a slower one, which then reads them in fewer, larger reads). The text travels to the
+ * vendor in every dialect's pass-through, so no contender's config changes.
  */
 export const LONG_ASK = 'Say something long.';
 export const LONG_ANSWER_WORDS = 200;
+const LONG_EVENT_GAP_MS = Number(process.env.BENCH_LONG_EVENT_MS ?? 1);
 
 /** The same answer as Anthropic's Messages API writes it (JSON). */
 const message = JSON.stringify({
@@ -160,7 +164,7 @@ export async function startUpstream(): Promise<Upstream> {
       if (gemini ? path.endsWith(':streamGenerateContent') : body.includes('"stream":true')) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         if (body.includes(LONG_ASK)) {
-          writeInChunks(res, answer.longEvents, 1);
+          writeInChunks(res, answer.longEvents, 1, LONG_EVENT_GAP_MS);
           return;
         }
         if (behaviour?.[1] === 'cut') {
@@ -192,15 +196,15 @@ export async function startUpstream(): Promise<Upstream> {
   };
 }
 
-/** `events` written `per` at a time, a turn of the event loop apart: a vendor's stream in many chunks. */
-function writeInChunks(res: http.ServerResponse, events: string[], per: number): void {
+/** `events` written `per` at a time, a turn of the event loop apart (or `gapMs` apart): a vendor's stream in many chunks. */
+function writeInChunks(res: http.ServerResponse, events: string[], per: number, gapMs = 0): void {
   let at = 0;
   const next = () => {
     if (res.destroyed) return;
     const chunk = events.slice(at, at + per).join('');
     at += per;
     if (at >= events.length) res.end(chunk);
-    else res.write(chunk, () => setImmediate(next));
+    else res.write(chunk, () => (gapMs > 0 ? setTimeout(next, gapMs) : setImmediate(next)));
   };
   next();
 }
