@@ -5,8 +5,8 @@
  * `gemini` endpoint, JSON and streaming. Paths are under a contender's `/v1`.
  *
  * The `*-long` modes ask each stream for a long answer (bench/upstream.ts, `LONG_ASK`): 200 words,
- * one event per chunk, as vendors stream tokens. A short answer in one write measures what a
- * request costs; a long one in many chunks what each chunk costs as well.
+ * one event a millisecond, as vendors stream tokens. A short answer in one write measures what a
+ * request costs; a long one, an event at a time, what each event costs as well.
  *
  * `agent-messages-stream` and `agent-responses-stream` send what a coding agent sends each turn
  * (Claude Code, Codex): the same answer, but a request of 110 KB (system prompt or
@@ -32,7 +32,7 @@ export type Mode =
 
 export const isStream = (mode: Mode) => mode === 'stream' || mode.endsWith('-stream') || isLong(mode);
 
-/** The modes that ask for a long answer streamed one event per chunk. */
+/** The modes that ask for a long answer, streamed an event at a time. */
 export const isLong = (mode: Mode) => mode.endsWith('-long');
 
 const ask = [{ role: 'user', content: 'Say something short.' }];
