@@ -47,6 +47,6 @@ export { validateChatRequest, validateEmbeddingRequest } from './validate-reques
 export { CORE_VERSION } from './version.js';
 export { createWarmConnector, type WarmConnector } from './warm-connector.js';
 export type { DurableKeyRegistry } from './durable-records.js';
-export { JournalRecords } from './journal-records.js';
+export { COMPACT_AFTER_LINES, JournalRecords } from './journal-records.js';
 export type { CandidateHold } from './contract.js';
 export { replaceFile, type ReplaceFileOptions } from './replace-file.js';

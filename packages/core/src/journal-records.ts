@@ -23,8 +23,8 @@ import { JournalRewrite, type ReplaceFile } from './journal-rewrite.js';
 /** A line: [key, value, expiresAt] writes a record, [key] deletes it. */
 type Line = [key: string, value?: unknown, expiresAt?: number | null];
 
-/** Rewritten once the file holds this many lines more than live records (and at least twice as many). */
-const COMPACT_AFTER_LINES = 10_000;
+/** Rewritten once the file holds this many lines more than live records (and at least twice as many); after a failed rewrite, tried again this many lines later. */
+export const COMPACT_AFTER_LINES = 10_000;
 
 /** Bytes read from the file, and written to its rewrite, at a time. */
 const SLICE_BYTES = 1024 * 1024;

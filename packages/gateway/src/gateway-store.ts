@@ -14,7 +14,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { declareDurableKeys, MemoryStateStore, systemClock, type Clock, type DurableRecordStore, type StateStore } from '@switchyard/core';
 import { RecordKeepingStore, type Importer, type LoadedConfig } from '@switchyard/core/config';
-import { importerFrom, JournalRecords, loadRecords, loadStore, type StoreSnapshot } from '@switchyard/core/internal';
+import { COMPACT_AFTER_LINES, importerFrom, JournalRecords, loadRecords, loadStore, type StoreSnapshot } from '@switchyard/core/internal';
 import { RESPONSE_KEY_PREFIX } from '@switchyard/provider-openai/dialect';
 
 /** The journal's file in $STATE_DIRECTORY, else beside the config, when `records.file` is not given. */
@@ -52,7 +52,7 @@ export async function openGatewayStore(config: LoadedConfig, options: { importer
 
   let recordStore: DurableRecordStore | undefined;
   const journal = (file: string): JournalRecords =>
-    new JournalRecords(file, { clock, onRewriteError: (error) => options.onWarning?.('the records journal could not be rewritten with its live records; it goes on growing, and tries again after 10 000 more lines', { where: file, error: (error as Error).message }) });
+    new JournalRecords(file, { clock, onRewriteError: (error) => options.onWarning?.(`the records journal could not be rewritten with its live records; it goes on growing, and tries again after ${COMPACT_AFTER_LINES} more lines`, { where: file, error: (error as Error).message }) });
   try {
     if (records && records.use) recordStore = await loadRecords({ use: records.use, options: records.options }, importer);
     else if (records && records.file) recordStore = journal(path.resolve(baseDir, records.file));
