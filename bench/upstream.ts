@@ -101,12 +101,20 @@ const long = streamsOf(wordsOf(LONG_ANSWER_WORDS));
 const eventsOf = (sse: string) => sse.split(/(?<=\r?\n\r?\n)/);
 
 /** What the mock answers on each API path: the JSON body and the SSE text. */
-const ANSWERS: Record<string, { json: string; sse: string; longEvents: string[] }> = {
-  '/v1/chat/completions': { json: completion, sse: short.chat, longEvents: eventsOf(long.chat) },
-  '/v1/messages': { json: message, sse: short.messages, longEvents: eventsOf(long.messages) },
-  '/v1/responses': { json: response, sse: short.responses, longEvents: eventsOf(long.responses) },
+interface Answer {
+  json: string;
+  sse: string;
+  /** The short answer's events, and the long answer's (split once, not per request). */
+  events: string[];
+  longEvents: string[];
+}
+const answerOf = (json: string, dialect: keyof typeof short): Answer => ({ json, sse: short[dialect], events: eventsOf(short[dialect]), longEvents: eventsOf(long[dialect]) });
+const ANSWERS: Record<string, Answer> = {
+  '/v1/chat/completions': answerOf(completion, 'chat'),
+  '/v1/messages': answerOf(message, 'messages'),
+  '/v1/responses': answerOf(response, 'responses'),
 };
-const GEMINI = { json: geminiJson, sse: short.gemini, longEvents: eventsOf(long.gemini) };
+const GEMINI = answerOf(geminiJson, 'gemini');
 
 export interface Upstream {
   url: string;
@@ -168,12 +176,12 @@ export async function startUpstream(): Promise<Upstream> {
           return;
         }
         if (behaviour?.[1] === 'cut') {
-          const events = eventsOf(answer.sse);
+          const { events } = answer;
           res.write(events.slice(0, Math.ceil(events.length / 2)).join(''), () => res.destroy());
           return;
         }
         if (CHUNK_EVENTS > 0) {
-          writeInChunks(res, eventsOf(answer.sse), CHUNK_EVENTS);
+          writeInChunks(res, answer.events, CHUNK_EVENTS);
           return;
         }
         res.end(answer.sse);
