@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ExpirySweep } from './expiry-sweep.js';
 
 describe('ExpirySweep', () => {
-  it('forgets expired entries as writes come, never looking at more than a slice in one write', () => {
+  it('forgets expired entries as entries are added, never looking at more than a slice in one addition', () => {
     const entries = new Map<string, number>();
     let now = 0;
     let looked = 0;
@@ -16,25 +16,25 @@ describe('ExpirySweep', () => {
     while (writes < 10_000 && (writes % 64 !== 0 || expiredLeft())) {
       looked = 0;
       entries.set(`new${writes++}`, Number.POSITIVE_INFINITY);
-      sweep.written();
+      sweep.added();
       most = Math.max(most, looked);
     }
-    // 10 000 expired among 20 000 at eight looked at a write: all gone after one pass over them, 2 500 writes, a slice at a time.
+    // 10 000 expired among 20 000 at eight looked at an addition: all gone after one pass over them, 2 500 additions, a slice at a time.
     expect(expiredLeft()).toBe(false);
     expect(writes).toBeLessThanOrEqual(2_560);
     expect(most).toBeLessThanOrEqual(512);
     expect(entries.size).toBe(10_000 + writes);
   });
 
-  it('walks a small map at most once a slice, and counts writes given together', () => {
+  it('walks a small map at most once a slice, and counts additions given together', () => {
     const entries = new Map([['a', 1]]);
     let looked = 0;
     const sweep = new ExpirySweep(entries, () => (looked++, false), () => 0);
-    sweep.written(63);
+    sweep.added(63);
     expect(looked).toBe(0);
-    sweep.written(1);
+    sweep.added(1);
     expect(looked).toBe(1);
-    sweep.written(640);
+    sweep.added(640);
     expect(looked).toBe(2);
   });
 });

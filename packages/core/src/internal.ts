@@ -48,5 +48,6 @@ export { CORE_VERSION } from './version.js';
 export { createWarmConnector, type WarmConnector } from './warm-connector.js';
 export type { DurableKeyRegistry } from './durable-records.js';
 export { COMPACT_AFTER_LINES, JournalRecords } from './journal-records.js';
+export { JsonText, jsonTextOf } from './json-text.js';
 export type { CandidateHold } from './contract.js';
 export { replaceFile, type ReplaceFileOptions } from './replace-file.js';

@@ -19,9 +19,14 @@ import type { DurableRecord, DurableRecordStore } from './durable-records.js';
 import { SwitchyardError } from './errors.js';
 import { ExpirySweep } from './expiry-sweep.js';
 import { JournalRewrite, type ReplaceFile } from './journal-rewrite.js';
+import { JsonText } from './json-text.js';
 
-/** A line: [key, value, expiresAt] writes a record, [key] deletes it. */
-type Line = [key: string, value?: unknown, expiresAt?: number | null];
+/**
+ * A line: [key, value, expiresAt] writes a record, [key] deletes it. A value given as JSON text
+ * (`JsonText`) is written as that text, and the line says so (a fourth element, 1): it is read
+ * back as the same text, cut out of the line, so a restart holds what the writer held.
+ */
+type Line = [key: string, value?: unknown, expiresAt?: number | null, jsonText?: 1];
 
 /** Rewritten once the file holds this many lines more than live records (and at least twice as many); after a failed rewrite, tried again this many lines later. */
 export const COMPACT_AFTER_LINES = 10_000;
@@ -40,7 +45,17 @@ interface LiveRecord {
 const expiredAt = (expiresAt: number | null, now: number): boolean => expiresAt !== null && expiresAt <= now;
 
 /** A record as its journal line (without the newline). */
-const lineOf = (r: DurableRecord): string => JSON.stringify([r.key, r.value, r.expiresAt] satisfies Line);
+const lineOf = (r: DurableRecord): string =>
+  r.value instanceof JsonText ? `[${JSON.stringify(r.key)},${r.value.json},${r.expiresAt},1]` : JSON.stringify([r.key, r.value, r.expiresAt] satisfies Line);
+
+/** The value of a line `lineOf` wrote from a JsonText: the text between its key and its expiry, as written. */
+function jsonTextIn(row: string, line: Line): JsonText {
+  const from = JSON.stringify(line[0]).length + 2;
+  const to = row.length - `,${line[2]},1]`.length;
+  // Another writer's spacing (a line edited by hand): serialized again.
+  if (row.charCodeAt(from - 1) !== 0x2c || !row.endsWith(`,${line[2]},1]`) || to <= from) return new JsonText(JSON.stringify(line[1]));
+  return new JsonText(row.slice(from, to));
+}
 
 interface Pending {
   lines: string;
@@ -145,7 +160,7 @@ export class JournalRecords implements DurableRecordStore {
     const expiresAt = line[2] ?? null;
     // The last line of a key decides; an expired one leaves it out.
     if (line.length === 1 || expiredAt(expiresAt, now)) this.live.delete(line[0]);
-    else this.live.set(line[0], { value: line[1], expiresAt });
+    else this.live.set(line[0], { value: line[3] === 1 ? jsonTextIn(row, line) : line[1], expiresAt });
   }
 
   async get(key: string): Promise<DurableRecord | undefined> {
@@ -160,8 +175,9 @@ export class JournalRecords implements DurableRecordStore {
 
   async put(records: readonly DurableRecord[]): Promise<void> {
     if (records.length === 0) return;
+    const size = this.live.size;
     for (const r of records) this.live.set(r.key, { value: r.value, expiresAt: r.expiresAt });
-    this.sweep.written(records.length);
+    this.sweep.added(this.live.size - size);
     await this.append(records.map(lineOf));
   }
 

@@ -72,3 +72,20 @@ describe('readManyNow', () => {
     expect(await read).toEqual(['x', undefined]);
   });
 });
+
+describe('MemoryStateStore expiry sweep', () => {
+  it('walks the entries as keys are added, never for a write to a key it holds', async () => {
+    let reads = 0;
+    const clock = new VirtualClock();
+    const store = new MemoryStateStore({ now: () => (reads++, clock.now()), setTimeout: (fn, ms) => clock.setTimeout(fn, ms), clearTimeout: (handle) => clock.clearTimeout(handle) });
+    await store.set('counter', 0);
+    // A request's counters: the same keys incremented again and again (no TTL, so no clock read of their own).
+    for (let i = 0; i < 1_000; i++) await store.increment('counter');
+    for (let i = 0; i < 1_000; i++) await store.set('settings', { round: i });
+    expect(reads).toBe(0);
+    // New keys: a slice of the sweep (one clock read) every 64 of them.
+    for (let i = 0; i < 128; i++) await store.set(`answer:${i}`, i);
+    expect(reads).toBe(2);
+    expect(await store.get('counter')).toBe(1_000);
+  });
+});

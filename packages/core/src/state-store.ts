@@ -18,6 +18,11 @@ export interface StateStore {
    * how `get` or `getMany` read overrides this too.
    */
   getManyNow?<T = unknown>(keys: readonly string[]): (T | undefined)[];
+  /**
+   * `value` is JSON-serializable, or a `JsonText` (JSON text the writer already holds): a store
+   * that writes values out as JSON writes a JsonText's text as it is (`jsonTextOf`); one that
+   * keeps values in memory may keep it, and `get` may then return it.
+   */
   set<T = unknown>(key: string, value: T, ttlMs?: number): Promise<void>;
   delete(key: string): Promise<void>;
   /** Adds `by` to a numeric counter (created at 0) and returns the new value. */
@@ -102,8 +107,11 @@ export class MemoryStateStore implements StateStore {
     return entry;
   }
 
-  private written(): void {
-    this.sweep.written();
+  /** Sets an entry; the sweep counts it when the key is new (live() drops an expired one first, so it is new then too). */
+  private put(key: string, entry: Entry): void {
+    const size = this.entries.size;
+    this.entries.set(key, entry);
+    if (this.entries.size > size) this.sweep.added();
   }
 
   private expiry(ttlMs?: number): number {
@@ -133,8 +141,7 @@ export class MemoryStateStore implements StateStore {
   }
 
   async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
-    this.entries.set(key, { value, expiresAt: this.expiry(ttlMs) });
-    this.written();
+    this.put(key, { value, expiresAt: this.expiry(ttlMs) });
   }
 
   async delete(key: string): Promise<void> {
@@ -148,10 +155,7 @@ export class MemoryStateStore implements StateStore {
     const current = this.live(key)?.value;
     if (current !== expected && JSON.stringify(current) !== JSON.stringify(expected)) return false;
     if (next === undefined) this.entries.delete(key);
-    else {
-      this.entries.set(key, { value: next, expiresAt: this.expiry(ttlMs) });
-      this.written();
-    }
+    else this.put(key, { value: next, expiresAt: this.expiry(ttlMs) });
     return true;
   }
 
@@ -165,16 +169,14 @@ export class MemoryStateStore implements StateStore {
     if (entry) {
       entry.value = next;
       if (ttlMs !== undefined) entry.expiresAt = expiresAt;
-    } else this.entries.set(key, { value: next, expiresAt });
-    this.written();
+    } else this.put(key, { value: next, expiresAt });
     return next;
   }
 
   async acquireLease(key: string, holder: string, ttlMs: number): Promise<boolean> {
     const entry = this.live(key);
     if (entry && entry.value !== holder) return false;
-    this.entries.set(key, { value: holder, expiresAt: this.expiry(ttlMs) });
-    this.written();
+    this.put(key, { value: holder, expiresAt: this.expiry(ttlMs) });
     return true;
   }
 

@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPipeline, MemoryStateStore } from '@switchyard/core';
+import type { JsonText } from '@switchyard/core/internal';
 import { anthropicProvider } from '@switchyard/provider-anthropic';
 import { openaiProvider, vendorPresetProviders } from '@switchyard/provider-openai';
 import { RESPONSE_KEY_PREFIX } from '@switchyard/provider-openai/dialect';
@@ -154,10 +155,11 @@ describe('Responses pass-through to an openai vendor', () => {
       const data = event.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6)).join('\n');
       const received = JSON.parse(data).response;
       expect(received.id).toMatch(/^resp_[0-9a-f]{32}$/);
-      const entry = await store.get<{ text: string; bytes: number }>(`${RESPONSE_KEY_PREFIX}${received.id}`);
-      if (n === 0) expect(entry!.text.startsWith(`{"response":${spaced({ ...completed.response, id: received.id })},"input":`)).toBe(true);
-      else expect(entry!.text.startsWith(`{"response":${JSON.stringify({ ...completed.response, id: received.id })},"input":`)).toBe(true);
-      expect(entry!.bytes).toBe(entry!.text.length);
+      const entry = (await store.get<JsonText>(`${RESPONSE_KEY_PREFIX}${received.id}`))!.json;
+      if (n === 0) expect(entry.startsWith(`{"response":${spaced({ ...completed.response, id: received.id })},"input":`)).toBe(true);
+      else expect(entry.startsWith(`{"response":${JSON.stringify({ ...completed.response, id: received.id })},"input":`)).toBe(true);
+      // Counted at its size before its size and slice were written after it.
+      expect((JSON.parse(entry) as { bytes: number }).bytes).toBe(entry.indexOf(',"bytes":') + 1);
       const stored = await raw(origin, `/v1/responses/${received.id}`, { method: 'GET' });
       expect(stored.text).toBe(JSON.stringify(received));
     }

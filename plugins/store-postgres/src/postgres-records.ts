@@ -8,6 +8,7 @@
  * API), reads fall back to the hot store.
  */
 import { SwitchyardError, type DurableRecord, type DurableRecordStore, type StoreAvailability } from '@switchyard/core';
+import { jsonTextOf } from '@switchyard/core/internal';
 import pg from 'pg';
 import { migrate } from './migrations.js';
 import { parsePostgresRecordsOptions, redactUrl, type PostgresRecordsOptions, type PostgresRecordsOptionsInput } from './options.js';
@@ -162,7 +163,7 @@ export class PostgresRecords implements DurableRecordStore {
       `INSERT INTO ${this.table} (key, value, expires_at, updated_at)
        SELECT k, v, x, now() FROM unnest($1::text[], $2::jsonb[], $3::bigint[]) AS input(k, v, x)
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at, updated_at = now()`,
-      [rows.map((r) => r.key), rows.map((r) => JSON.stringify(r.value)), rows.map((r) => r.expiresAt)],
+      [rows.map((r) => r.key), rows.map((r) => jsonTextOf(r.value)), rows.map((r) => r.expiresAt)],
     );
     this.pruneIfDue();
   }

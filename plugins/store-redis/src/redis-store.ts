@@ -9,6 +9,7 @@
 import { createRequire } from 'node:module';
 import { REDIS_STORE_ERRORS } from './error-codes.js';
 import { MemoryStateStore, SwitchyardError, type StateStore, type StoreAvailability } from '@switchyard/core';
+import { jsonTextOf } from '@switchyard/core/internal';
 import type { Redis } from 'ioredis';
 import { parseRedisStoreOptions, type RedisStoreOptions, type RedisStoreOptionsInput } from './options.js';
 import { RedisPubSub } from './pubsub.js';
@@ -188,7 +189,8 @@ export class RedisStateStore implements StateStore {
 
   async set<T = unknown>(key: string, value: T, ttlMs?: number): Promise<void> {
     const expiry = expiryOf(ttlMs, 'set');
-    const raw = JSON.stringify(value);
+    // A JsonText (a stored Responses answer) as its own text: read back parsed.
+    const raw = jsonTextOf(value);
     await this.run(
       'set',
       async () => {

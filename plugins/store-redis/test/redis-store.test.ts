@@ -1,6 +1,7 @@
 /** What the Redis store writes, and who owns the connection. */
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { JsonText } from '@switchyard/core/internal';
 import { createRedisStore } from '../src/index.js';
 import { deleteKeys, describeWithRedis, inspector, REDIS_URL, uniquePrefix } from './support/redis.js';
 
@@ -26,6 +27,15 @@ describeWithRedis('RedisStateStore on a real Redis', () => {
     expect(await redis.get(`${prefix}quota:k`)).toBe('2');
     expect(await redis.pttl(`${prefix}quota:k`)).toBeGreaterThan(9_000);
     expect(await redis.pttl(`${prefix}forever`)).toBe(-1);
+    await store.close();
+  });
+
+  it('writes a value given as JSON text as that text, and reads it back parsed', async () => {
+    const store = createRedisStore({ url: REDIS_URL, prefix });
+    const text = '{ "answer": "say \\"hi\\"", "n": [1, 2] }';
+    await store.set('responses:r1', new JsonText(text), 30_000);
+    expect(await redis.get(`${prefix}responses:r1`)).toBe(text);
+    expect(await store.get('responses:r1')).toEqual({ answer: 'say "hi"', n: [1, 2] });
     await store.close();
   });
 

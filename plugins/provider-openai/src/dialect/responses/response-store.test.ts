@@ -6,7 +6,7 @@ import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { declareDurableKeys, MemoryStateStore, VirtualClock } from '@switchyard/core';
 import { RecordKeepingStore } from '@switchyard/core/config';
-import { JournalRecords } from '@switchyard/core/internal';
+import { JournalRecords, JsonText } from '@switchyard/core/internal';
 import { RESPONSE_KEY_PREFIX, ResponseStore } from './response-store.js';
 import type { ResponseObject } from './wire-types.js';
 
@@ -29,7 +29,7 @@ describe('ResponseStore', () => {
   const response = { id: 'resp_1', object: 'response', status: 'completed', output: [{ id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Paris "and" \u00e9', annotations: [] }] }] } as unknown as ResponseObject;
   const input = [{ role: 'user', content: 'Capital?' }] as never;
 
-  it('keeps each answer as JSON text, counted at its length, and reads it back the same after a restart (on a journal)', async () => {
+  it('keeps each answer as JSON text, counted at its length, journaled as that text, and reads it back the same after a restart', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'sy-response-store-'));
     dirs.push(dir);
     const file = path.join(dir, 'records.journal');
@@ -39,13 +39,22 @@ describe('ResponseStore', () => {
     const stored = await new ResponseStore(first, clock, 60_000, 'key-a', CAPS).load('resp_1');
     expect(stored).toMatchObject({ response, input, owner: 'key-a', vendor: { id: 'resp_vendor', deployment: 'openai/gpt' } });
     const { bytes, slice, ...counted } = stored!;
-    // What the store holds: the record's text beside what a lookup checks, its bytes the text's length.
-    const entry = await first.get<Record<string, unknown>>(`${RESPONSE_KEY_PREFIX}resp_1`);
-    expect(entry).toEqual({ text: JSON.stringify(counted), expiresAt: counted.expiresAt, owner: 'key-a', bytes: JSON.stringify(counted).length, slice });
+    // What the store holds: the record's text, its size (the text's length before it) and its slice at the end.
+    const entry = await first.get(`${RESPONSE_KEY_PREFIX}resp_1`);
+    expect(entry).toBeInstanceOf(JsonText);
+    expect((entry as JsonText).json).toBe(JSON.stringify({ ...counted, bytes, slice }));
+    expect(bytes).toBe(JSON.stringify(counted).length);
     expect(typeof slice).toBe('number');
     await first.close();
+    // The journal's line holds the text itself, not a string of it (no quote escaped), marked as such.
+    const line = (await readFile(file, 'utf8')).split('\n').find((row) => row.startsWith(`["${RESPONSE_KEY_PREFIX}resp_1"`))!;
+    expect(line).toBe(`["${RESPONSE_KEY_PREFIX}resp_1",${(entry as JsonText).json},${counted.expiresAt},1]`);
 
     const again = await journaled(file, clock);
+    // Read back as the same text (a reader parses its own copy, as before the restart).
+    const back = await again.get(`${RESPONSE_KEY_PREFIX}resp_1`);
+    expect(back).toBeInstanceOf(JsonText);
+    expect((back as JsonText).json).toBe((entry as JsonText).json);
     const restored = new ResponseStore(again, clock, 60_000, 'key-a', CAPS);
     expect(await restored.load('resp_1')).toEqual(stored);
     // Its items are found by id (`item_reference`), through the index written with it.
@@ -62,28 +71,34 @@ describe('ResponseStore', () => {
     const vendor = { id: 'resp_vendor', deployment: 'openai/gpt' };
     // Compact text: the same characters JSON.stringify writes for the whole record.
     await responses.save(response, input, vendor, JSON.stringify(response));
-    const compact = await store.get<{ text: string }>(`${RESPONSE_KEY_PREFIX}resp_1`);
-    const { bytes: _bytes, slice: _slice, ...record } = (await responses.load('resp_1'))!;
-    expect(compact!.text).toBe(JSON.stringify(record));
+    const compact = await store.get<JsonText>(`${RESPONSE_KEY_PREFIX}resp_1`);
+    const { bytes, slice, ...record } = (await responses.load('resp_1'))!;
+    expect(compact!.json).toBe(JSON.stringify({ ...record, bytes, slice }));
     expect(record).toEqual({ response, input, expiresAt: clock.now() + 60_000, vendor, owner: 'key-a' });
     // The vendor's spacing is kept as written (it was not serialized again), and counted as stored.
     const spaced = JSON.stringify(response, null, 1);
     await responses.save(response, input, vendor, spaced);
-    const entry = await store.get<{ text: string; bytes: number }>(`${RESPONSE_KEY_PREFIX}resp_1`);
-    expect(entry!.text.startsWith(`{"response":${spaced},"input":`)).toBe(true);
-    expect(entry!.bytes).toBe(entry!.text.length);
+    const entry = await store.get<JsonText>(`${RESPONSE_KEY_PREFIX}resp_1`);
+    expect(entry!.json.startsWith(`{"response":${spaced},"input":`)).toBe(true);
+    const { bytes: counted, slice: _slice, ...spacedRecord } = JSON.parse(entry!.json) as Record<string, unknown>;
+    expect(counted).toBe(entry!.json.indexOf(',"bytes":') + 1);
+    expect(spacedRecord).toMatchObject({ input, vendor, owner: 'key-a' });
     expect(await responses.load('resp_1')).toMatchObject({ response, input, vendor, owner: 'key-a' });
   });
 
-  it('reads a record an earlier version stored as an object, and takes a record whose text does not parse for none', async () => {
+  it('reads a record an earlier version stored as an object or as a string of JSON, and takes a record whose text does not parse for none', async () => {
     const clock = new VirtualClock();
     const store = new MemoryStateStore(clock);
     const expiresAt = clock.now() + 60_000;
     await store.set(`${RESPONSE_KEY_PREFIX}resp_old`, { response: { ...response, id: 'resp_old' }, input, expiresAt, bytes: 10, slice: 1 });
     await store.set(`${RESPONSE_KEY_PREFIX}resp_torn`, { text: '{"response":{"id":"resp_torn"', expiresAt, bytes: 10, slice: 1 });
+    await store.set(`${RESPONSE_KEY_PREFIX}resp_text`, { text: JSON.stringify({ response: { ...response, id: 'resp_text' }, input, expiresAt }), expiresAt, bytes: 12, slice: 2 });
+    await store.set(`${RESPONSE_KEY_PREFIX}resp_torn_now`, new JsonText('{"response":{"id":"resp_torn_now"'));
     const responses = new ResponseStore(store, clock, 60_000, undefined, CAPS);
     expect(await responses.load('resp_old')).toMatchObject({ response: { id: 'resp_old' }, input, bytes: 10 });
+    expect(await responses.load('resp_text')).toMatchObject({ response: { id: 'resp_text' }, input, bytes: 12, slice: 2 });
     expect(await responses.load('resp_torn')).toBeUndefined();
+    expect(await responses.load('resp_torn_now')).toBeUndefined();
     // Deleting the old one gives its bytes back as recorded.
     expect(await responses.delete('resp_old')).toBe(true);
     expect(await responses.load('resp_old')).toBeUndefined();

@@ -2,16 +2,19 @@
  * Responses kept for `previous_response_id` and `GET /v1/responses/{id}`, in the pipeline's
  * StateStore (in memory, or Redis shared by every gateway on it). One key per response holds
  * the response as the client received it and the conversation that led to it, so continuing a
- * conversation is one read whatever its length. It is held as JSON text (`StoredEntry`), parsed
+ * conversation is one read whatever its length. It is held as JSON text (a `JsonText`), parsed
  * when read: most answers are stored and few are read again, and a string takes about its size
  * in memory and gives the collector nothing to trace (27,000 stored bench answers of 600 bytes
- * grew the old generation by 37 MB, keys and index included, against 44 MB as objects).
+ * grew the old generation by 37 MB, keys and index included, against 44 MB as objects). A store
+ * writing it out (the journal, Redis) writes the text as it is, not a string of it with every
+ * quote escaped.
  * Entries expire after the configured TTL, on the pipeline's clock (and the store drops them
  * then too). A response stored by a virtual key
  * (plugin-tenants) is that key's: another key neither reads, continues nor deletes it, and learns
  * nothing more than that there is no such response.
  */
 import type { Clock, StateStore } from '@switchyard/core';
+import { JsonText } from '@switchyard/core/internal';
 import type { VendorResponse } from './gateway-ids.js';
 import { newId } from './ids.js';
 import { StoredBytes, type StoreCaps } from './stored-bytes.js';
@@ -41,8 +44,10 @@ export interface StoredResponse {
 }
 
 /**
- * What the store holds under a response's key: the `StoredResponse` as JSON text, beside what a
- * lookup checks before parsing it. A record an earlier version wrote as an object is read as it is.
+ * What the store held under a response's key before the record was a JsonText (versions up to
+ * 0.x): the `StoredResponse` as a string of JSON, beside what a lookup checks before parsing it.
+ * Still read, as is a record stored as an object (older still, or a JsonText a store read back
+ * parsed).
  */
 interface StoredEntry {
   text: string;
@@ -67,18 +72,26 @@ export function withItemIds(items: readonly ResponseItem[]): ResponseItem[] {
 }
 
 /**
- * `JSON.stringify(record)`, its `response` written as the text given, as a string of its own.
- * The text given is cut out of the vendor's event, itself cut out of the chunk it came in: V8
- * keeps such a slice as a view of the whole chunk, and the concatenation as a list of its pieces.
- * Kept as they are, a stored answer held its chunk for the TTL: 4.9 KB a bench answer against
- * 0.6 KB, uncounted by the caps. Reading a character makes V8 copy the pieces into one string (the
- * cheapest way it offers: 0.5 µs for the bench's 600 characters), which lets the chunk go.
+ * `JSON.stringify(record)`, its `response` written as the text given, and its size and slice
+ * after it (the text's size without them), as a string of its own. The text given is cut out of
+ * the vendor's event, itself cut out of the chunk it came in: V8 keeps such a slice as a view of
+ * the whole chunk, and the concatenation as a list of its pieces. Kept as they are, a stored
+ * answer held its chunk for the TTL: 4.9 KB a bench answer against 0.6 KB, uncounted by the caps.
+ * Reading a character makes V8 copy the pieces into one string (the cheapest way it offers: 0.5
+ * µs for the bench's 600 characters), which lets the chunk go.
  */
-function withResponseText(record: StoredResponse, responseText: string): string {
-  const { response: _written, ...rest } = record;
-  const text = `{"response":${responseText},${JSON.stringify(rest).slice(1)}`;
+function recordText(record: StoredResponse, responseText: string | undefined, slice: number): { text: string; bytes: number } {
+  let head: string;
+  if (responseText === undefined) head = JSON.stringify(record).slice(0, -1);
+  else {
+    const { response: _written, ...rest } = record;
+    head = `{"response":${responseText},${JSON.stringify(rest).slice(1, -1)}`;
+  }
+  // The record's text without its closing brace: its size is the record's, the two fields follow.
+  const bytes = head.length + 1;
+  const text = `${head},"bytes":${bytes},"slice":${slice}}`;
   text.charCodeAt(0);
-  return text;
+  return { text, bytes };
 }
 
 export class ResponseStore {
@@ -109,15 +122,13 @@ export class ResponseStore {
     const record: StoredResponse = { response, input, expiresAt: this.clock.now() + this.ttlMs };
     if (vendor) record.vendor = vendor;
     if (this.owner !== undefined) record.owner = this.owner;
-    const text = responseText === undefined ? JSON.stringify(record) : withResponseText(record, responseText);
     const slice = this.bytes.slice();
-    await this.bytes.add(this.owner, text.length, slice);
-    const entry: StoredEntry = { text, expiresAt: record.expiresAt, bytes: text.length, slice };
-    if (this.owner !== undefined) entry.owner = this.owner;
+    const { text, bytes } = recordText(record, responseText, slice);
+    await this.bytes.add(this.owner, bytes, slice);
     // An item of this answer can be named by a later request's `item_reference` (the AI SDK's way of continuing).
     // Written together: on a journal one append and one fsync (an index whose answer was lost finds nothing).
     const items = response.output.filter((item) => typeof item.id === 'string' && isResponseId(item.id));
-    await Promise.all([this.store.set(RESPONSE_KEY_PREFIX + response.id, entry, this.ttlMs), ...items.map((item) => this.store.set(ITEM_KEY_PREFIX + item.id!, { response: response.id } satisfies ItemIndex, this.ttlMs))]);
+    await Promise.all([this.store.set(RESPONSE_KEY_PREFIX + response.id, new JsonText(text), this.ttlMs), ...items.map((item) => this.store.set(ITEM_KEY_PREFIX + item.id!, { response: response.id } satisfies ItemIndex, this.ttlMs))]);
   }
 
   /** The stored item with this id (of a response this owner stored), if any. */
@@ -130,15 +141,18 @@ export class ResponseStore {
 
   async load(id: string): Promise<StoredResponse | undefined> {
     if (!isResponseId(id)) return undefined;
-    const stored = await this.store.get<StoredEntry | StoredResponse>(RESPONSE_KEY_PREFIX + id);
+    const stored = await this.store.get<JsonText | StoredEntry | StoredResponse>(RESPONSE_KEY_PREFIX + id);
+    const record = stored instanceof JsonText ? parsed(stored.json) : stored && 'text' in stored ? this.fromEntry(stored) : stored;
     // The store's own expiry runs on its clock (Redis: real time); ours on the pipeline's.
-    if (!stored || typeof stored.expiresAt !== 'number' || stored.expiresAt <= this.clock.now() || stored.owner !== this.owner) return undefined;
-    if (!('text' in stored)) return stored;
-    try {
-      return Object.assign(JSON.parse(stored.text) as StoredResponse, { bytes: stored.bytes, slice: stored.slice });
-    } catch {
-      return undefined;
-    }
+    if (!record || typeof record.expiresAt !== 'number' || record.expiresAt <= this.clock.now() || record.owner !== this.owner) return undefined;
+    return record;
+  }
+
+  /** A record as an earlier version stored it (its text beside what a lookup checks first). */
+  private fromEntry(entry: StoredEntry): StoredResponse | undefined {
+    if (typeof entry.expiresAt !== 'number' || entry.expiresAt <= this.clock.now() || entry.owner !== this.owner) return undefined;
+    const record = parsed(entry.text);
+    return record && Object.assign(record, { bytes: entry.bytes, slice: entry.slice });
   }
 
   /** True when there was a response to delete. */
@@ -148,5 +162,14 @@ export class ResponseStore {
     await this.store.delete(RESPONSE_KEY_PREFIX + id);
     if (record.bytes !== undefined && record.slice !== undefined) await this.bytes.remove(this.owner, record.bytes, record.slice);
     return true;
+  }
+}
+
+/** A stored record's text parsed; none for a text that does not parse (a torn write). */
+function parsed(text: string): StoredResponse | undefined {
+  try {
+    return JSON.parse(text) as StoredResponse;
+  } catch {
+    return undefined;
   }
 }
