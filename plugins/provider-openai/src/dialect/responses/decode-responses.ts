@@ -123,7 +123,8 @@ export async function decodeResponsesRequest({ body, bodyText, bodyBytes }: Dial
     const passed = deployment && wireBodyOf(answer, OPENAI_RESPONSES) === text ? withGatewayId(text) : { text };
     if (!keep) return passed.text;
     const final = JSON.parse(passed.text) as ResponseObject;
-    if (final.status !== 'failed') await keep(final, passed.vendorId && deployment ? { id: passed.vendorId, deployment } : undefined);
+    // Stored as the text the client gets, not serialized again.
+    if (final.status !== 'failed') await keep(final, passed.vendorId && deployment ? { id: passed.vendorId, deployment } : undefined, passed.text);
     return passed.text;
   };
   return { request, stream, hints, capabilities, echo: requestEcho(body, store), toolNames: toolNames.size > 0 ? toolNames : undefined, keep, settle };

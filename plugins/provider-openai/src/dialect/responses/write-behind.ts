@@ -1,8 +1,11 @@
 /**
  * Writes that must not delay an answer: a response stored because `store` defaulted to true (as
  * in OpenAI's API) is written after the client's answer ended, together with the others that
- * ended meanwhile (one flush per turn of the event loop), never on the path to the first or the
- * last byte. A write that fails is logged; the answer already went out.
+ * ended meanwhile (one flush every `FLUSH_AFTER_MS`), never on the path to the first or the last
+ * byte. A write that fails is logged; the answer already went out. The flush waits a few
+ * milliseconds rather than a turn of the event loop: a journal writes and fsyncs each flush's
+ * answers together, and at c = 32 a turn ended 2–4 answers, so most of a stored answer's cost was
+ * its share of a write and an fsync (bench/README.md, run AH).
  *
  * A client's next turn can arrive before its previous answer's write landed (an agent sends the
  * tool result a few milliseconds after the answer): readers of the store call `writesSettled`
@@ -15,6 +18,9 @@ interface Queue {
 }
 
 const queues = new WeakMap<object, Queue>();
+
+/** How long the first write of a flush waits for others (a reader of the store waits for it too: `writesSettled`). */
+export const FLUSH_AFTER_MS = 5;
 
 /** Queues `write` for the next flush of `scope`'s writes (one queue per state store). */
 export function writeBehind(scope: object, write: () => Promise<void>, onError: (error: unknown) => void): void {
@@ -34,12 +40,12 @@ export function writeBehind(scope: object, write: () => Promise<void>, onError: 
   );
   if (pending.scheduled) return;
   pending.scheduled = true;
-  setImmediate(() => {
+  setTimeout(() => {
     const batch = pending.writes;
     pending.writes = [];
     pending.scheduled = false;
     void Promise.all(batch.map((run) => run()));
-  });
+  }, FLUSH_AFTER_MS);
 }
 
 /** Resolves once every write queued on `scope` so far has landed (or failed): at once when none is pending. */
