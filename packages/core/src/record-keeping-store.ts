@@ -115,8 +115,10 @@ export class RecordKeepingStore implements StateStore, DurableKeyRegistry {
    * Durable or not, and how: the longest declared prefix wins. Remembered per key (bounded): a
    * request with virtual keys counts the same half-dozen tallies every time, and the hot store has
    * already hashed each key, so a known one costs one Map probe where slicing its head and
-   * asking the prefixes cost about 200 ns a key. Keys seen once (stored responses) are asked
-   * the prefixes, and pass through.
+   * asking the prefixes cost about 200 ns a key. A record's key is not remembered: records are
+   * written once or seldom (a stored answer and its item index, a key, a team), and remembering
+   * each stored answer's two keys was two inserts into the Map an answer, which every 2,048
+   * answers cleared it of the tallies worth remembering.
    */
   kindOf(key: string): Kind | undefined {
     let kind = this.kinds.get(key);
@@ -129,6 +131,7 @@ export class RecordKeepingStore implements StateStore, DurableKeyRegistry {
           kind = declared;
         }
       }
+      if (kind === 'record') return kind;
       if (this.kinds.size >= KINDS_REMEMBERED) this.kinds.clear();
       this.kinds.set(key, kind);
     }
