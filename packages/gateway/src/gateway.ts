@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { getService, isSwitchyardError, SwitchyardError, systemClock, toSwitchyardError, type CallerIdentity, type Clock, type Pipeline, type StateStore } from '@switchyard/core';
 import { AbortLink, checkRequestLimits } from '@switchyard/core/internal';
 import { type FromConfigOptions, type LoadedConfig } from '@switchyard/core/config';
+import { writesSettled } from '@switchyard/provider-openai/dialect';
 import type { Exchange } from './exchange.js';
 import { ADMIN_PATHS, CallerGate } from './caller-gate.js';
 import { adminRoute } from './admin-route.js';
@@ -448,6 +449,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         const closed = address ? new Promise<void>((resolve) => httpServer.close(() => resolve())) : Promise.resolve();
         httpServer.closeAllConnections();
         await closed;
+        // Answers stored after they went out (`store` left to its default) are written within a few ms: before the store closes.
+        if (slot) await writesSettled(slot.pipeline.store);
         await slot?.closeAll();
         try {
           await home?.close();

@@ -5,5 +5,5 @@
  */
 export { openaiChatDialect } from './chat-completions.js';
 export { chatCompletionBody, ChunkEncoder, embeddingsBody, modelEntry, wireFinishReason, type ModelEntry } from './chat-wire.js';
-export { openaiResponsesDialect, ResponsesStreamEncoder, responseBody, requestEcho, decodeRequest, inputItems, ResponseStore, RESPONSE_KEY_PREFIX, type ResponsesStreamOptions, type StoredResponse } from './responses/index.js';
+export { openaiResponsesDialect, ResponsesStreamEncoder, responseBody, requestEcho, decodeRequest, inputItems, ResponseStore, RESPONSE_KEY_PREFIX, type ResponsesStreamOptions, type StoredResponse, writesSettled } from './responses/index.js';
 export { OPENAI_ERRORS } from '../error-codes.js';

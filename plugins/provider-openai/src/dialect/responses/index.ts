@@ -39,3 +39,4 @@ export { ResponsesStreamEncoder, type ResponsesStreamOptions } from './stream-en
 export { responseBody, requestEcho } from './response-body.js';
 export { decodeRequest, inputItems } from './decode-request.js';
 export { ResponseStore, RESPONSE_KEY_PREFIX, type StoredResponse } from './response-store.js';
+export { writesSettled } from './write-behind.js';
