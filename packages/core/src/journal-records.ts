@@ -225,8 +225,8 @@ export class JournalRecords implements DurableRecordStore {
 
   /**
    * The drain, a turn of the event loop later: the writes this turn makes go in one batch. Started
-   * at once, the first write of a turn was a batch of its own (a write and an fsync for one line),
-   * the others the next: 2–4 stored answers a batch at c = 32 where they can be all of a turn's.
+   * at once, the first write of a turn was a batch of its own (a write and an fsync for one line)
+   * and the turn's others the next.
    */
   private async drainSoon(): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
