@@ -450,7 +450,10 @@ export function createGateway(options: GatewayOptions): Gateway {
         httpServer.closeAllConnections();
         await closed;
         // Answers stored after they went out (`store` left to its default) are written within a few ms: before the store closes.
-        if (slot) await writesSettled(slot.pipeline.store);
+        const storing = slot && writesSettled(slot.pipeline.store);
+        if (storing && !(await settledWithin(storing, STORED_ANSWERS_GRACE_MS))) {
+          logger.warn({ event: 'shutdown', waitedMs: STORED_ANSWERS_GRACE_MS }, 'answers stored after they went out were not written in time; closing the store without them');
+        }
         await slot?.closeAll();
         try {
           await home?.close();
@@ -464,4 +467,18 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
   };
   return gateway;
+}
+
+/** How long a graceful stop waits for the store to take the answers queued to be stored (a store that takes longer is failing). */
+const STORED_ANSWERS_GRACE_MS = 5_000;
+
+/** True when `work` settled within `ms`. */
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([work.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -13,8 +13,9 @@ import { anthropicVendor, textScript } from './support/scripted-vendors.js';
 
 afterEach(stopAll);
 
+/** The probe's value once it has one, asked every turn of the event loop for up to 3 s (an answer stored after it went out is written a few ms later). */
 async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 200; i++) {
+  for (const deadline = Date.now() + 3_000; Date.now() < deadline; ) {
     const value = await probe();
     if (value !== undefined) return value;
     await new Promise((resolve) => setImmediate(resolve));
@@ -44,9 +45,10 @@ describe('Responses state', () => {
   it('a next turn that arrives while its previous answer is still being written waits for the write, never "not found"', async () => {
     // A store whose writes are held until the test lets them go: the agent's next turn lands first.
     const held: (() => void)[] = [];
+    let holding = true;
     class SlowStore extends MemoryStateStore {
       override async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
-        await new Promise<void>((resolve) => held.push(resolve));
+        if (holding) await new Promise<void>((resolve) => held.push(resolve));
         return super.set(key, value, ttlMs);
       }
     }
@@ -63,6 +65,9 @@ describe('Responses state', () => {
       return Promise.race([second, new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)))]);
     });
     expect(answer.status).toBe(200);
+    // The second answer's own write (a few ms after it went out) goes through: the stop waits for it.
+    holding = false;
+    while (held.length > 0) held.shift()!();
   });
 
   it('an item_reference naming an item the gateway stored is resolved: a vendor of another API takes the turn', async () => {
