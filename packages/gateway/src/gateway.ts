@@ -451,8 +451,9 @@ export function createGateway(options: GatewayOptions): Gateway {
         await closed;
         // Answers stored after they went out (`store` left to its default) are written within a few ms: before the store closes.
         const storing = slot && writesSettled(slot.pipeline.store);
-        if (storing && !(await settledWithin(storing, STORED_ANSWERS_GRACE_MS))) {
-          logger.warn({ event: 'shutdown', waitedMs: STORED_ANSWERS_GRACE_MS }, 'answers stored after they went out were not written in time; closing the store without them');
+        const storingGraceMs = Math.min(server.shutdownGraceMs, STORED_ANSWERS_GRACE_MS);
+        if (storing && !(await settledWithin(storing, storingGraceMs))) {
+          logger.warn({ event: 'shutdown', waitedMs: storingGraceMs }, 'answers stored after they went out were not written in time; closing the store without them');
         }
         await slot?.closeAll();
         try {
@@ -469,7 +470,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   return gateway;
 }
 
-/** How long a graceful stop waits for the store to take the answers queued to be stored (a store that takes longer is failing). */
+/** Longest a graceful stop waits for the store to take the answers queued to be stored (a store that takes longer is failing); never past `shutdownGraceMs`. */
 const STORED_ANSWERS_GRACE_MS = 5_000;
 
 /** True when `work` settled within `ms`. */

@@ -23,10 +23,10 @@ async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
   throw new Error('condition never held');
 }
 
-async function claudeGateway(script = textScript('Paris.'), store?: MemoryStateStore) {
+async function claudeGateway(script = textScript('Paris.'), store?: MemoryStateStore, options: Parameters<typeof startGateway>[1] = {}) {
   const claude = await vendor(anthropicVendor(script));
   const pipeline = createPipeline({ endpoints: [{ name: 'claude', provider: 'anthropic', baseUrl: claude.url, apiKey: VENDOR_KEY }], models: { chat: [{ endpoint: 'claude', model: 'claude-x' }] }, providers: [anthropicProvider], ...(store ? { store } : {}) });
-  return { claude, ...(await startGateway(pipeline)) };
+  return { claude, ...(await startGateway(pipeline, options)) };
 }
 
 describe('Responses state', () => {
@@ -68,6 +68,23 @@ describe('Responses state', () => {
     // The second answer's own write (a few ms after it went out) goes through: the stop waits for it.
     holding = false;
     while (held.length > 0) held.shift()!();
+  });
+
+  it('a graceful stop waits for an answer still queued to be stored, but not past its grace period for a store that never takes it', async () => {
+    class StuckStore extends MemoryStateStore {
+      override async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
+        if (key.startsWith('switchyard:responses:')) return new Promise<void>(() => undefined);
+        return super.set(key, value, ttlMs);
+      }
+    }
+    const { origin, gateway } = await claudeGateway(textScript('Paris.'), new StuckStore(), { server: { shutdownGraceMs: 100 } });
+    const first = await raw(origin, '/v1/responses', { body: JSON.stringify({ model: 'chat', input: 'Capital of France?' }) });
+    expect(first.status).toBe(200);
+    const started = Date.now();
+    await gateway.close();
+    // It waited for the queued answer, and the grace period (100 ms), not the store, ended the wait.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(90);
+    expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it('an item_reference naming an item the gateway stored is resolved: a vendor of another API takes the turn', async () => {
