@@ -51,9 +51,10 @@ const lineOf = (r: DurableRecord): string =>
 /** The value of a line `lineOf` wrote from a JsonText: the text between its key and its expiry, as written. */
 function jsonTextIn(row: string, line: Line): JsonText {
   const from = JSON.stringify(line[0]).length + 2;
-  const to = row.length - `,${line[2]},1]`.length;
+  const tail = `,${line[2]},1]`;
+  const to = row.length - tail.length;
   // Another writer's spacing (a line edited by hand): serialized again.
-  if (row.charCodeAt(from - 1) !== 0x2c || !row.endsWith(`,${line[2]},1]`) || to <= from) return new JsonText(JSON.stringify(line[1]));
+  if (row.charCodeAt(from - 1) !== 0x2c || !row.endsWith(tail) || to <= from) return new JsonText(JSON.stringify(line[1]));
   return new JsonText(row.slice(from, to));
 }
 

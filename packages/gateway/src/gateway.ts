@@ -5,7 +5,7 @@
 import { SERVICE } from '@switchyard/contracts';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getService, isSwitchyardError, SwitchyardError, systemClock, toSwitchyardError, type CallerIdentity, type Clock, type Pipeline, type StateStore } from '@switchyard/core';
+import { getService, isSwitchyardError, SwitchyardError, systemClock, toSwitchyardError, type CallerIdentity, type Clock, type Pipeline, type StateStore, type TimerHandle } from '@switchyard/core';
 import { AbortLink, checkRequestLimits } from '@switchyard/core/internal';
 import { type FromConfigOptions, type LoadedConfig } from '@switchyard/core/config';
 import { writesSettled } from '@switchyard/provider-openai/dialect';
@@ -452,7 +452,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         // Answers stored after they went out (`store` left to its default) are written within a few ms: before the store closes.
         const storing = slot && writesSettled(slot.pipeline.store);
         const storingGraceMs = Math.min(server.shutdownGraceMs, STORED_ANSWERS_GRACE_MS);
-        if (storing && !(await settledWithin(storing, storingGraceMs))) {
+        if (storing && !(await settledWithin(storing, storingGraceMs, clock))) {
           logger.warn({ event: 'shutdown', waitedMs: storingGraceMs }, 'answers stored after they went out were not written in time; closing the store without them');
         }
         await slot?.closeAll();
@@ -473,13 +473,13 @@ export function createGateway(options: GatewayOptions): Gateway {
 /** Longest a graceful stop waits for the store to take the answers queued to be stored (a store that takes longer is failing); never past `shutdownGraceMs`. */
 const STORED_ANSWERS_GRACE_MS = 5_000;
 
-/** True when `work` settled within `ms`. */
-async function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+/** True when `work` settled within `ms` on `clock` (the gateway's, as the drain's wait). */
+async function settledWithin(work: Promise<unknown>, ms: number, clock: Clock): Promise<boolean> {
+  let timer: TimerHandle | undefined;
+  const late = new Promise<false>((resolve) => (timer = clock.setTimeout(() => resolve(false), ms)));
   try {
     return await Promise.race([work.then(() => true), late]);
   } finally {
-    clearTimeout(timer);
+    if (timer !== undefined) clock.clearTimeout(timer);
   }
 }

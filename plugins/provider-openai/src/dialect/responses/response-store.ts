@@ -44,8 +44,9 @@ export interface StoredResponse {
 }
 
 /**
- * What the store held under a response's key before the record was a JsonText (versions up to
- * 0.x): the `StoredResponse` as a string of JSON, beside what a lookup checks before parsing it.
+ * What the store held under a response's key before the record was a JsonText (written by
+ * earlier releases): the `StoredResponse` as a string of JSON, beside what a lookup checks before
+ * parsing it.
  * Still read, as is a record stored as an object (older still, or a JsonText a store read back
  * parsed).
  */
