@@ -131,13 +131,15 @@ export class AttemptRunner {
 
   outcome(live: LiveAttempt, error: SwitchyardError | undefined, result?: AttemptResult, phase: AttemptOutcome['phase'] = 'pre-commit', usage?: AttemptOutcome['usage'], outputChars?: number): AttemptOutcome {
     const answer = result && result.type !== 'stream' ? result : undefined;
+    const endedAt = this.scope.ctx.clock.now();
     return {
       attempt: live.number,
       candidate: live.candidate,
       ok: !error,
       outcome: error ? outcomeOf(error) : 'success',
       error,
-      latencyMs: this.scope.ctx.clock.now() - live.startedAt,
+      latencyMs: endedAt - live.startedAt,
+      endedAt,
       ttftMs: live.ttftMs,
       usage: usage ?? (answer?.response.usage as AttemptOutcome['usage']),
       headers: live.headers ?? answer?.headers ?? error?.headers,

@@ -14,6 +14,12 @@ export interface AttemptOutcome {
   error?: SwitchyardError;
   /** From attempt start to the end of the answer (or the failure). */
   latencyMs: number;
+  /**
+   * The pipeline clock's time when the outcome was taken (the core's attempts): a tap that
+   * records the attempt by time uses it instead of reading the clock again. Absent in an outcome
+   * built elsewhere (a test's, an older core's): read the clock then.
+   */
+  endedAt?: number;
   /** Streams: from attempt start to the first content token. */
   ttftMs?: number;
   usage?: Usage;

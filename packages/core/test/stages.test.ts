@@ -362,7 +362,7 @@ describe('failover hook', () => {
 });
 
 describe('events built without spreads', () => {
-  it('attempt:end and request:end carry every field of the recorded outcomes, plus the request id', async () => {
+  it('attempt:end and request:end carry every field of the recorded outcomes but the clock reading, plus the request id', async () => {
     const attempts: AttemptOutcome[] = [];
     const recorded: object[] = [];
     const plugin = definePlugin({
@@ -377,18 +377,25 @@ describe('events built without spreads', () => {
     const requestEnds: Record<string, unknown>[] = [];
     fx.pipeline.events.on('attempt:end', (e) => void attemptEnds.push(e as unknown as Record<string, unknown>));
     fx.pipeline.events.on('request:end', (e) => void requestEnds.push(e as unknown as Record<string, unknown>));
+    const before = Date.now();
     const answer = await fx.pipeline.chat(hello);
+    const after = Date.now();
     expect(attemptEnds).toHaveLength(2);
     attemptEnds.forEach((event, i) => {
-      expect(Object.keys(event).sort()).toEqual([...Object.keys(attempts[i]), 'requestId'].sort());
+      // The outcome's end on the pipeline's clock is for the taps (one reading for all of them): no event or record carries it.
+      const { endedAt, ...fields } = attempts[i];
+      expect(endedAt).toBeGreaterThanOrEqual(before + attempts[i].latencyMs);
+      expect(endedAt).toBeLessThanOrEqual(after);
+      expect(Object.keys(event).sort()).toEqual([...Object.keys(fields), 'requestId'].sort());
       // The candidate by reference: no key leaves the request.
-      expect(event).toEqual({ ...attempts[i], candidate: candidateRef(attempts[i].candidate), requestId: requestEnds[0].requestId });
+      expect(event).toEqual({ ...fields, candidate: candidateRef(attempts[i].candidate), requestId: requestEnds[0].requestId });
       expect(event).not.toBe(attempts[i]);
     });
     expect(Object.keys(requestEnds[0]).sort()).toEqual([...Object.keys(recorded[0]), 'requestId', 'tier', 'caller'].sort());
     const { attempts: recordedAttempts, ...rest } = recorded[0] as { attempts: AttemptOutcome[] };
     expect(requestEnds[0]).toMatchObject(rest);
-    expect(requestEnds[0].attempts).toEqual(recordedAttempts.map((a) => ({ ...a, candidate: candidateRef(a.candidate) })));
+    expect(requestEnds[0].attempts).toEqual(recordedAttempts.map(({ endedAt: _endedAt, ...a }) => ({ ...a, candidate: candidateRef(a.candidate) })));
+    expect(JSON.stringify(requestEnds[0])).not.toContain('endedAt');
     expect(JSON.stringify(requestEnds[0])).not.toContain('sk-test-secret');
     expect(requestEnds[0].requestId).toMatch(/.+/);
     // The answer's own info replaces the vendor answer's field; the answer keeps every other field.

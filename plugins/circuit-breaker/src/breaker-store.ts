@@ -81,17 +81,18 @@ export class BreakerStore {
    * A success: counted in-process when it changes no state (see `unwritten`), else a step.
    * Answered at once (no promise) when the store is in this process and the count is all it takes.
    */
-  recordSuccess(id: string, step: (record: BreakerRecord, now: number, random: RandomSource) => Step): void | Promise<void> {
+  /** `at`: when the attempt succeeded, on this store's clock (read now when not given). */
+  recordSuccess(id: string, step: (record: BreakerRecord, now: number, random: RandomSource) => Step, at?: number): void | Promise<void> {
     if (this.queues.has(id)) return this.update(id, step).then(noop);
     const records = readManyNow<BreakerRecord>(this.store, [this.keyOf(id)]);
-    if (Array.isArray(records)) return this.countSuccess(id, records[0], step);
-    return records.then(([record]) => this.countSuccess(id, record, step));
+    if (Array.isArray(records)) return this.countSuccess(id, records[0], step, at);
+    return records.then(([record]) => this.countSuccess(id, record, step, at));
   }
 
-  private countSuccess(id: string, stored: BreakerRecord | undefined, step: (record: BreakerRecord, now: number, random: RandomSource) => Step): void | Promise<void> {
+  private countSuccess(id: string, stored: BreakerRecord | undefined, step: (record: BreakerRecord, now: number, random: RandomSource) => Step, at: number | undefined): void | Promise<void> {
     const record = stored ?? closedRecord();
     if (record.state !== 'closed' || record.consecutiveFailures !== 0 || this.queues.has(id)) return this.update(id, step).then(noop);
-    const now = this.clock.now();
+    const now = at ?? this.clock.now();
     const bucketMs = this.options.windowMs / this.options.buckets;
     const start = Math.floor(now / bucketMs) * bucketMs;
     const pending = this.unwritten.get(id);

@@ -91,7 +91,7 @@ export const circuitBreaker = definePlugin<BreakerPluginOptions, BreakerPluginOp
     tapMaybeAsync(pipeline.hooks.recordAttempt, { name: PLUGIN_NAME }, (outcome, ctx) => {
       const id = outcome.candidate.id;
       const recorded = outcome.ok
-        ? breakers.recordSuccess(id, (record, now) => recordSuccess(record, now, options))
+        ? breakers.recordSuccess(id, (record, now) => recordSuccess(record, now, options), outcome.endedAt)
         : counts(outcome)
           ? breakers.update(id, (record, now, random) => recordFailure(record, now, options, random)).then(() => undefined)
           : undefined;

@@ -41,14 +41,14 @@ export class ErrorPatterns {
     return this.options.sameError !== false || this.options.timeouts !== false;
   }
 
-  observe(outcome: AttemptOutcome): void {
+  /** `now`: when the attempt ended, on the pipeline's clock. */
+  observe(outcome: AttemptOutcome, now = this.pipeline.clock.now()): void {
     if (outcome.outcome === 'ignored') return;
     const id = outcome.candidate.deploymentId;
     let track = this.tracks.get(id);
     // Without the timeout share (which needs every attempt), a success on a quiet deployment is nothing to count.
     if (outcome.ok && this.options.timeouts === false && (!track || (track.streak === 0 && track.active.size === 0))) return;
     if (!track) this.tracks.set(id, (track = { streak: 0, timeoutStreak: 0, seen: new Map(), active: new Map() }));
-    const now = this.pipeline.clock.now();
     const error = outcome.ok ? undefined : outcome.error;
     const timedOut = error !== undefined && TIMEOUT_KINDS.has(error.kind);
     const key = error && keyOf(error);

@@ -94,9 +94,9 @@ export class HealthBook {
     return health;
   }
 
-  record(deploymentId: string, sample: Sample): void {
+  /** `now`: when the sample was taken, on the pipeline's clock. */
+  record(deploymentId: string, sample: Sample, now = this.pipeline.clock.now()): void {
     const health = this.get(deploymentId);
-    const now = this.pipeline.clock.now();
     const recovery = this.recovery(deploymentId);
     if (!health.isHealthy() && recovery.isTrialOutcome(now)) {
       if (sample.kind === 'success') {
@@ -115,11 +115,11 @@ export class HealthBook {
     this.announce(deploymentId, health, flipped);
   }
 
-  /** Current state after applying hysteresis to the score as it is now. */
-  assess(deploymentId: string): DeploymentHealth {
+  /** Current state after applying hysteresis to the score as it is at `now` (the pipeline clock's time). */
+  assess(deploymentId: string, now = this.pipeline.clock.now()): DeploymentHealth {
     const health = this.get(deploymentId);
-    const flipped = health.evaluate(this.pipeline.clock.now());
-    if (flipped === false) this.recovery(deploymentId).eject(this.pipeline.clock.now(), this.pipeline.random);
+    const flipped = health.evaluate(now);
+    if (flipped === false) this.recovery(deploymentId).eject(now, this.pipeline.random);
     this.announce(deploymentId, health, flipped);
     return health;
   }

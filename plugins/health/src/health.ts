@@ -42,17 +42,19 @@ export const health = definePlugin<HealthOptions, HealthOptionsInput>({
 
     // Synchronous taps: the work is in memory, so no promise per request.
     pipeline.hooks.recordAttempt.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (outcome) => {
-      if (patterns.enabled) patterns.observe(outcome);
+      // The attempt's end as the core read it (one clock read for every tap); an outcome from elsewhere reads the clock.
+      const at = outcome.endedAt ?? pipeline.clock.now();
+      if (patterns.enabled) patterns.observe(outcome, at);
       const latencyMs = outcome.stream && outcome.ttftMs !== undefined ? outcome.ttftMs : outcome.latencyMs;
       const id = outcome.candidate.deploymentId;
       switch (outcome.outcome) {
         case 'success':
-          return book.record(id, { kind: 'success', latencyMs });
+          return book.record(id, { kind: 'success', latencyMs }, at);
         case 'endpoint-failure':
-          return book.record(id, { kind: 'failure', latencyMs });
+          return book.record(id, { kind: 'failure', latencyMs }, at);
         case 'rate-limited':
           // Throttled, not down: a partial failure, and its (fast) latency says nothing.
-          return book.record(id, { kind: 'failure', weight: options.rateLimitedWeight });
+          return book.record(id, { kind: 'failure', weight: options.rateLimitedWeight }, at);
         default:
           // Key, request and misconfiguration failures and cancellations say nothing about health.
           return undefined;

@@ -12,7 +12,7 @@ export function orderByHealth(candidates: Candidate[], book: HealthBook, random:
   const verdict = (id: string) => {
     let v = verdicts.get(id);
     if (!v) {
-      const health = book.assess(id);
+      const health = book.assess(id, now);
       const share = health.admission(now);
       // Another instance's verdict (Redis) keeps it out; an unhealthy deployment whose ejection ended takes this request as its trial.
       const elsewhere = book.shared?.unhealthyScore(id, now);

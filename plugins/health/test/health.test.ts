@@ -106,6 +106,21 @@ describe('health: passive scoring through the pipeline', () => {
     expect(monitor.snapshot()['primary/m'].latencyMs).toBe(500);
     expect(monitor.score('primary/m')).toBe(1);
   });
+
+  it("records an attempt at its end as the core read it (the outcome's endedAt), else at the clock's time", async () => {
+    const { pipeline, clock, monitor } = setup(primaryAndBackup, { ejectionJitter: 0, baseEjectionMs: 5_000 });
+    const [primary, backup] = pipeline.candidatesFor('chat');
+    const failure = (candidate: typeof primary, endedAt?: number): AttemptOutcome => ({ attempt: 1, candidate, ok: false, outcome: 'endpoint-failure', latencyMs: 100, phase: 'pre-commit', stream: false, initiator: 'core', ...(endedAt === undefined ? {} : { endedAt }) });
+    const endedAt = clock.now() - 2_000;
+    for (let i = 0; i < 5; i++) {
+      await pipeline.hooks.recordAttempt.promise(failure(primary, endedAt), {} as RequestContext);
+      await pipeline.hooks.recordAttempt.promise(failure(backup), {} as RequestContext);
+    }
+    const view = monitor.snapshot();
+    // Ejected from the moment each fifth failure ended: the outcome's time, not a later reading of the clock.
+    expect(view['primary/m'].ejection?.readmitAt).toBe(endedAt + 5_000);
+    expect(view['backup/m'].ejection?.readmitAt).toBe(clock.now() + 5_000);
+  });
 });
 
 describe('health: recovery', () => {

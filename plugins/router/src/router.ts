@@ -88,7 +88,8 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
     // Every attempt counts as in flight from its start (hedges and retries too), whatever the provider.
     tapEveryCall(pipeline, (hook) =>
       hook.tap({ name: PLUGIN_NAME, stage: STAGE.FIRST }, (attempt, ctx) => {
-        latency.started(attempt.candidate.deploymentId, ctx.id, clock.now());
+        // Since the attempt's start as the core read it on the same clock.
+        latency.started(attempt.candidate.deploymentId, ctx.id, attempt.startedAt);
         const remembered = ctx.state.router?.remembered;
         if (remembered !== undefined && remembered !== attempt.candidate.deploymentId) attempt.answerInfo = { ...attempt.answerInfo, cacheLost: remembered };
         return undefined;
@@ -116,7 +117,7 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
         pin.remembered = answered;
         await store.set(pin.conversation.key, answered, options.stickyTtlMs);
       });
-    } else pipeline.hooks.recordAttempt.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (outcome, ctx) => latency.record(outcome, ctx.id, clock.now()));
+    } else pipeline.hooks.recordAttempt.tap({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, (outcome, ctx) => latency.record(outcome, ctx.id, outcome.endedAt ?? clock.now()));
 
     // Before retry policies (STAGE.DEFAULT), which would otherwise fail a request failure outright.
     if (options.contextReroute) {

@@ -59,7 +59,8 @@ export class ChunkEncoder {
   private prefix: string | undefined;
   private id: string | undefined;
   private model: string | undefined;
-  private created = Math.floor(Date.now() / 1000);
+  /** The vendor's; else the clock is read for the first chunk this encoder writes itself (a pass-through mostly writes none). */
+  private created: number | undefined;
   private roleSent = false;
   private usage: Usage | undefined;
   private readonly toolCallsSeen = new Set<number>();
@@ -145,7 +146,7 @@ export class ChunkEncoder {
 
   private head(): string {
     // Built once: every chunk of a stream shares id, created and model.
-    this.prefix ??= `{"id":${JSON.stringify(this.id ?? `chatcmpl-${Math.random().toString(36).slice(2, 14)}`)},"object":"chat.completion.chunk","created":${this.created},"model":${JSON.stringify(this.model || this.info.model)},`;
+    this.prefix ??= `{"id":${JSON.stringify(this.id ?? `chatcmpl-${Math.random().toString(36).slice(2, 14)}`)},"object":"chat.completion.chunk","created":${this.created ?? Math.floor(Date.now() / 1000)},"model":${JSON.stringify(this.model || this.info.model)},`;
     return this.prefix;
   }
 
