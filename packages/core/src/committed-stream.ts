@@ -26,7 +26,8 @@ const ignore = (): undefined => undefined;
 export interface CommittedStreamOwner {
   readonly ctx: RequestContext;
   readonly attempts: AttemptRunner;
-  recordRequest(partial: Pick<RequestOutcome, 'ok' | 'response' | 'error'>): Promise<void> | undefined;
+  /** `partial.latencyMs`: the request's latency as its answer already states it (else the clock is read). */
+  recordRequest(partial: Pick<RequestOutcome, 'ok' | 'response' | 'error'> & { latencyMs?: number }): Promise<void> | undefined;
   /** Releases the request's timer and the caller's abort listener. */
   dispose(): void;
 }
@@ -214,7 +215,8 @@ export class CommittedStream extends BatchReader {
     if (this.done) return DONE;
     const { owner } = this;
     this.done = true;
-    const recorded = owner.recordRequest({ ok: true, response: this.response(undefined) });
+    const response = this.response(undefined);
+    const recorded = owner.recordRequest({ ok: true, response, latencyMs: response.switchyard?.latencyMs });
     if (recorded) return recorded.then(this.disposed, this.endFailed);
     return this.disposed();
   };

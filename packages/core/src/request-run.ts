@@ -142,13 +142,14 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     this.removeCallerAbort();
   }
 
-  private info(candidate: Candidate | undefined, attempts = this.ctx.attempts.length, answerInfo?: Partial<ResponseInfo>): ResponseInfo {
+  /** `at`: when the answer was there, on the pipeline's clock (read now when not given). */
+  private info(candidate: Candidate | undefined, attempts = this.ctx.attempts.length, answerInfo?: Partial<ResponseInfo>, at = this.clock.now()): ResponseInfo {
     const info: ResponseInfo = {
       endpoint: candidate?.endpoint.name ?? 'none',
       deployment: candidate?.deploymentId ?? 'none',
       provider: candidate?.provider ?? 'none',
       attempts,
-      latencyMs: this.clock.now() - this.ctx.startedAt,
+      latencyMs: at - this.ctx.startedAt,
     };
     if (this.degradedLevel) info.degraded = this.degradedLevel;
     if (candidate && isBackup(candidate, this.pipeline.candidatesFor(this.ctx.model))) info.fallback = candidate.deploymentId;
@@ -189,12 +190,12 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
     this.timer.releaseRequestDeadline();
     this.pipeline.events.emit('stream:commit', { requestId: this.ctx.id, candidate: candidateRef(candidate), ttftMs: live.ttftMs ?? 0 });
     const committed = new CommittedStream(this, live, result);
-    // The committing attempt is not recorded until the stream ends; it counts all the same.
-    return committed.toChatStream(this.info(candidate, this.ctx.attempts.length + 1, live.attempt.answerInfo));
+    // The committing attempt is not recorded until the stream ends; it counts all the same. The latency is to the commit point the attempt read.
+    return committed.toChatStream(this.info(candidate, this.ctx.attempts.length + 1, live.attempt.answerInfo, live.ttftMs === undefined ? undefined : live.startedAt + live.ttftMs));
   }
 
   /** The request's outcome to the `recordRequest` taps and `request:end` listeners; nothing is built when there are none. */
-  recordRequest(partial: Pick<RequestOutcome, 'ok' | 'response' | 'error'>): Promise<void> | undefined {
+  recordRequest(partial: Pick<RequestOutcome, 'ok' | 'response' | 'error'> & { latencyMs?: number }): Promise<void> | undefined {
     const tapped = this.hooks.recordRequest.taps.length > 0;
     const events = this.pipeline.events;
     if (!tapped && !events.listenerCount('request:end')) return undefined;
@@ -206,7 +207,7 @@ export class RequestRun implements AttemptScope, CommittedStreamOwner {
       model: this.ctx.model,
       stream: this.ctx.stream,
       attempts: this.ctx.attempts,
-      latencyMs: this.clock.now() - this.ctx.startedAt,
+      latencyMs: partial.latencyMs ?? this.clock.now() - this.ctx.startedAt,
       degraded: this.degradedLevel,
     };
     const recorded = tapped ? runHook(this.hooks.recordRequest, outcome, this.ctx) : undefined;

@@ -6,7 +6,7 @@
  * a record hook waits leaves one request record, never two.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { definePlugin, runWithVirtualTime, VirtualClock, type ChatStream, type RequestRecord, type StreamPart } from '../src/index.js';
+import { definePlugin, runWithVirtualTime, STAGE, VirtualClock, type ChatStream, type Clock, type RequestRecord, type StreamPart } from '../src/index.js';
 import { failClosed, FAILED_CLOSED_CODE } from '../src/internal.js';
 import { sseBody, textChunks, type Handler } from './support/loopback.js';
 import { hello, pipelineOver, type Fixture } from './support/fixture-pipeline.js';
@@ -152,5 +152,35 @@ describe('a stream that finished with its usage', () => {
     expect(ends).toHaveLength(1);
     expect(ends[0]!.ok).toBe(false);
     expect(ends[0]!.error?.kind).toBe('cancelled');
+  });
+});
+
+describe("a stream's latency", () => {
+  it('is read once at each point: the commit in its info, the end in both its answer and its record', async () => {
+    // Every reading of this clock is a millisecond later than the last: a second reading of one moment shows.
+    let now = 0;
+    const clock: Clock = { now: () => ++now, setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>) };
+    const ends: RequestRecord[] = [];
+    const commits: number[] = [];
+    let attemptStart = 0;
+    const recorder = definePlugin({
+      name: 'attempt-start',
+      apply(p) {
+        p.hooks.call.for('test').tap({ name: 'attempt-start', stage: STAGE.FIRST }, (attempt) => {
+          attemptStart = attempt.startedAt;
+          return undefined;
+        });
+      },
+    })();
+    fx = await pipelineOver([finishedWithUsage], { clock, plugins: [recorder] });
+    fx.pipeline.events.on('request:end', (e) => void ends.push(e));
+    fx.pipeline.events.on('stream:commit', (e) => void commits.push(e.ttftMs));
+    const before = now;
+    const stream = await fx.pipeline.stream(hello);
+    // To the commit point, as the attempt read it (its start + its time to first token), from the request's start.
+    expect(stream.info.latencyMs).toBe(attemptStart + commits[0]! - (before + 1));
+    expect(await readAll(stream, 'batches')).toBe('Hello');
+    expect(ends).toHaveLength(1);
+    expect(ends[0]!.latencyMs).toBe(ends[0]!.response!.switchyard!.latencyMs);
   });
 });
