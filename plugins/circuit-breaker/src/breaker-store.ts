@@ -80,13 +80,14 @@ export class BreakerStore {
   /**
    * A success: counted in-process when it changes no state (see `unwritten`), else a step.
    * Answered at once (no promise) when the store is in this process and the count is all it takes.
+   * `at`: when the attempt succeeded, on this store's clock, for a count made at once; a count
+   * after a store's round trip reads the clock then, so that the buckets only move forward.
    */
-  /** `at`: when the attempt succeeded, on this store's clock (read now when not given). */
   recordSuccess(id: string, step: (record: BreakerRecord, now: number, random: RandomSource) => Step, at?: number): void | Promise<void> {
     if (this.queues.has(id)) return this.update(id, step).then(noop);
     const records = readManyNow<BreakerRecord>(this.store, [this.keyOf(id)]);
     if (Array.isArray(records)) return this.countSuccess(id, records[0], step, at);
-    return records.then(([record]) => this.countSuccess(id, record, step, at));
+    return records.then(([record]) => this.countSuccess(id, record, step, undefined));
   }
 
   private countSuccess(id: string, stored: BreakerRecord | undefined, step: (record: BreakerRecord, now: number, random: RandomSource) => Step, at: number | undefined): void | Promise<void> {

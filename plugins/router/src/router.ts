@@ -106,7 +106,7 @@ export const router = definePlugin<RouterOptions, RouterOptionsInput>({
 
     if (options.sticky) {
       pipeline.hooks.recordAttempt.tapPromise({ name: PLUGIN_NAME, stage: STAGE.DEFAULT }, async (outcome, ctx) => {
-        latency.record(outcome, ctx.id, clock.now());
+        latency.record(outcome, ctx.id, outcome.endedAt ?? clock.now());
         const pin = outcome.ok ? ctx.state.router : undefined;
         if (!pin) return;
         const answered = outcome.candidate.deploymentId;
