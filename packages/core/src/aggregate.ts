@@ -5,7 +5,8 @@ import type { ChatResponse, FinishReason, ProviderMetadata, StreamPart, ToolCall
 export class ResponseAccumulator {
   id = '';
   model = '';
-  created = Math.floor(Date.now() / 1000);
+  /** The vendor's (a `response-metadata` part's), else `created` as given (unix seconds), else now. */
+  created: number;
   text = '';
   reasoning = '';
   toolCalls: ToolCall[] = [];
@@ -15,6 +16,10 @@ export class ResponseAccumulator {
   sawContent = false;
   /** Characters of a stream's events forwarded undecoded that could not be decoded later (kept-stream.ts): counted as output seen. */
   unreadChars = 0;
+
+  constructor(created?: number) {
+    this.created = created ?? Math.floor(Date.now() / 1000);
+  }
 
   add(part: StreamPart): void {
     switch (part.type) {

@@ -50,7 +50,7 @@ export class CommittedStream extends BatchReader {
   private ending: AsyncGenerator<PartBatch, void, undefined> | undefined;
   /** A clean end's records (`endCleanly`), settled once they are: what is read after it is done. */
   private cleanEnd: Promise<unknown> | undefined;
-  private acc = new ResponseAccumulator();
+  private acc: ResponseAccumulator;
   /** A lazy pass-through's kept text (kept-stream.ts): this stream replays it when the answer is needed. */
   private readonly kept: KeptStream | undefined;
 
@@ -60,6 +60,8 @@ export class CommittedStream extends BatchReader {
     private readonly result: StreamAttemptResult,
   ) {
     super();
+    // Created when its attempt started (the clock was read then), unless the vendor says when.
+    this.acc = new ResponseAccumulator(Math.floor(live.startedAt / 1000));
     for (const part of result.head) {
       this.acc.add(part);
       if (part.type === 'finish') this.finished = true;
@@ -82,7 +84,7 @@ export class CommittedStream extends BatchReader {
       this.acc.unreadChars = kept.unreadChars;
       return false;
     }
-    const acc = new ResponseAccumulator();
+    const acc = new ResponseAccumulator(this.acc.created);
     for (const part of parts) acc.add(part);
     // What the parts decoded on the way said last (a usage or finish after the kept text) stays.
     acc.usage ??= this.acc.usage;

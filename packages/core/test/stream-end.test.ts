@@ -156,9 +156,9 @@ describe('a stream that finished with its usage', () => {
 });
 
 describe("a stream's latency", () => {
-  it('is read once at each point: the commit in its info, the end in both its answer and its record', async () => {
+  it('is read once at each point: the commit in its info, the end in both its answer and its record; the answer was created when its attempt started', async () => {
     // Every reading of this clock is a millisecond later than the last: a second reading of one moment shows.
-    let now = 0;
+    let now = 1_700_000_000_000;
     const clock: Clock = { now: () => ++now, setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>) };
     const ends: RequestRecord[] = [];
     const commits: number[] = [];
@@ -182,5 +182,7 @@ describe("a stream's latency", () => {
     expect(await readAll(stream, 'batches')).toBe('Hello');
     expect(ends).toHaveLength(1);
     expect(ends[0]!.latencyMs).toBe(ends[0]!.response!.switchyard!.latencyMs);
+    // The vendor's chunks say nothing of when: the attempt's start, on the pipeline's clock, in seconds.
+    expect(ends[0]!.response!.created).toBe(Math.floor(attemptStart / 1000));
   });
 });

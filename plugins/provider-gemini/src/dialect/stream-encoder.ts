@@ -33,14 +33,14 @@ export class GeminiStreamEncoder implements StreamEncoder {
   private usage: Usage | undefined;
   private sent = 0;
   private model: string;
-  private id: string;
+  /** The vendor's response id; else one made for the first chunk this encoder writes itself (a pass-through mostly writes none). */
+  private id: string | undefined;
 
   constructor(
     info: StreamInfo,
     private readonly sse: boolean,
   ) {
     this.model = info.model;
-    this.id = `gw-${Date.now().toString(36)}`;
   }
 
   encode(part: StreamPart): string {
@@ -90,7 +90,7 @@ export class GeminiStreamEncoder implements StreamEncoder {
   }
 
   private chunk(parts: GeminiPart[], finish?: { reason: FinishReason | null; usage?: Usage }): string {
-    const json = JSON.stringify(geminiChunk(parts, this.model, this.id, finish));
+    const json = JSON.stringify(geminiChunk(parts, this.model, (this.id ??= `gw-${Date.now().toString(36)}`), finish));
     return this.sse ? `data: ${json}\n\n` : this.element(json);
   }
 
