@@ -19,7 +19,7 @@ export { utf8Text, utf8TextChecked } from './utf8-text.js';
 export { transportError } from './transport-error.js';
 export { readBodyText } from './transport.js';
 export { isContentPart, type SwitchyardRequestOptions } from './types.js';
-export { keepWireBody, type WireBody, wireBodyOf } from './wire-body.js';
+export { keepWireBody, type WireBody, wireBodyOf, wireJsonOf } from './wire-body.js';
 export { isUnreadEvents, keepWireText, unreadEvents, wireTextOf } from './wire-events.js';
 export { ANTHROPIC_MESSAGES, OPENAI_CHAT_COMPLETION, OPENAI_RESPONSES } from './wire-formats.js';
 export { providerBaseUrl, toWireRequest } from './wire-request.js';

@@ -14,6 +14,8 @@ export interface WireBody {
   /** The wire format (wire-formats.ts), e.g. `openai.chat.completion`. */
   readonly format: string;
   readonly text: string;
+  /** The text as the provider parsed it, when it parsed it whole: a dialect that needs the vendor's object reads it (never changes it) instead of parsing the text again. */
+  readonly json?: unknown;
 }
 
 const bodies = hiddenSlot<WireBody>('switchyard.wireBody');
@@ -27,6 +29,12 @@ export function keepWireBody(response: object, body: WireBody): void {
 export function wireBodyOf(response: object, format: string): string | undefined {
   const body = bodies.get(response);
   return body && body.format === format ? body.text : undefined;
+}
+
+/** The vendor's text of this response as its provider parsed it, when it is in `format` and was kept (`WireBody.json`); read only. */
+export function wireJsonOf(response: object, format: string): unknown {
+  const body = bodies.get(response);
+  return body && body.format === format ? body.json : undefined;
 }
 
 /** The core copies a response to add its own info; the copy keeps the original's wire body. */

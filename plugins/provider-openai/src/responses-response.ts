@@ -127,6 +127,7 @@ export function parseResponsesResponse(res: ProviderHttpResponse, providerId: st
   const meta: Json = {};
   for (const key of ['status', 'incomplete_details', 'service_tier'] as const) if (body[key] !== undefined && body[key] !== null) meta[key] = body[key];
   if (Object.keys(meta).length > 0) response.providerMetadata = { [providerId]: meta };
-  keepWireBody(response, { format: OPENAI_RESPONSES, text: res.text });
+  // The parsed body too: the Responses dialect stores the vendor's object and would parse the text again.
+  keepWireBody(response, { format: OPENAI_RESPONSES, text: res.text, json: body });
   return response;
 }

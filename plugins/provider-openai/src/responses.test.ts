@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPipeline, type Candidate, type ChatRequest, type Pipeline, type StreamPart } from '@switchyard/core';
-import { OPENAI_RESPONSES, setRequestOrigin, wireBodyOf, wireTextOf } from '@switchyard/core/wire';
+import { OPENAI_RESPONSES, setRequestOrigin, wireBodyOf, wireJsonOf, wireTextOf } from '@switchyard/core/wire';
 import { azureProvider, openaiCompatibleProvider, openaiProvider } from './index.js';
 import { attemptError, cassette, closeAll, startVendor, SECRET_KEY, type Vendor } from './test-support/harness.js';
 
@@ -95,6 +95,9 @@ describe('a response object', () => {
     expect(unified.choices).toEqual([{ index: 0, message: { role: 'assistant', content: 'Hello there.', reasoning_content: 'Thinking briefly.' }, finish_reason: 'stop' }]);
     expect(unified.usage).toEqual({ prompt_tokens: 9, completion_tokens: 6, total_tokens: 15, prompt_tokens_details: { cached_tokens: 4 }, completion_tokens_details: { reasoning_tokens: 2 }, server_tool_calls: { web_search: 1 } });
     expect(wireBodyOf(unified, OPENAI_RESPONSES)).toBe(JSON.stringify(body));
+    // The body as parsed, for the dialect that stores the vendor's object (it does not parse the text again); no other format gets it.
+    expect(wireJsonOf(unified, OPENAI_RESPONSES)).toEqual(body);
+    expect(wireJsonOf(unified, 'openai.chat.completion')).toBeUndefined();
   });
 
   it('function calls are tool calls; an incomplete response says why', () => {

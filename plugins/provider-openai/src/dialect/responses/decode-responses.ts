@@ -9,7 +9,7 @@
  */
 import { SwitchyardError, type ChatResponse } from '@switchyard/core';
 import { checkRequestLimits, DEFAULT_REQUEST_LIMITS, formatDuration } from '@switchyard/core/internal';
-import { OPENAI_RESPONSES, setRequestOrigin, wireBodyOf } from '@switchyard/core/wire';
+import { OPENAI_RESPONSES, setRequestOrigin, wireBodyOf, wireJsonOf } from '@switchyard/core/wire';
 import type { DecodedRequest, DialectCall, DialectContext } from '@switchyard/core/dialect';
 import { wantsStream } from '../stream-flag.js';
 import { decodeRequest, inputItems, invalid, isObject, type SourcedItem } from './decode-request.js';
@@ -122,7 +122,9 @@ export async function decodeResponsesRequest({ body, bodyText, bodyBytes }: Dial
     const deployment = answer?.switchyard?.deployment;
     const passed = deployment && wireBodyOf(answer, OPENAI_RESPONSES) === text ? withGatewayId(text) : { text };
     if (!keep) return passed.text;
-    const final = JSON.parse(passed.text) as ResponseObject;
+    // The vendor's object as its provider parsed it, its own id the gateway's (the text, with every id replaced, is what is stored); else the text parsed.
+    const vendorObject = passed.vendorId === undefined ? undefined : (wireJsonOf(answer!, OPENAI_RESPONSES) as ResponseObject | undefined);
+    const final = vendorObject !== undefined && vendorObject.id === passed.vendorId ? Object.assign({}, vendorObject, { id: passed.id! }) : (JSON.parse(passed.text) as ResponseObject);
     // Stored as the text the client gets, not serialized again.
     if (final.status !== 'failed') await keep(final, passed.vendorId && deployment ? { id: passed.vendorId, deployment } : undefined, passed.text);
     return passed.text;

@@ -57,6 +57,8 @@ export interface ResponsesStreamOptions {
   /**
    * Runs with the final response before the client sees the terminal event (the response
    * store writes it then, so a client that continues at once finds it). Failed answers are not passed.
+   * `text`, when given, is the response's JSON as the client got it (the gateway's ids in it), the
+   * form to keep: `response` then carries the gateway's id as its own, other fields as the vendor wrote them.
    */
   onFinal?: (response: ResponseObject, vendor?: VendorResponse, text?: string) => Promise<void>;
   /** Unified function names standing for custom and namespaced tools (tool-names.ts): their calls are written as the client's items. */
@@ -226,9 +228,11 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   private finalOf(held: { text: string; response?: Record<string, unknown> }): FinalResponse | undefined {
     // Parsed once already (by the core, for the decoder): only the ids are put in.
     if (held.response) {
-      const response = (this.vendorId ? withIdReplacedIn(held.response, this.vendorId, this.gatewayId!) : held.response) as unknown as ResponseObject;
       const text = responseTextOf(held.text);
-      return text === undefined ? { response } : { response, text };
+      if (text === undefined) return { response: (this.vendorId ? withIdReplacedIn(held.response, this.vendorId, this.gatewayId!) : held.response) as unknown as ResponseObject };
+      // The text is what is stored (its ids replaced already); the object only names the answer and its items, so only its own id is the gateway's.
+      const response = (this.vendorId && held.response.id === this.vendorId ? Object.assign({}, held.response, { id: this.gatewayId! }) : held.response) as unknown as ResponseObject;
+      return { response, text };
     }
     const data = dataOf(held.text.slice(0, held.text.indexOf('\n\n') + 2 || undefined));
     return data?.type === 'response.failed' || !data?.response ? undefined : { response: data.response as ResponseObject };
