@@ -13,7 +13,7 @@ import { OPENAI_RESPONSES, setRequestOrigin, wireBodyOf, wireJsonOf } from '@swi
 import type { DecodedRequest, DialectCall, DialectContext } from '@switchyard/core/dialect';
 import { wantsStream } from '../stream-flag.js';
 import { decodeRequest, inputItems, invalid, isObject, type SourcedItem } from './decode-request.js';
-import { withGatewayId, type VendorResponse } from './gateway-ids.js';
+import { withGatewayId, withOwnIdReplaced, type VendorResponse } from './gateway-ids.js';
 import { CONVERSATION_TOO_LARGE, PREVIOUS_RESPONSE_NOT_FOUND } from './errors.js';
 import { requestEcho, type RequestEcho } from './response-body.js';
 import { ResponseStore, withItemIds } from './response-store.js';
@@ -122,9 +122,9 @@ export async function decodeResponsesRequest({ body, bodyText, bodyBytes }: Dial
     const deployment = answer?.switchyard?.deployment;
     const passed = deployment && wireBodyOf(answer, OPENAI_RESPONSES) === text ? withGatewayId(text) : { text };
     if (!keep) return passed.text;
-    // The vendor's object as its provider parsed it, its own id the gateway's (the text, with every id replaced, is what is stored); else the text parsed.
+    // The vendor's object as its provider parsed it, its own id the gateway's (the text is what is stored); else the text parsed.
     const vendorObject = passed.vendorId === undefined ? undefined : (wireJsonOf(answer!, OPENAI_RESPONSES) as ResponseObject | undefined);
-    const final = vendorObject !== undefined && vendorObject.id === passed.vendorId ? Object.assign({}, vendorObject, { id: passed.id! }) : (JSON.parse(passed.text) as ResponseObject);
+    const final = (vendorObject && withOwnIdReplaced(vendorObject, passed.vendorId!, passed.id!)) ?? (JSON.parse(passed.text) as ResponseObject);
     // Stored as the text the client gets, not serialized again.
     if (final.status !== 'failed') await keep(final, passed.vendorId && deployment ? { id: passed.vendorId, deployment } : undefined, passed.text);
     return passed.text;

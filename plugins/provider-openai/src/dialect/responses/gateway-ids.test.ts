@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { leadingResponseIdOf, withIdReplaced, withIdReplacedIn } from './gateway-ids.js';
+import { leadingResponseIdOf, withIdReplaced, withIdReplacedIn, withOwnIdReplaced } from './gateway-ids.js';
 
 describe('withIdReplaced', () => {
   it('replaces every whole JSON string equal to the id, and nothing else', () => {
@@ -54,5 +54,16 @@ describe('withIdReplacedIn', () => {
     const replaced = withIdReplacedIn(value, 'a', 'b');
     expect(JSON.stringify(replaced)).toBe('{"id":"b","__proto__":{"of":"b"}}');
     expect(Object.getPrototypeOf(replaced)).toBe(Object.prototype);
+  });
+});
+
+describe('withOwnIdReplaced', () => {
+  it('copies the object with the gateway id as its own, leaving what is inside as it was; nothing when its own id is not the vendor one', () => {
+    const value = { id: 'resp_1', output: [{ id: 'msg_1', note: 'resp_1' }] };
+    const replaced = withOwnIdReplaced(value, 'resp_1', 'resp_gw');
+    expect(replaced).toEqual({ id: 'resp_gw', output: [{ id: 'msg_1', note: 'resp_1' }] });
+    expect(replaced!.output).toBe(value.output);
+    expect(value.id).toBe('resp_1');
+    expect(withOwnIdReplaced(value, 'resp_9', 'resp_gw')).toBeUndefined();
   });
 });

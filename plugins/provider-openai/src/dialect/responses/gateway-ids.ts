@@ -64,6 +64,15 @@ export function withGatewayId(text: string): { text: string; vendorId?: string; 
 }
 
 /**
+ * A vendor's response object beside its stored text (which has every id replaced already): a
+ * copy with the gateway's id as its own when its own is the vendor's, else undefined. The
+ * store reads only the object's own id and its items' ids; the text is what it keeps.
+ */
+export function withOwnIdReplaced<T extends { id?: unknown }>(value: T, from: string, to: string): T | undefined {
+  return value.id === from ? Object.assign({}, value, { id: to }) : undefined;
+}
+
+/**
  * `withIdReplaced` on parsed JSON: `value` with every string equal to `from` replaced by `to`,
  * copied only along the paths that change (the rest is shared). Object keys are the schema's
  * names, never ids, and are left alone.

@@ -17,7 +17,7 @@ import { isUnreadEvents, sseEventNameAt, startsAt, wireTextOf } from '@switchyar
 import type { GatewayErrorReply as ErrorReply, StreamEncoder } from '@switchyard/core/dialect';
 import { finalResponseOf } from '../../responses-final.js';
 import { TEXT_DELTA_LINE } from '../../responses-stream-decoder.js';
-import { idReplacer, leadingResponseIdOf, withIdReplacedIn, type VendorResponse } from './gateway-ids.js';
+import { idReplacer, leadingResponseIdOf, withIdReplacedIn, withOwnIdReplaced, type VendorResponse } from './gateway-ids.js';
 import { memberText } from './json-member.js';
 import { newId } from './ids.js';
 import { carriesState, endingOf, messageItem, reasoningItem, responseObject, responseUsage, type RequestEcho, type ResponseHead } from './response-body.js';
@@ -230,8 +230,8 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     if (held.response) {
       const text = responseTextOf(held.text);
       if (text === undefined) return { response: (this.vendorId ? withIdReplacedIn(held.response, this.vendorId, this.gatewayId!) : held.response) as unknown as ResponseObject };
-      // The text is what is stored (its ids replaced already); the object only names the answer and its items, so only its own id is the gateway's.
-      const response = (this.vendorId && held.response.id === this.vendorId ? Object.assign({}, held.response, { id: this.gatewayId! }) : held.response) as unknown as ResponseObject;
+      // The text is what is stored (its ids replaced already): only the object's own id is put in.
+      const response = ((this.vendorId && withOwnIdReplaced(held.response, this.vendorId, this.gatewayId!)) || held.response) as unknown as ResponseObject;
       return { response, text };
     }
     const data = dataOf(held.text.slice(0, held.text.indexOf('\n\n') + 2 || undefined));
