@@ -4,7 +4,8 @@
  * - thin: the thinnest useful node:http failover proxy (undici request, next upstream on 5xx
  *   or a connection error)
  * - core: @switchyard/gateway with the core's default failover only
- * - plugins: @switchyard/gateway with router + health + circuit breaker + retry
+ * - plugins: @switchyard/gateway with router + health + circuit breaker + retry (BENCH_PLUGINS
+ *   names a subset: `router,breaker`, to read what each costs alone and together)
  * - logged: the same, set up as `switchyard serve` sets itself up: its pino logger (an access
  *   line per request, masked, through serve's buffered destination to /dev/null) and its heap
  *   growth limit
@@ -20,6 +21,8 @@ import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 
 const [kind, primary, secondary, deadPrimary] = process.argv.slice(2);
+/** Which of the four policy plugins the plugin contenders run (all four unless told). */
+const PLUGIN_SET = (process.env.BENCH_PLUGINS ?? 'router,health,breaker,retry').split(',').filter(Boolean);
 const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
 
 async function thinProxy(first: string, second: string): Promise<string> {
@@ -83,7 +86,11 @@ async function gateway(first: string, second: string, withPlugins: boolean, logg
       import('@switchyard/plugin-circuit-breaker'),
       import('@switchyard/plugin-retry'),
     ]);
-    plugins.push(router(), health(), circuitBreaker(), retry({ maxAttemptsPerCandidate: variant.attemptsPerCandidate ?? 1 }));
+    const all = { router, health, breaker: circuitBreaker, retry: () => retry({ maxAttemptsPerCandidate: variant.attemptsPerCandidate ?? 1 }) };
+    for (const name of PLUGIN_SET) {
+      if (!(name in all)) throw new Error(`BENCH_PLUGINS: unknown plugin '${name}' (known: ${Object.keys(all).join(', ')})`);
+      plugins.push(all[name as keyof typeof all]());
+    }
     if (variant.hedgeAfterMs) {
       const { hedge } = await import('@switchyard/plugin-hedge');
       plugins.push(hedge({ tiers: { '*': { hedge: { delayMs: variant.hedgeAfterMs } } } }));

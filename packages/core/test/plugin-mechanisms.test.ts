@@ -6,7 +6,7 @@
 import { SyncHook } from 'tapable';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { createPipeline, defineHooks, definePlugin, defineProvider, STAGE, tapEveryCall, type Pipeline } from '../src/index.js';
+import { createPipeline, defineHooks, definePlugin, defineProvider, STAGE, tapEveryCall, type Pipeline, type SwitchyardError } from '../src/index.js';
 import { testProvider } from './support/test-provider.js';
 import { completion } from './support/loopback.js';
 import { hello, pipelineOver, type Fixture } from './support/fixture-pipeline.js';
@@ -67,6 +67,43 @@ describe('tapEveryCall: one seam over every provider', () => {
     expect(tapped).toEqual(['test', 'late']);
     await fx.pipeline.chat(hello);
     expect(seenAttempts).toEqual(['test:u0/m0']);
+  });
+
+  it("runs a synchronous tap before the provider's, whose answer ends the call as the bail hook's would", async () => {
+    let upstreamCalls = 0;
+    const answering = definePlugin({
+      name: 'answering',
+      apply(pipeline) {
+        tapEveryCall(pipeline, (hook) =>
+          hook.tap({ name: 'answering', stage: STAGE.FIRST }, (attempt) =>
+            attempt.candidate.model === 'm0' ? { type: 'response', response: { id: 'local', object: 'chat.completion', created: 0, model: 'local', choices: [{ index: 0, message: { role: 'assistant', content: 'from the tap' }, finish_reason: 'stop' }] } } : undefined,
+          ),
+        );
+      },
+    });
+    fx = await pipelineOver([(_req, res) => void (upstreamCalls++, res.end(JSON.stringify(completion('hi'))))], { plugins: [answering()] });
+    const answer = await fx.pipeline.chat(hello);
+    expect(answer.choices[0].message.content).toBe('from the tap');
+    expect(upstreamCalls).toBe(0);
+  });
+
+  it("fails the attempt with what a synchronous tap threw, and never calls the provider's tap", async () => {
+    let upstreamCalls = 0;
+    const failing = definePlugin({
+      name: 'failing',
+      apply(pipeline) {
+        tapEveryCall(pipeline, (hook) =>
+          hook.tap({ name: 'failing', stage: STAGE.FIRST }, () => {
+            throw new Error('the tap refused');
+          }),
+        );
+      },
+    });
+    fx = await pipelineOver([(_req, res) => void (upstreamCalls++, res.end(JSON.stringify(completion('hi'))))], { plugins: [failing()] });
+    const error = (await fx.pipeline.chat(hello).catch((e: unknown) => e)) as SwitchyardError;
+    expect(error.kind).toBe('all-candidates-failed');
+    expect(error.attempts?.map((a) => [a.deployment, a.message])).toEqual([['u0/m0', 'the tap refused']]);
+    expect(upstreamCalls).toBe(0);
   });
 });
 

@@ -60,7 +60,12 @@ export class PeakEwmaTracker {
   pending(deploymentId: string, now: number): number {
     const requests = this.inFlight.get(deploymentId);
     if (!requests) return 0;
-    for (const [key, since] of requests) if (now - since > PENDING_TTL_MS) requests.delete(key);
+    // Entries are kept in the order they started, so the lost ones are at the front: the sweep
+    // stops at the first live one instead of walking every request in flight on each decision.
+    for (const [key, since] of requests) {
+      if (now - since <= PENDING_TTL_MS) break;
+      requests.delete(key);
+    }
     return requests.size;
   }
 
