@@ -78,6 +78,21 @@ describe('serve logger on stdout (a descriptor): batched lines and the flat acce
     expect(JSON.parse(viaFlat.text)).toMatchObject({ level: 'info', msg: 'request', requestId: 'id-[redacted]', apiKey: '[redacted]', cost: null, stream: false });
   });
 
+  it('writes a field the gateway made (its own request id) as it is, and masks the same field from a client', async () => {
+    const { LOGGER_FLAT_LINE } = await import('@switchyard/gateway');
+    const s = stdoutSink();
+    const logger = createServeLogger({ out: s.out, secrets: () => [SECRET] });
+    const flat = (logger as unknown as Record<symbol, (level: string, f: object, m: string, made?: readonly string[]) => void>)[LOGGER_FLAT_LINE];
+    // Eight characters of the key's random part, by chance, in an id the gateway made from random bytes: not the key's.
+    const chance = `req_0${SECRET.slice(8, 16)}9`;
+    flat('info', { event: 'access', requestId: chance, error: `vendor said ${SECRET}` }, 'request', ['requestId']);
+    flat('info', { event: 'access', requestId: chance }, 'request');
+    logger.flushLines();
+    const [made, client] = s.text.trim().split('\n').map((l) => JSON.parse(l));
+    expect(made).toMatchObject({ requestId: chance, error: 'vendor said [redacted]' });
+    expect(client.requestId).toBe('req_0[redacted]9');
+  });
+
   it('keeps lines until the batch is written, in order, and drops what the level filters', async () => {
     const { LOGGER_FLAT_LINE } = await import('@switchyard/gateway');
     const s = stdoutSink();

@@ -39,7 +39,7 @@ import { BodyDeadlines } from './body-deadlines.js';
 import { Heartbeats } from './heartbeats.js';
 import { createBrowserGuard } from './browser-guard.js';
 import { answerClientError } from './client-errors.js';
-import { idempotencyKeyOf, requestIdOf, sessionIdOf, traceparentOf } from './request-meta.js';
+import { idempotencyKeyOf, isMadeRequestId, requestIdOf, sessionIdOf, traceparentOf } from './request-meta.js';
 import { usageRoute } from './usage-route.js';
 import { assertKeysServed, assertSafeBinding, resolveServerOptions, type ServerOptions } from './server-options.js';
 import { withStoreCapsHeld } from './store-caps.js';
@@ -110,6 +110,9 @@ export interface Gateway {
 
 /** A matched route's path pattern when it has parameters (a bounded metrics label); literal paths are labelled by themselves. */
 const patternOf = (matched: RouteMatch | undefined) => (matched?.route && matched.route.path.includes('{') ? matched.route.path : undefined);
+
+/** The access line's field a request id the gateway made goes in (request-meta.ts: `isMadeRequestId`). */
+const MADE_REQUEST_ID: readonly string[] = ['requestId'];
 
 const shuttingDown = (): ErrorReply => errorReply(503, 'the gateway is shutting down; retry on another instance', 'server_error', 'shutting_down', null, { 'retry-after': '1' });
 
@@ -311,7 +314,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (options.logger) {
         const line = accessLog.finish(requestId, { route: path, status: res.statusCode, cancelled, latencyMs: clock.now() - begunAt, caller, model: requestedModel(body.value, matched.params), errorCode: errorCodeOf(res) });
         const level = line.outcome === 'error' && res.statusCode >= 500 ? 'warn' : 'info';
-        if (flatLine) flatLine(level, line, 'request');
+        if (flatLine) flatLine(level, line, 'request', isMadeRequestId(req, requestId) ? MADE_REQUEST_ID : undefined);
         else logger[level](line, 'request');
       }
       if (inFlight === 0) onIdle?.();

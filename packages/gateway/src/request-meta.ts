@@ -21,6 +21,14 @@ export function requestIdOf(req: IncomingMessage): string {
   return value && REQUEST_ID_RE.test(value) ? value : freshRequestId();
 }
 
+/**
+ * Whether `requestId` (what `requestIdOf` gave) is one the gateway made, not the client's header:
+ * random bytes, which can hold no configured key (its log lines need not mask it).
+ */
+export function isMadeRequestId(req: IncomingMessage, requestId: string): boolean {
+  return single(req.headers['x-request-id'])?.trim() !== requestId;
+}
+
 /** A W3C `traceparent` to forward upstream, or undefined when absent or malformed. */
 export function traceparentOf(req: IncomingMessage): string | undefined {
   const value = single(req.headers.traceparent)?.trim().toLowerCase();

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { definePlugin, STAGE } from '@switchyard/core';
 import { answers, chatBody, fails, GATEWAY_KEY, pipelineFor, raw, startGateway, stopAll, VENDOR_KEY, vendor } from './support/harness.js';
+import { recordingLogger } from './support/log-recorder.js';
+import { LOGGER_FLAT_LINE, LOGGER_MASKER, SecretMasker, type LogFields } from '../src/index.js';
 
 afterEach(stopAll);
 
@@ -113,6 +115,24 @@ describe('non-streaming chat through the OpenAI SDK', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toMatch(/^req_/);
     expect(primary.requests[0].headers.traceparent).toBeUndefined();
+  });
+
+  it("tells a flat-line logger which request ids it made (written unmasked), and not a client's", async () => {
+    const primary = await vendor(answers(['ok']));
+    const written: { requestId: unknown; made: readonly string[] | undefined }[] = [];
+    // A logger with its own masker and flat-line writer, as `switchyard serve`'s.
+    const logger = { ...recordingLogger(), [LOGGER_MASKER]: new SecretMasker(() => []), [LOGGER_FLAT_LINE]: (_level: string, fields: LogFields, _message: string, made?: readonly string[]) => void written.push({ requestId: fields.requestId, made }) };
+    const { origin } = await startGateway(pipelineFor({ vendors: { primary } }), { logger });
+    const own = await raw(origin, '/v1/chat/completions', { body: chatBody() });
+    const malformed = await raw(origin, '/v1/chat/completions', { body: chatBody(), headers: { 'x-request-id': 'x'.repeat(500) } });
+    await raw(origin, '/v1/chat/completions', { body: chatBody(), headers: { 'x-request-id': 'client-req-42' } });
+    // Each line is written as its request's handler ends, after the answer went out.
+    await expect.poll(() => written.length).toBe(3);
+    expect(written).toEqual([
+      { requestId: own.headers.get('x-request-id'), made: ['requestId'] },
+      { requestId: malformed.headers.get('x-request-id'), made: ['requestId'] },
+      { requestId: 'client-req-42', made: undefined },
+    ]);
   });
 
   it('lists the logical models and answers health and readiness', async () => {
