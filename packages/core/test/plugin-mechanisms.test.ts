@@ -6,7 +6,7 @@
 import { SyncHook } from 'tapable';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { createPipeline, defineHooks, definePlugin, defineProvider, STAGE, tapEveryCall, type Pipeline, type SwitchyardError } from '../src/index.js';
+import { createPipeline, defineHooks, definePlugin, defineProvider, STAGE, tapEveryCall, type CallHook, type Pipeline, type SwitchyardError } from '../src/index.js';
 import { testProvider } from './support/test-provider.js';
 import { completion } from './support/loopback.js';
 import { hello, pipelineOver, type Fixture } from './support/fixture-pipeline.js';
@@ -69,41 +69,31 @@ describe('tapEveryCall: one seam over every provider', () => {
     expect(seenAttempts).toEqual(['test:u0/m0']);
   });
 
+  /** A plugin whose synchronous tap runs first on every provider's `call`; the vendor counts the requests it gets. */
+  const firstTap = (name: string, fn: Parameters<CallHook['tap']>[1]) =>
+    definePlugin({ name, apply: (pipeline) => tapEveryCall(pipeline, (hook) => hook.tap({ name, stage: STAGE.FIRST }, fn)) });
+  const countingVendor = (counter: { calls: number }) => [(_req: unknown, res: { end(text: string): void }) => void (counter.calls++, res.end(JSON.stringify(completion('hi'))))];
+
   it("runs a synchronous tap before the provider's, whose answer ends the call as the bail hook's would", async () => {
-    let upstreamCalls = 0;
-    const answering = definePlugin({
-      name: 'answering',
-      apply(pipeline) {
-        tapEveryCall(pipeline, (hook) =>
-          hook.tap({ name: 'answering', stage: STAGE.FIRST }, (attempt) =>
-            attempt.candidate.model === 'm0' ? { type: 'response', response: { id: 'local', object: 'chat.completion', created: 0, model: 'local', choices: [{ index: 0, message: { role: 'assistant', content: 'from the tap' }, finish_reason: 'stop' }] } } : undefined,
-          ),
-        );
-      },
-    });
-    fx = await pipelineOver([(_req, res) => void (upstreamCalls++, res.end(JSON.stringify(completion('hi'))))], { plugins: [answering()] });
+    const vendor = { calls: 0 };
+    const local = { id: 'local', object: 'chat.completion' as const, created: 0, model: 'local', choices: [{ index: 0, message: { role: 'assistant' as const, content: 'from the tap' }, finish_reason: 'stop' as const }] };
+    const answering = firstTap('answering', (attempt) => (attempt.candidate.model === 'm0' ? { type: 'response', response: local } : undefined));
+    fx = await pipelineOver(countingVendor(vendor), { plugins: [answering()] });
     const answer = await fx.pipeline.chat(hello);
     expect(answer.choices[0].message.content).toBe('from the tap');
-    expect(upstreamCalls).toBe(0);
+    expect(vendor.calls).toBe(0);
   });
 
   it("fails the attempt with what a synchronous tap threw, and never calls the provider's tap", async () => {
-    let upstreamCalls = 0;
-    const failing = definePlugin({
-      name: 'failing',
-      apply(pipeline) {
-        tapEveryCall(pipeline, (hook) =>
-          hook.tap({ name: 'failing', stage: STAGE.FIRST }, () => {
-            throw new Error('the tap refused');
-          }),
-        );
-      },
+    const vendor = { calls: 0 };
+    const failing = firstTap('failing', () => {
+      throw new Error('the tap refused');
     });
-    fx = await pipelineOver([(_req, res) => void (upstreamCalls++, res.end(JSON.stringify(completion('hi'))))], { plugins: [failing()] });
+    fx = await pipelineOver(countingVendor(vendor), { plugins: [failing()] });
     const error = (await fx.pipeline.chat(hello).catch((e: unknown) => e)) as SwitchyardError;
     expect(error.kind).toBe('all-candidates-failed');
     expect(error.attempts?.map((a) => [a.deployment, a.message])).toEqual([['u0/m0', 'the tap refused']]);
-    expect(upstreamCalls).toBe(0);
+    expect(vendor.calls).toBe(0);
   });
 });
 
