@@ -7,19 +7,12 @@
  * where a timed A/B of one read less is not.
  * Run: pnpm bench:clock-reads [modes=stream,chat] [requests=500]
  */
-import { openSync, writeSync } from 'node:fs';
 import { Pool } from 'undici';
-import { createPipeline } from '@switchyard/core';
-import { createGateway, DEFAULT_DIALECTS } from '@switchyard/gateway';
-import { providers as openaiFamily } from '@switchyard/provider-openai';
-import { providers as anthropic } from '@switchyard/provider-anthropic';
-import { providers as gemini } from '@switchyard/provider-gemini';
-import { geminiDialect } from '@switchyard/provider-gemini/dialect';
 import { router } from '@switchyard/plugin-router';
 import { health } from '@switchyard/plugin-health';
 import { circuitBreaker } from '@switchyard/plugin-circuit-breaker';
 import { retry } from '@switchyard/plugin-retry';
-import { createServeLogger } from '@switchyard/cli';
+import { benchServeLogger, startBenchGateway } from './bench-gateway.js';
 import { startUpstream } from './upstream.js';
 import { REQUESTS, type Mode } from './requests.js';
 
@@ -30,24 +23,8 @@ const measured = Number(requestsArg);
 
 const primary = await startUpstream();
 const secondary = await startUpstream();
-const pair = (name: string, provider: string) => [
-  { name: `${name}-primary`, provider, baseUrl: primary.url },
-  { name: `${name}-secondary`, provider, baseUrl: secondary.url },
-];
-const deployments = (name: string) => [
-  { endpoint: `${name}-primary`, model: 'bench-model' },
-  { endpoint: `${name}-secondary`, model: 'bench-model' },
-];
-const pipeline = createPipeline({
-  endpoints: [...pair('chat', 'openai-compatible'), ...pair('claude', 'anthropic'), ...pair('gpt', 'openai'), ...pair('gemini', 'gemini')],
-  models: { chat: deployments('chat'), claude: deployments('claude'), gpt: deployments('gpt'), gemini: deployments('gemini') },
-  providers: [...openaiFamily, ...anthropic, ...gemini],
-  plugins: [router(), health(), circuitBreaker(), retry({ maxAttemptsPerCandidate: 1 })],
-});
-const devNull = openSync('/dev/null', 'w');
-const logger = createServeLogger({ out: { fd: devNull, write: (line: string) => writeSync(devNull, line) > 0 }, secrets: () => [], level: 'info' });
-const gateway = createGateway({ pipeline, dialects: [...DEFAULT_DIALECTS, geminiDialect], server: { host: '127.0.0.1', port: 0, maxInFlight: 100_000 }, logger });
-const { url } = await gateway.listen();
+const plugins = [router(), health(), circuitBreaker(), retry({ maxAttemptsPerCandidate: 1 })];
+const { gateway, url } = await startBenchGateway(primary.url, secondary.url, plugins, await benchServeLogger());
 const pool = new Pool(url.replace(/\/v1$/, ''), { connections: 8 });
 
 async function send(mode: Mode, count: number): Promise<void> {

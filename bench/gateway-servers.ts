@@ -15,10 +15,11 @@
  *   events, continued on the backup), beside a healthy listener of its own
  * Prints one JSON line with the URLs (scenario → URL), then serves until killed.
  */
-import { openSync, writeSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
+import type { Plugin } from '@switchyard/core';
+import { benchServeLogger, startBenchGateway } from './bench-gateway.js';
 
 const [kind, primary, secondary, deadPrimary] = process.argv.slice(2);
 /** Which of the four policy plugins the plugin contenders run (all four unless told). */
@@ -56,11 +57,9 @@ async function thinProxy(first: string, second: string): Promise<string> {
 }
 
 async function serveLogger() {
-  const { createServeLogger, limitHeapGrowth } = await import('@switchyard/cli');
+  const { limitHeapGrowth } = await import('@switchyard/cli');
   limitHeapGrowth();
-  const devNull = openSync('/dev/null', 'w');
-  // An output with a file descriptor gets serve's own buffered destination, as stdout does.
-  return createServeLogger({ out: { fd: devNull, write: (line: string) => writeSync(devNull, line) > 0 }, secrets: () => [], level: 'info' });
+  return benchServeLogger();
 }
 
 /** What a failure scenario changes in the four-plugin stack. */
@@ -72,13 +71,7 @@ interface Variant {
 }
 
 async function gateway(first: string, second: string, withPlugins: boolean, logged: boolean, variant: Variant = {}): Promise<string> {
-  const { createPipeline } = await import('@switchyard/core');
-  const { createGateway, DEFAULT_DIALECTS } = await import('@switchyard/gateway');
-  const { providers: gemini } = await import('@switchyard/provider-gemini');
-  const { geminiDialect } = await import('@switchyard/provider-gemini/dialect');
-  const { providers: openaiFamily } = await import('@switchyard/provider-openai');
-  const { providers: anthropic } = await import('@switchyard/provider-anthropic');
-  const plugins = [];
+  const plugins: Plugin[] = [];
   if (withPlugins) {
     const [{ router }, { health }, { circuitBreaker }, { retry }] = await Promise.all([
       import('@switchyard/plugin-router'),
@@ -96,30 +89,7 @@ async function gateway(first: string, second: string, withPlugins: boolean, logg
       plugins.push(hedge({ tiers: { '*': { hedge: { delayMs: variant.hedgeAfterMs } } } }));
     }
   }
-  // No transport given: the pipeline's own, as `switchyard serve` and library users get it (a dispatcher passed in would skip its body-written tracking).
-  const pipeline = createPipeline({
-    endpoints: [
-      { name: 'primary', provider: 'openai-compatible', baseUrl: first },
-      { name: 'secondary', provider: 'openai-compatible', baseUrl: second },
-      // The other dialects' pass-through paths: Messages → anthropic, Responses → openai, Gemini → gemini.
-      { name: 'claude-primary', provider: 'anthropic', baseUrl: first },
-      { name: 'claude-secondary', provider: 'anthropic', baseUrl: second },
-      { name: 'gpt-primary', provider: 'openai', baseUrl: first },
-      { name: 'gpt-secondary', provider: 'openai', baseUrl: second },
-      { name: 'gemini-primary', provider: 'gemini', baseUrl: first },
-      { name: 'gemini-secondary', provider: 'gemini', baseUrl: second },
-    ],
-    models: {
-      chat: [{ endpoint: 'primary', model: 'bench-model' }, { endpoint: 'secondary', model: 'bench-model' }],
-      claude: [{ endpoint: 'claude-primary', model: 'bench-model' }, { endpoint: 'claude-secondary', model: 'bench-model' }],
-      gpt: [{ endpoint: 'gpt-primary', model: 'bench-model' }, { endpoint: 'gpt-secondary', model: 'bench-model' }],
-      gemini: [{ endpoint: 'gemini-primary', model: 'bench-model' }, { endpoint: 'gemini-secondary', model: 'bench-model' }],
-    },
-    providers: [...openaiFamily, ...anthropic, ...gemini],
-    plugins,
-  });
-  const gw = createGateway({ pipeline, dialects: [...DEFAULT_DIALECTS, geminiDialect], server: { host: '127.0.0.1', port: 0, maxInFlight: 100_000 }, logger: logged ? await serveLogger() : undefined });
-  return (await gw.listen()).url;
+  return (await startBenchGateway(first, second, plugins, logged ? await serveLogger() : undefined)).url;
 }
 
 /** The primary's base URL with a failure the mock plays (`http://host:port/v1` → `http://host:port/r429/v1`). */
